@@ -1,0 +1,473 @@
+"""Binary online boosters: Online BBM, AdaBoost.OL (and .S) and OSBoost.
+
+All three share :class:`BinaryBooster`: input checks, the weak-learner pool, the per-learner
+edge bookkeeping and the River plumbing. A booster only says, for one labelled example, which
+probability ``p`` each learner gets (``_learn``) and how the learners' votes become a
+probability of ``True`` (``_proba_true``).
+
+"""
+
+from __future__ import annotations
+
+import random
+
+from river import base
+
+from .core import (
+    Hedge,
+    ProjectedOGD,
+    WeakLearnerPool,
+    as_binary_label,
+    check_sample_weight,
+    default_model,
+)
+from .potentials import BinomialPotential, logistic_weight, osboost_weight
+
+__all__ = ["BinaryBooster", "OnlineBBM", "AdaBoostOL", "OSBoost"]
+
+
+class BinaryBooster(base.Classifier):
+    """Shared machinery of the binary boosters (not meant to be used directly).
+
+    Labels may be ``bool``, ``numpy.bool_`` or ``0``/``1``; anything else raises
+    ``ValueError``. Sample weights (``learn_one(x, y, w=...)``) scale every update the example
+    causes; a weight of 0 makes ``learn_one`` a no-op and a negative, NaN or infinite weight
+    raises ``ValueError``. NaN and infinite feature values are treated as missing features.
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None,
+        n_models: int,
+        weighting: str,
+        diversify: bool,
+        feature_fraction: float,
+        min_weight: float,
+        seed: int | None,
+    ):
+        self.model = model
+        self.n_models = n_models
+        self.weighting = weighting
+        self.diversify = diversify
+        self.feature_fraction = feature_fraction
+        self.min_weight = min_weight
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._pool = WeakLearnerPool(
+            model=model if model is not None else default_model(),
+            n_models=n_models,
+            weighting=weighting,
+            diversify=diversify,
+            feature_fraction=feature_fraction,
+            min_weight=min_weight,
+            seed=self._rng.getrandbits(64) if seed is not None else None,
+        )
+        self._n_seen = 0
+
+    # ------------------------------------------------------------------ River API
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_models": 3, "seed": 1}
+        yield {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2}
+
+    @property
+    def _multiclass(self):
+        return False
+
+    def learn_one(self, x, y, w=1.0, **kwargs):
+        y = as_binary_label(y)
+        w = check_sample_weight(w)
+        if w == 0.0:
+            return
+        x, probas = self._pool.probas(x)
+        self._n_seen += 1
+        self._learn(x, y, self._pool.to_votes(probas), w)
+        self._pool.forget_memo()
+
+    def predict_proba_one(self, x, **kwargs):
+        p_true = self._proba_true(self._pool.probas(x)[1])
+        return {False: 1.0 - p_true, True: p_true}
+
+    def predict_one(self, x, **kwargs):
+        # Ties go to True, the papers' sign(0) = +1.
+        return self.predict_proba_one(x)[True] >= 0.5
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def _learn(self, x, y: bool, votes: list, w: float) -> None:
+        raise NotImplementedError
+
+    def _proba_true(self, probas: tuple) -> float:
+        raise NotImplementedError
+
+    def _majority_proba(self, probas: tuple) -> float:
+        """Smoothed fraction of learners voting True: ``(#True + 1/2) / (N + 1)``.
+
+        Monotone in the vote margin, exactly 1/2 on a tie, and never 0 or 1 (log loss stays
+        finite).
+        """
+        n_true = sum(1 for p in probas if p >= 0.5)
+        return (n_true + 0.5) / (len(probas) + 1.0)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def models(self) -> list:
+        """The weak learners, in boosting order."""
+        return list(self._pool.models)
+
+    @property
+    def edges(self) -> list:
+        """Empirical edge of each learner, ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``.
+
+        ``w^i`` are the booster's weights for learner ``i`` (times the sample weights) and
+        ``z^i`` its +/-1 correctness, measured before it learned each example. 0 for a
+        learner that has had no weight yet.
+        """
+        return self._pool.edges
+
+    @property
+    def learner_updates(self) -> list:
+        """How many times each learner's ``learn_one`` was called."""
+        return list(self._pool._n_updates)
+
+    @property
+    def n_seen(self) -> int:
+        """Number of examples learned (with non-zero weight)."""
+        return self._n_seen
+
+    @property
+    def alphas(self) -> list:
+        """Vote weight of each learner (all 1 for unweighted majority votes)."""
+        return [1.0] * self.n_models
+
+    @property
+    def expert_weights(self) -> list:
+        """Weight of each expert (prefix of learners) in the final prediction.
+
+        Majority-vote boosters follow the last expert only.
+        """
+        return [0.0] * (self.n_models - 1) + [1.0]
+
+
+class OnlineBBM(BinaryBooster):
+    """Online boost-by-majority (Online BBM).
+
+    Algorithm 1 of Beygelzimer, Kale & Luo (2015). For each labelled example the booster walks
+    along the learners keeping the margin ``s`` (number of right minus wrong votes so far);
+    learner ``i`` receives the example with probability ``p = w / ||w^i||_inf`` where ``w`` is
+    the boost-by-majority weight (5): half the probability that a ``(1+gamma)/2``-biased coin
+    tossed by the ``N - i`` remaining learners lands exactly on the decision boundary. Examples
+    that are already decided get ``p = 0`` and cost no weak-learner update.
+
+    ``||w^i||_inf`` is the exact maximum over margins reachable by learner ``i`` (a clamped
+    binomial mode, see :class:`river_boost.potentials.BinomialPotential`), so ``p`` reaches 1.
+    Weights are computed in log space: ``n_models=1000, gamma=0.001`` is fine.
+
+    **Prediction** is the unweighted majority vote of the learners (ties go to ``True``).
+    ``predict_proba_one`` returns the smoothed vote fraction ``(#True + 1/2) / (N + 1)``, which
+    orders examples by their vote margin.
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners ``N``.
+    gamma
+        Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
+        more examples; the paper tunes it by progressive validation.
+    weighting
+        ``"importance"`` (default; what the paper found better) passes ``p`` as an importance
+        weight, rescaled so that its running mean is 1 for each learner (Hoeffding trees count
+        weight, not examples); ``"sampling"`` passes the example with probability ``p``.
+    diversify
+        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random as in the papers'
+        experiments.
+    feature_fraction
+        Fraction of the features each learner sees (random subset per learner).
+    seed
+        Random seed (sampling, diversification, feature subsets).
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.OnlineBBM(n_models=5, gamma=0.1, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 89.68%
+
+    >>> [round(edge, 2) for edge in model.edges]
+    [0.37, 0.35, 0.35, 0.24, 0.29]
+
+    References
+    ----------
+    [^1]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
+    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        gamma: float = 0.1,
+        weighting: str = "importance",
+        diversify: bool = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        super().__init__(
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        )
+        self.gamma = gamma
+        self._potential = BinomialPotential(n_models, gamma)
+
+    @property
+    def potential(self) -> BinomialPotential:
+        """The boost-by-majority potential that sets the weights."""
+        return self._potential
+
+    def _learn(self, x, y, votes, w):
+        sign_y = 1 if y else -1
+        offer = self._pool.offer
+        s = 0
+        for i, h in enumerate(votes):
+            z = sign_y * h
+            p = self._potential.sampling_probability(i + 1, s)
+            offer(i, x, y, p, z, w)
+            s += z
+
+    def _proba_true(self, probas):
+        return self._majority_proba(probas)
+
+
+class AdaBoostOL(BinaryBooster):
+    """AdaBoost.OL: adaptive, parameter-free online boosting with the logistic loss.
+
+    Algorithm 2 of Beygelzimer, Kale & Luo (2015). Along the learners the booster keeps the
+    weighted margin ``s^i = s^{i-1} + alpha_i z_i``; learner ``i`` gets the example with
+    probability ``p = 1 / (1 + exp(s^{i-1}))`` (minus the logistic-loss derivative), the vote
+    weights ``alpha_i`` follow online gradient descent on the logistic loss with rate
+    ``4 / sqrt(t)``, projected on ``[-2, 2]``, and the ``N`` experts (expert ``i`` votes
+    ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``.
+    With ``weighting="sampling"`` this is AdaBoost.OL.S.
+
+    **Prediction.** The paper draws an expert from the Hedge distribution. Three options:
+
+    - ``"hedge"`` (default): ``P(True) = sum_i v_i sigmoid(F_i(x))``, the Hedge mixture of the
+      experts' logistic-model probabilities (``F_i`` is expert ``i``'s score; the logistic
+      loss is the log loss of ``sigmoid(F)``); ``predict_one`` is its argmax.
+    - ``"vote"``: ``P(True) = sum_i v_i 1[F_i(x) >= 0]``, the probability that the paper's
+      random draw says ``True``; ``predict_one`` is its argmax (Hedge-weighted vote).
+    - ``"random"``: the paper's algorithm: ``predict_one`` draws an expert (seeded) and returns
+      its vote; ``predict_proba_one`` returns the distribution it draws from (as ``"vote"``).
+
+    The default was chosen by measurement (``benchmarks/RESULTS.md``): on the foundation
+    streams ``"hedge"`` is at least as accurate as ``"vote"`` and, unlike it, gives graded
+    probabilities (useful for log loss and ROC AUC).
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners ``N``.
+    weighting
+        ``"importance"`` (AdaBoost.OL) or ``"sampling"`` (AdaBoost.OL.S); see ``OnlineBBM``.
+    prediction
+        ``"hedge"``, ``"vote"`` or ``"random"``, see above.
+    learning_rate
+        ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
+    diversify
+        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random.
+    feature_fraction
+        Fraction of the features each learner sees (random subset per learner).
+    seed
+        Random seed (sampling, random prediction, diversification, feature subsets).
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.AdaBoostOL(n_models=5, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 87.60%
+
+    >>> [round(alpha, 2) for alpha in model.alphas]
+    [1.92, 1.61, 0.38, 0.37, 0.33]
+
+    References
+    ----------
+    [^1]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
+    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
+
+    """
+
+    PREDICTIONS = ("hedge", "vote", "random")
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        weighting: str = "importance",
+        prediction: str = "hedge",
+        learning_rate: float = 4.0,
+        diversify: bool = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        super().__init__(
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        )
+        if prediction not in self.PREDICTIONS:
+            raise ValueError(f"prediction must be one of {self.PREDICTIONS}, got {prediction!r}")
+        if not learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
+        self.prediction = prediction
+        self.learning_rate = learning_rate
+        self._ogd = ProjectedOGD(n_models, lr=learning_rate, bound=2.0)
+        self._hedge = Hedge(n_models)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield from super()._unit_test_params()
+        yield {"n_models": 3, "prediction": "random", "seed": 3}
+
+    def _learn(self, x, y, votes, w):
+        sign_y = 1 if y else -1
+        rate = self._ogd.tick()
+        alphas, offer, bound = self._ogd.values, self._pool.offer, self._ogd.bound
+        s = 0.0
+        weight = 0.5  # 1 / (1 + exp(s^0))
+        mistakes = []
+        for i, h in enumerate(votes):
+            z = sign_y * h
+            offer(i, x, y, weight, z, w)
+            s += alphas[i] * z
+            # Expert i predicts sign(F_i) with sign(0) = +1, so y * F_i = s decides.
+            mistakes.append(1.0 if (s < 0 or (s == 0 and not y)) else 0.0)
+            # 1 / (1 + exp(s^i)) is both minus the derivative of ln(1 + exp(-(s^{i-1} + alpha
+            # z))) over z, for alpha_i's projected gradient step, and learner i+1's weight.
+            weight = logistic_weight(s)
+            a = alphas[i] + rate * w * z * weight
+            alphas[i] = bound if a > bound else (-bound if a < -bound else a)
+        self._hedge.update(mistakes, scale=w)
+
+    def _expert_scores(self, probas) -> list:
+        """``F_i(x) = sum_{j<=i} alpha_j h_j(x)`` for every expert ``i``."""
+        scores, f = [], 0.0
+        for alpha, p in zip(self._ogd.values, probas):
+            f += alpha if p >= 0.5 else -alpha
+            scores.append(f)
+        return scores
+
+    def _proba_true(self, probas):
+        scores = self._expert_scores(probas)
+        p = 0.0
+        if self.prediction == "hedge":
+            for v, f in zip(self._hedge._weights, scores):
+                if v:
+                    p += v * (1.0 - logistic_weight(f))
+        else:
+            for v, f in zip(self._hedge._weights, scores):
+                if f >= 0:
+                    p += v
+        return min(1.0, p)
+
+    def predict_one(self, x, **kwargs):
+        if self.prediction != "random":
+            return super().predict_one(x)
+        i = self._hedge.draw(self._rng)
+        return self._expert_scores(self._pool.probas(x)[1])[i] >= 0
+
+    @property
+    def alphas(self) -> list:
+        return list(self._ogd.values)
+
+    @property
+    def expert_weights(self) -> list:
+        return self._hedge.weights
+
+
+class OSBoost(BinaryBooster):
+    """Online smooth boosting (OSBoost), the baseline of Beygelzimer et al. (2015).
+
+    Chen, Lin & Lu (2012). Along the learners the booster keeps ``s <- s + z_i - theta`` with
+    ``theta = gamma / (2 + gamma)`` and ``z_i = +1/-1`` for a right/wrong vote; learner ``i+1``
+    gets the example with weight ``1`` if ``s <= 0`` and ``(1 - gamma)^(s/2)`` otherwise (a
+    smooth distribution: no example weighs more than 1). Prediction is the uniform majority
+    vote; ``predict_proba_one`` is the smoothed vote fraction, as in ``OnlineBBM``.
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners.
+    gamma
+        Assumed edge, in ``(0, 1)``.
+    weighting
+        ``"importance"`` (default) or ``"sampling"``; see ``OnlineBBM``.
+    diversify
+        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random.
+    feature_fraction
+        Fraction of the features each learner sees (random subset per learner).
+    seed
+        Random seed.
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.OSBoost(n_models=5, gamma=0.1, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 87.68%
+
+    References
+    ----------
+    [^1]: Chen, S.T., Lin, H.T. and Lu, C.J., 2012. An online boosting algorithm with
+    theoretical justifications. In International Conference on Machine Learning.
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        gamma: float = 0.1,
+        weighting: str = "importance",
+        diversify: bool = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        super().__init__(
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        )
+        if not 0.0 < gamma < 1.0:
+            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
+        self.gamma = gamma
+        self._theta = gamma / (2.0 + gamma)
+
+    def _learn(self, x, y, votes, w):
+        sign_y = 1 if y else -1
+        offer = self._pool.offer
+        s = 0.0
+        for i, h in enumerate(votes):
+            z = sign_y * h
+            offer(i, x, y, osboost_weight(s, self.gamma), z, w)
+            s += z - self._theta
+
+    def _proba_true(self, probas):
+        return self._majority_proba(probas)

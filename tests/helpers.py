@@ -1,0 +1,48 @@
+"""Shared test helpers: a stub weak learner with known votes, stream snippets, data paths."""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+
+from river import base
+
+SHARED_DATA = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+class FeatureVoter(base.Classifier):
+    """A weak learner whose vote is fixed by one feature: True iff ``x[feature] > 0``.
+
+    It records every ``learn_one`` call (features, label, weight) so tests can check exactly
+    what a booster taught it. Before any learning it can be told to have no opinion
+    (``predict_proba_one`` returns ``{}``, like a fresh Hoeffding tree).
+    """
+
+    def __init__(self, feature: str = "a", silent_until_learned: bool = False):
+        self.feature = feature
+        self.silent_until_learned = silent_until_learned
+        self.calls: list = []
+
+    def learn_one(self, x, y, w=1.0):
+        self.calls.append((dict(x), y, w))
+
+    def predict_proba_one(self, x):
+        if self.silent_until_learned and not self.calls:
+            return {}
+        p = 1.0 if x.get(self.feature, 0) > 0 else 0.0
+        return {True: p, False: 1.0 - p}
+
+
+def pool_of_voters(booster_cls, features, **kwargs):
+    """A booster whose learner i votes with ``FeatureVoter(features[i])``."""
+    booster = booster_cls(model=FeatureVoter(), n_models=len(features), diversify=False, **kwargs)
+    for m, f in zip(booster._pool.models, features):
+        m.feature = f
+    return booster
+
+
+def phishing(n=None):
+    from river import datasets
+
+    data = datasets.Phishing()
+    return list(itertools.islice(data, n)) if n else list(data)

@@ -1,0 +1,346 @@
+"""The binary boosters: River conventions, the papers' formulas, reproducibility, bad input."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import pickle
+from fractions import Fraction
+
+import pytest
+from river import checks, compose, datasets, evaluate, metrics, preprocessing, tree
+
+import river_boost as rb
+from river_boost.core import clean_features
+
+from .helpers import FeatureVoter, phishing, pool_of_voters
+from .test_potentials import brute_phi, reachable_margins
+
+BOOSTERS = [rb.OnlineBBM, rb.AdaBoostOL, rb.OSBoost]
+
+
+def _variants():
+    for cls in BOOSTERS:
+        for params in cls._unit_test_params():
+            yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
+
+
+VARIANTS = list(_variants())
+
+
+# ----------------------------------------------------------------------------- River's checks
+
+
+@pytest.mark.parametrize("cls, params", VARIANTS)
+def test_river_check_estimator(cls, params):
+    checks.check_estimator(cls(**params))
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_river_check_estimator_default_parameters(cls):
+    checks.check_estimator(cls())
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_repr_is_compact_and_clone_keeps_parameters(cls):
+    model = cls(n_models=4, seed=3)
+    assert repr(model).startswith(cls.__name__ + " (")
+    assert "HoeffdingTreeClassifier" not in repr(model)  # model=None: no member listing
+    clone = model.clone()
+    assert clone._get_params() == model._get_params()
+
+
+# ----------------------------------------------------------------------------- probabilities
+
+
+@pytest.mark.parametrize("cls, params", VARIANTS)
+def test_predict_proba_is_a_distribution_over_false_true_and_agrees_with_predict(cls, params):
+    model = cls(**params)
+    for x, y in phishing(300):
+        proba = model.predict_proba_one(x)
+        assert set(proba) == {False, True}
+        assert math.isclose(sum(proba.values()), 1.0)
+        assert 0.0 <= proba[True] <= 1.0
+        if getattr(model, "prediction", None) != "random":
+            assert model.predict_one(x) == (proba[True] >= 0.5)
+        model.learn_one(x, y)
+
+
+# ----------------------------------------------------------------------------- formulas
+
+
+def test_online_bbm_probabilities_are_formula_5_normalised_by_the_exact_maximum():
+    n, gamma = 5, 0.2
+    votes = [1, 1, 0, 1, 0]  # learner i votes True iff its feature is 1
+    booster = pool_of_voters(
+        rb.OnlineBBM, [f"h{i}" for i in range(n)], gamma=gamma, min_weight=0.0
+    )
+    x = {f"h{i}": v for i, v in enumerate(votes)}
+    booster.learn_one(x, False)
+    s, g = 0, Fraction(gamma)
+    for i, m in enumerate(booster.models, start=1):
+        w = lambda s_: (brute_phi(n, i, s_ - 1, g) - brute_phi(n, i, s_ + 1, g)) / 2  # noqa: E731
+        p = float(w(s) / max(w(r) for r in reachable_margins(i)))
+        if p == 0:
+            assert m.calls == []
+        else:  # first call of each learner: the rescaled importance weight is exactly 1
+            assert m.calls == [(x, False, pytest.approx(1.0))]
+        assert booster._pool._offered[i - 1] == pytest.approx(p, abs=1e-12)
+        s += -1 if votes[i - 1] else 1  # y = False: a True vote is wrong
+
+
+def test_adaboost_ol_follows_algorithm_2():
+    """Replay Algorithm 2 by hand with learners whose votes are known."""
+    features = ["a", "b", "c"]
+    booster = pool_of_voters(rb.AdaBoostOL, features, min_weight=0.0)
+    stream = [({"a": a, "b": b, "c": c}, y) for a, b, c, y in itertools.product([0, 1], repeat=4)]
+    stream = stream * 3
+    alpha, log_v, offered = [0.0] * 3, [0.0] * 3, [0.0] * 3
+    for t, (x, y) in enumerate(stream, start=1):
+        proba = booster.predict_proba_one(x)
+        # deterministic "hedge" prediction: Hedge mixture of sigmoid(F_i)
+        v = [math.exp(lv) for lv in log_v]
+        f, mix = 0.0, 0.0
+        for i, feat in enumerate(features):
+            f += alpha[i] * (1 if x[feat] > 0 else -1)
+            mix += v[i] / sum(v) / (1 + math.exp(-f))
+        assert proba[True] == pytest.approx(mix, rel=1e-12)
+        booster.learn_one(x, y)
+        eta, sy, s = 4 / math.sqrt(t), (1 if y else -1), 0.0
+        for i, feat in enumerate(features):
+            z = sy * (1 if x[feat] > 0 else -1)
+            offered[i] += 1 / (1 + math.exp(s))
+            s_new = s + alpha[i] * z
+            log_v[i] -= 1.0 if (s_new < 0 or (s_new == 0 and not y)) else 0.0
+            alpha[i] = max(-2.0, min(2.0, alpha[i] + eta * z / (1 + math.exp(s_new))))
+            s = s_new
+        assert booster.alphas == pytest.approx(alpha, rel=1e-12)
+        assert booster._pool._offered == pytest.approx(offered, rel=1e-12)
+        top = max(log_v)
+        expected_v = [math.exp(lv - top) for lv in log_v]
+        assert booster.expert_weights == pytest.approx([e / sum(expected_v) for e in expected_v])
+    assert all(-2.0 <= a <= 2.0 for a in booster.alphas)
+
+
+def test_osboost_weights_follow_chen_lin_lu():
+    gamma = 0.2
+    booster = pool_of_voters(rb.OSBoost, ["a", "b", "c", "d"], gamma=gamma, min_weight=0.0)
+    x = {"a": 1, "b": 1, "c": 0, "d": 1}
+    booster.learn_one(x, True)
+    theta = gamma / (2 + gamma)
+    s, expected = 0.0, []
+    for feat in "abcd":
+        expected.append(1.0 if s <= 0 else (1 - gamma) ** (s / 2))
+        s += (1 if x[feat] else -1) - theta
+    assert booster._pool._offered == pytest.approx(expected)
+
+
+def test_edges_follow_the_papers_definition():
+    booster = pool_of_voters(rb.OnlineBBM, ["a", "b", "c"], gamma=0.1, min_weight=0.0)
+    stream = [({"a": a, "b": 1 - a, "c": 1}, bool(a)) for a in (0, 1)] * 10
+    for x, y in stream:
+        booster.learn_one(x, y)
+    # learner a is always right, b always wrong, c right half the time
+    assert booster.edges[0] == pytest.approx(0.5)
+    assert booster.edges[1] == pytest.approx(-0.5)
+    assert -0.5 < booster.edges[2] < 0.5
+    assert booster.alphas == [1.0] * 3
+    assert booster.expert_weights == [0.0, 0.0, 1.0]
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_one_learner_is_the_weak_learner(cls):
+    """With n_models=1 the learner is taught every example with weight 1."""
+    booster = cls(n_models=1, diversify=False, seed=0)
+    reference = tree.HoeffdingTreeClassifier()
+    stream = phishing()
+    agree = with_opinion = 0
+    for t, (x, y) in enumerate(stream):
+        x = clean_features(x)  # the booster's canonical feature order, for bit-equal sums
+        ref_proba = reference.predict_proba_one(x)
+        assert booster.models[0].predict_proba_one(x) == ref_proba
+        if ref_proba and ref_proba[True] != 0.5 and t > 50:
+            with_opinion += 1
+            agree += booster.predict_one(x) == (ref_proba[True] > 0.5)
+        booster.learn_one(x, y)
+        reference.learn_one(x, y)
+    # majority-vote boosters are exactly the learner; AdaBoost.OL is once its alpha is > 0
+    assert agree == with_opinion
+    if cls is rb.AdaBoostOL:
+        assert booster.alphas[0] > 0
+
+
+# ----------------------------------------------------------------------------- reproducibility
+
+
+@pytest.mark.parametrize("cls, params", VARIANTS)
+def test_same_seed_same_predictions(cls, params):
+    a, b = cls(**params), cls(**params)
+    for x, y in phishing(400):
+        assert a.predict_proba_one(x) == b.predict_proba_one(x)
+        assert a.predict_one(x) == b.predict_one(x)
+        a.learn_one(x, y)
+        b.learn_one(x, y)
+
+
+def test_different_seeds_give_different_boosters():
+    a, b = rb.AdaBoostOL(seed=1), rb.AdaBoostOL(seed=2)
+    stream = phishing(400)
+    for x, y in stream:
+        a.learn_one(x, y)
+        b.learn_one(x, y)
+    assert [a.predict_proba_one(x) for x, _ in stream] != [b.predict_proba_one(x) for x, _ in stream]
+
+
+@pytest.mark.parametrize("cls, params", VARIANTS)
+def test_pickled_mid_stream_predicts_exactly_as_the_original(cls, params):
+    model = cls(**params)
+    stream = phishing(700)
+    for x, y in stream[:350]:
+        model.predict_one(x)
+        model.learn_one(x, y)
+    restored = pickle.loads(pickle.dumps(model))
+    for x, y in stream[350:]:
+        assert restored.predict_proba_one(x) == model.predict_proba_one(x)
+        assert restored.predict_one(x) == model.predict_one(x)
+        model.learn_one(x, y)
+        restored.learn_one(x, y)
+    assert restored.alphas == model.alphas and restored.edges == model.edges
+
+
+# ----------------------------------------------------------------------------- River integration
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_in_a_pipeline_under_progressive_validation(cls):
+    model = preprocessing.StandardScaler() | cls(n_models=5, seed=1)
+    metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    assert metric.get() > 0.85
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_sample_weights_reach_the_booster_through_a_pipeline(cls):
+    booster = cls(model=FeatureVoter(), n_models=2, diversify=False, min_weight=0.0, seed=0)
+    pipeline = compose.Pipeline(preprocessing.StandardScaler(), booster)
+    pipeline.learn_one({"a": 1.0}, True, w=0)
+    assert booster.n_seen == 0 and booster.models[0].calls == []
+    pipeline.learn_one({"a": 1.0}, True, w=3.0)
+    assert booster.n_seen == 1
+    assert booster.models[0].calls[0][2] == pytest.approx(3.0)  # p rescaled to 1, times w
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_bool_numpy_bool_and_int_labels_are_the_same(cls):
+    import numpy as np
+
+    runs = []
+    for cast in (bool, np.bool_, int):
+        model = cls(n_models=3, seed=5)
+        out = []
+        for x, y in phishing(300):
+            out.append(model.predict_proba_one(x))
+            model.learn_one(x, cast(y))
+        runs.append(out)
+    assert runs[0] == runs[1] == runs[2]
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_non_binary_labels_raise_a_clear_error(cls):
+    model = cls(n_models=2, seed=0)
+    x = {"a": 1.0}
+    for y in (2, "spam", None, 0.5):
+        with pytest.raises(ValueError, match="binary"):
+            model.learn_one(x, y)
+    assert model.n_seen == 0
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_bad_sample_weights_raise(cls):
+    model = cls(n_models=2, seed=0)
+    for w in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="weight"):
+            model.learn_one({"a": 1.0}, True, w=w)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_non_finite_features_are_treated_as_missing(cls):
+    a, b = cls(n_models=3, seed=4), cls(n_models=3, seed=4)
+    for t, (x, y) in enumerate(phishing(400)):
+        dirty = dict(x)
+        if t % 3 == 0:
+            dirty["long_url"] = float("nan")
+            dirty["bad"] = float("inf")
+            clean = {k: v for k, v in x.items() if k != "long_url"}
+        else:
+            clean = x
+        assert a.predict_proba_one(dirty) == b.predict_proba_one(clean)
+        a.learn_one(dirty, y)
+        b.learn_one(clean, y)
+        assert all(math.isfinite(v) for v in a.predict_proba_one(x).values())
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_new_and_missing_features_mid_stream(cls):
+    model = cls(n_models=3, seed=0)
+    for t, (x, y) in enumerate(phishing(300)):
+        x = dict(x)
+        if t > 100:
+            x[f"new_{t % 7}"] = float(t)
+        if t > 200:
+            x.pop("long_url")
+        model.predict_one(x)
+        model.learn_one(x, y)
+    assert model.predict_one({}) in (True, False)
+
+
+@pytest.mark.parametrize(
+    "cls, kwargs",
+    [
+        (rb.OnlineBBM, {"gamma": 0.0}),
+        (rb.OnlineBBM, {"gamma": 1.0}),
+        (rb.OnlineBBM, {"n_models": 0}),
+        (rb.OSBoost, {"gamma": -0.1}),
+        (rb.AdaBoostOL, {"prediction": "best"}),
+        (rb.AdaBoostOL, {"learning_rate": 0.0}),
+        (rb.AdaBoostOL, {"weighting": "poisson"}),
+    ],
+)
+def test_bad_parameters_raise(cls, kwargs):
+    with pytest.raises(ValueError):
+        cls(**kwargs)
+
+
+def test_random_prediction_draws_from_predict_proba():
+    model = rb.AdaBoostOL(n_models=4, prediction="random", seed=0)
+    stream = phishing(600)
+    for x, y in stream[:300]:
+        model.learn_one(x, y)
+    model._hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])  # spread the experts' weights
+    x = next(x for x, _ in stream[300:] if 0.2 < model.predict_proba_one(x)[True] < 0.8)
+    p_true = model.predict_proba_one(x)[True]
+    # the draw is seeded: a copy of the booster repeats it
+    assert [copy.deepcopy(model).predict_one(x) for _ in range(5)] == [model.predict_one(x)] * 5
+    freq = sum(model.predict_one(x) for _ in range(4000)) / 4000
+    assert freq == pytest.approx(p_true, abs=0.03)
+
+
+def test_memory_stays_bounded_on_a_long_stream():
+    """No per-example state: the booster's own bookkeeping does not grow with the stream."""
+    from river.datasets import synth
+
+    model = rb.OnlineBBM(n_models=3, seed=0, model=FeatureVoter())
+    for x, y in synth.SEA(seed=1).take(3000):
+        model.learn_one({"a": x[0] - 5}, y)
+    size = len(pickle.dumps(model)) - sum(len(pickle.dumps(m)) for m in model.models)
+    for x, y in synth.SEA(seed=2).take(20000):
+        model.learn_one({"a": x[0] - 5}, y)
+    for m in model.models:
+        m.calls.clear()
+    assert len(pickle.dumps(model)) - sum(len(pickle.dumps(m)) for m in model.models) <= size + 200

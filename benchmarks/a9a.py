@@ -51,9 +51,16 @@ def split(rows, seed):
     return [rows[i] for i in order[:cut]], [rows[i] for i in order[cut:]]
 
 
+_ROWS: list = []
+
+
+def _init_worker(data_dir, n_rows):
+    _ROWS[:] = load(data_dir)[:n_rows]
+
+
 def run(args):
-    rows, family, gamma, seed, n_models = args
-    train, test = split(rows, seed)
+    family, gamma, seed, n_models = args
+    train, test = split(_ROWS, seed)
     model = bench.build(bench.ModelSpec(family, gamma), n_models, seed)
     start = time.perf_counter()
     train_acc, test_acc = metrics.Accuracy(), metrics.Accuracy()
@@ -75,13 +82,13 @@ def main(argv=None):
     if not (args.data_dir / "a9a" / "a9a").exists():
         print(f"a9a not found under {args.data_dir}; see shared/data/MANIFEST.md", file=sys.stderr)
         return 1
-    rows = load(args.data_dir)[: args.n_rows]
-    tasks = [
-        (rows, fam, g, seed, args.n_models) for fam, gs in GRID.items() for g in gs for seed in args.seeds
-    ]
-    with ProcessPoolExecutor(args.jobs) as pool:
+    n_rows = len(load(args.data_dir)[: args.n_rows])
+    tasks = [(fam, g, seed, args.n_models) for fam, gs in GRID.items() for g in gs for seed in args.seeds]
+    with ProcessPoolExecutor(
+        args.jobs, initializer=_init_worker, initargs=(args.data_dir, args.n_rows)
+    ) as pool:
         results = list(pool.map(run, tasks))
-    print(f"a9a, {len(rows)} rows, 80/20 split, {args.n_models} learners, seeds {args.seeds}")
+    print(f"a9a, {n_rows} rows, 80/20 split, {args.n_models} learners, seeds {args.seeds}")
     print("| model | tuned γ (per seed) | progressive acc. on 80% | test error on 20% | seconds |")
     print("| --- | --- | --- | --- | --- |")
     for fam in GRID:

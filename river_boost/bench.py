@@ -88,8 +88,30 @@ MODELS: dict[str, Callable] = {
     ),
     "OSBoost": lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
 }
-TAKES_GAMMA = {"OnlineBBM", "OSBoost"}
 DEFAULT_MODELS = list(MODELS)
+# Variants behind the documented defaults (not run unless asked for with --models).
+ABLATIONS: dict[str, Callable] = {
+    "AdaBoost.OL[vote]": lambda n, seed, gamma: binary.AdaBoostOL(
+        n_models=n, prediction="vote", seed=seed
+    ),
+    "AdaBoost.OL[random]": lambda n, seed, gamma: binary.AdaBoostOL(
+        n_models=n, prediction="random", seed=seed
+    ),
+    "AdaBoost.OL[no-diversify]": lambda n, seed, gamma: binary.AdaBoostOL(
+        n_models=n, diversify=False, seed=seed
+    ),
+    "AdaBoost.OL[min_weight=0]": lambda n, seed, gamma: binary.AdaBoostOL(
+        n_models=n, min_weight=0.0, seed=seed
+    ),
+    "OnlineBBM[no-diversify]": lambda n, seed, gamma: binary.OnlineBBM(
+        n_models=n, gamma=gamma, diversify=False, seed=seed
+    ),
+    "OnlineBBM[min_weight=0]": lambda n, seed, gamma: binary.OnlineBBM(
+        n_models=n, gamma=gamma, min_weight=0.0, seed=seed
+    ),
+}
+MODELS.update(ABLATIONS)
+TAKES_GAMMA = {"OnlineBBM", "OSBoost", "OnlineBBM[no-diversify]", "OnlineBBM[min_weight=0]"}
 DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
 OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --gammas-osboost is given
 
@@ -216,7 +238,7 @@ def grid(streams, models, gammas, seeds, osboost_gammas=(OSBOOST_GAMMA,)):
     """All (stream, spec, seed) runs, γ-grid expanded for the boosters that take one."""
     specs = []
     for family in models:
-        if family == "OnlineBBM":
+        if family.startswith("OnlineBBM"):
             specs += [ModelSpec(family, g) for g in gammas]
         elif family == "OSBoost":
             specs += [ModelSpec(family, g) for g in osboost_gammas]

@@ -85,7 +85,8 @@ def make_parser():
         "--models",
         type=_csv_list("model", list(bench.MODELS)),
         default=bench.DEFAULT_MODELS,
-        help=f"comma-separated models (default: all of {', '.join(bench.MODELS)})",
+        help=f"comma-separated models (default: {', '.join(bench.DEFAULT_MODELS)}; "
+        f"ablations: {', '.join(bench.ABLATIONS)})",
     )
     b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
     b.add_argument(

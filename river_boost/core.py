@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
 import numbers
 import random
@@ -99,6 +100,15 @@ def clean_features(x: dict) -> dict:
     return dict(items)
 
 
+def accepts_sample_weight(model) -> bool:
+    """Whether ``model.learn_one`` takes a ``w`` keyword (or any keyword)."""
+    try:
+        params = inspect.signature(model.learn_one).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "w" or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
@@ -121,7 +131,9 @@ class WeakLearnerPool:
         examples offered, so a tree grows at its usual pace while keeping the booster's
         relative weighting. ``p = 0`` skips the call (River's trees may divide by the weight).
         ``"sampling"``: the learner gets the example, with the stream's sample weight, with
-        probability ``p`` (rejection sampling; AdaBoost.OL.S).
+        probability ``p`` (rejection sampling; AdaBoost.OL.S). A learner whose ``learn_one``
+        takes no ``w`` can only be used with sampling; a sample weight is then honoured by
+        learning the example ``floor(w)`` times, plus once with probability ``frac(w)``.
     diversify
         Draw each clone's ``delta``, ``tau`` and ``grace_period`` at random, as the papers'
         experiments did (log-uniform in ``[1e-5, 0.9]``, log-uniform in ``[1e-3, 1]``,
@@ -162,6 +174,12 @@ class WeakLearnerPool:
         self.weighting = weighting
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
+        self._accepts_w = accepts_sample_weight(model)
+        if weighting == "importance" and not self._accepts_w:
+            raise ValueError(
+                f"{type(model).__name__}.learn_one takes no sample weight `w`, so it cannot be "
+                "given importance weights; use weighting='sampling'"
+            )
         self.feature_fraction = feature_fraction
         self.min_weight = min_weight
         self._rng = random.Random(seed)
@@ -270,7 +288,14 @@ class WeakLearnerPool:
             return 0.0
         self._memo_votes = None
         self._n_updates[i] += 1
-        self.models[i].learn_one(self._view(i, x), y, w=w)
+        if self._accepts_w:
+            self.models[i].learn_one(self._view(i, x), y, w=w)
+        else:
+            # Sampling mode with a learner that takes no weight: learn the example floor(w)
+            # times plus once more with probability frac(w), which is w in expectation.
+            copies = int(w) + (self._rng.random() < w - int(w))
+            for _ in range(copies):
+                self.models[i].learn_one(self._view(i, x), y)
         return w
 
     @property

@@ -344,3 +344,20 @@ def test_memory_stays_bounded_on_a_long_stream():
     for m in model.models:
         m.calls.clear()
     assert len(pickle.dumps(model)) - sum(len(pickle.dumps(m)) for m in model.models) <= size + 200
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_any_river_classifier_can_be_the_weak_learner(cls):
+    from river import linear_model, naive_bayes
+
+    for weak, weighting in (
+        (linear_model.LogisticRegression(), "importance"),
+        (naive_bayes.GaussianNB(), "sampling"),  # learn_one(x, y) without a weight
+    ):
+        booster = cls(model=weak, n_models=3, weighting=weighting, seed=0)
+        model = preprocessing.StandardScaler() | booster
+        metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+        assert metric.get() > 0.8
+    # a learner that takes no weight cannot get importance weights: say so up front
+    with pytest.raises(ValueError, match="sampling"):
+        cls(model=naive_bayes.GaussianNB(), weighting="importance")

@@ -199,3 +199,18 @@ def test_clean_features_drops_non_finite_values_and_sorts_without_touching_input
     assert len(x) == 5
     mixed = {2: 1.0, "b": 2.0, 1: 3.0, ("t", 1): 4.0}
     assert list(clean_features(mixed)) == [1, 2, "b", ("t", 1)]
+
+
+class Unweighted(FeatureVoter):
+    def learn_one(self, x, y):
+        self.calls.append((dict(x), y, None))
+
+
+def test_sampling_replicates_sample_weights_for_learners_without_w():
+    pool = WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0)
+    n = 4000
+    for _ in range(n):
+        pool.offer(0, {}, True, 1.0, 1, sample_weight=2.5)
+    assert len(pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
+    with pytest.raises(ValueError, match="sampling"):
+        WeakLearnerPool(Unweighted(), 1, weighting="importance")

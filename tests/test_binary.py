@@ -322,8 +322,10 @@ def test_random_prediction_draws_from_predict_proba():
     stream = phishing(600)
     for x, y in stream[:300]:
         model.learn_one(x, y)
-    model._hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])  # spread the experts' weights
-    x = next(x for x, _ in stream[300:] if 0.2 < model.predict_proba_one(x)[True] < 0.8)
+    # make the experts disagree and spread their weights
+    model._ogd.values[:] = [1.0, -2.0, 0.5, 2.0]
+    model._hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
+    x = next(x for x, _ in stream if 0.2 < model.predict_proba_one(x)[True] < 0.8)
     p_true = model.predict_proba_one(x)[True]
     # the draw is seeded: a copy of the booster repeats it
     assert [copy.deepcopy(model).predict_one(x) for _ in range(5)] == [model.predict_one(x)] * 5

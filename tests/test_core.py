@@ -95,13 +95,17 @@ def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
     ]
     params = [[(m.delta, m.tau, m.grace_period) for m in p.models] for p in pools]
     assert params[0] == params[1] != params[2]
+    # the first learner is the model as given; the others are drawn
+    default = tree.HoeffdingTreeClassifier()
+    assert params[0][0] == (default.delta, default.tau, default.grace_period)
+    params = [p[1:] for p in params]
     lo, hi = DIVERSIFY_RANGES["delta"]
     assert all(lo <= d <= hi for d, _, _ in params[0])
     lo, hi = DIVERSIFY_RANGES["tau"]
     assert all(lo <= t <= hi for _, t, _ in params[0])
     lo, hi = DIVERSIFY_RANGES["grace_period"]
     assert all(lo <= g <= hi and isinstance(g, int) for _, _, g in params[0])
-    assert len({p for p in params[0]}) == 20
+    assert len({p for p in params[0]}) == 19
     # a model without those parameters is cloned as is
     pool = WeakLearnerPool(linear_model.LogisticRegression(), 3, diversify=True, seed=1)
     assert all(type(m) is linear_model.LogisticRegression for m in pool.models)

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from river import ensemble, forest, metrics, tree
-from river.datasets import Bananas, Phishing, synth
+from river.datasets import Bananas, ImageSegments, Phishing, synth
 
-from . import binary
+from . import binary, multiclass
 
 __all__ = [
     "STREAMS",
@@ -39,18 +39,31 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- streams
 
-# name -> (factory returning an iterable of (x, y), number of examples)
-STREAMS: dict[str, tuple[Callable[[], Iterable], int]] = {
-    "phishing": (Phishing, 1250),
-    "bananas": (Bananas, 5300),
-    "agrawal": (lambda: synth.Agrawal(seed=42), 10_000),
-    "sea": (lambda: synth.SEA(seed=42), 10_000),
-    "hyperplane": (lambda: synth.Hyperplane(seed=42, n_features=10), 10_000),
+# name -> (factory returning an iterable of (x, y), number of examples, task)
+STREAMS: dict[str, tuple[Callable[[], Iterable], int, str]] = {
+    "phishing": (Phishing, 1250, "binary"),
+    "bananas": (Bananas, 5300, "binary"),
+    "agrawal": (lambda: synth.Agrawal(seed=42), 10_000, "binary"),
+    "sea": (lambda: synth.SEA(seed=42), 10_000, "binary"),
+    "hyperplane": (lambda: synth.Hyperplane(seed=42, n_features=10), 10_000, "binary"),
+    "imagesegments": (ImageSegments, 2310, "multiclass"),
+    "led": (lambda: synth.LED(seed=42, noise_percentage=0.1), 10_000, "multiclass"),
+    "rbf": (
+        lambda: synth.RandomRBF(seed_model=42, seed_sample=42, n_classes=5, n_features=10),
+        10_000,
+        "multiclass",
+    ),
+    "waveform": (lambda: synth.Waveform(seed=42), 10_000, "multiclass"),
 }
+DEFAULT_STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "imagesegments"]
+
+
+def task_of(stream: str) -> str:
+    return STREAMS[stream][2]
 
 
 def stream_examples(name: str, n_samples: int | None = None):
-    factory, length = STREAMS[name]
+    factory, length, _ = STREAMS[name]
     n = length if n_samples is None else min(n_samples, length)
     return itertools.islice(factory(), n), n
 
@@ -87,8 +100,21 @@ MODELS: dict[str, Callable] = {
         n_models=n, weighting="sampling", seed=seed
     ),
     "OSBoost": lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
+    "AdaBoost.OLM": lambda n, seed, gamma: multiclass.AdaBoostOLM(n_models=n, seed=seed),
+    "OnlineMBBM": lambda n, seed, gamma: multiclass.OnlineMBBM(
+        n_models=n, gamma=gamma, seed=seed
+    ),
 }
 DEFAULT_MODELS = list(MODELS)
+# Which tasks each model family runs on (River's ensembles and the tree do both).
+TASKS = {
+    "OnlineBBM": {"binary"},
+    "AdaBoost.OL": {"binary"},
+    "AdaBoost.OL.S": {"binary"},
+    "OSBoost": {"binary"},
+    "AdaBoost.OLM": {"multiclass"},
+    "OnlineMBBM": {"multiclass"},
+}
 # Variants behind the documented defaults (not run unless asked for with --models).
 ABLATIONS: dict[str, Callable] = {
     "AdaBoost.OL[vote]": lambda n, seed, gamma: binary.AdaBoostOL(
@@ -111,7 +137,14 @@ ABLATIONS: dict[str, Callable] = {
     ),
 }
 MODELS.update(ABLATIONS)
-TAKES_GAMMA = {"OnlineBBM", "OSBoost", "OnlineBBM[no-diversify]", "OnlineBBM[min_weight=0]"}
+TASKS.update({name: TASKS[name.split("[")[0]] for name in ABLATIONS})
+TAKES_GAMMA = {
+    "OnlineBBM", "OSBoost", "OnlineMBBM", "OnlineBBM[no-diversify]", "OnlineBBM[min_weight=0]"
+}  # fmt: skip
+
+
+def runs_on(family: str, stream: str) -> bool:
+    return task_of(stream) in TASKS.get(family, {"binary", "multiclass"})
 DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
 OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --gammas-osboost is given
 
@@ -154,7 +187,7 @@ class _Timed:
 
 def _instrument(model, clock: list) -> bool:
     """Wrap the weak learners of ``model`` in timing proxies; False if they are not reachable."""
-    if isinstance(model, binary.BinaryBooster):
+    if isinstance(model, (binary.BinaryBooster, multiclass.MulticlassBooster)):
         members = model._pool.models
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         members = model.data
@@ -238,13 +271,19 @@ def grid(streams, models, gammas, seeds, osboost_gammas=(OSBOOST_GAMMA,)):
     """All (stream, spec, seed) runs, γ-grid expanded for the boosters that take one."""
     specs = []
     for family in models:
-        if family.startswith("OnlineBBM"):
+        if family.startswith(("OnlineBBM", "OnlineMBBM")):
             specs += [ModelSpec(family, g) for g in gammas]
         elif family == "OSBoost":
             specs += [ModelSpec(family, g) for g in osboost_gammas]
         else:
             specs.append(ModelSpec(family))
-    return [(s, spec, seed) for s in streams for spec in specs for seed in seeds]
+    return [
+        (s, spec, seed)
+        for s in streams
+        for spec in specs
+        if runs_on(spec.family, s)
+        for seed in seeds
+    ]
 
 
 def run_grid(runs, n_models=10, n_samples=None, jobs=1, progress=None):

@@ -86,6 +86,16 @@ class BinaryBooster(base.Classifier):
         self._learn(x, y, self._pool.to_votes(probas), w)
         self._pool.forget_memo()
 
+    def _offer(self, i: int, x, y: bool, p: float, z: int, w: float) -> None:
+        """Offer ``(x, y)`` to learner ``i`` with probability ``p``; book its edge.
+
+        The binary papers' edge is ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)`` with ``z = +1/-1``
+        for a right/wrong vote before learning: the weighted accuracy minus 1/2.
+        """
+        wp = w * p
+        self._pool.record_edge(i, wp * z, 2.0 * wp)
+        self._pool.offer(i, x, y, p, w)
+
     def predict_proba_one(self, x, **kwargs):
         p_true = self._proba_true(self._pool.probas(x)[1])
         return {False: 1.0 - p_true, True: p_true}
@@ -123,8 +133,8 @@ class BinaryBooster(base.Classifier):
         """Empirical edge of each learner, ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``.
 
         ``w^i`` are the booster's weights for learner ``i`` (times the sample weights) and
-        ``z^i`` its +/-1 correctness, measured before it learned each example. 0 for a
-        learner that has had no weight yet.
+        ``z^i`` its +/-1 correctness, measured before it learned each example; in
+        ``[-1/2, 1/2]``. 0 for a learner that has had no weight yet.
         """
         return self._pool.edges
 
@@ -235,7 +245,7 @@ class OnlineBBM(BinaryBooster):
 
     def _learn(self, x, y, votes, w):
         sign_y = 1 if y else -1
-        offer = self._pool.offer
+        offer = self._offer
         s = 0
         for i, h in enumerate(votes):
             z = sign_y * h
@@ -345,7 +355,7 @@ class AdaBoostOL(BinaryBooster):
     def _learn(self, x, y, votes, w):
         sign_y = 1 if y else -1
         rate = self._ogd.tick()
-        alphas, offer, bound = self._ogd.values, self._pool.offer, self._ogd.bound
+        alphas, offer, bound = self._ogd.values, self._offer, self._ogd.bound
         s = 0.0
         weight = 0.5  # 1 / (1 + exp(s^0))
         mistakes = []
@@ -462,7 +472,7 @@ class OSBoost(BinaryBooster):
 
     def _learn(self, x, y, votes, w):
         sign_y = 1 if y else -1
-        offer = self._pool.offer
+        offer = self._offer
         s = 0.0
         for i, h in enumerate(votes):
             z = sign_y * h

@@ -78,8 +78,9 @@ def make_parser():
     b.add_argument(
         "--streams",
         type=_csv_list("stream", list(bench.STREAMS)),
-        default=list(bench.STREAMS),
-        help=f"comma-separated streams (default: all of {', '.join(bench.STREAMS)})",
+        default=bench.DEFAULT_STREAMS,
+        help=f"comma-separated streams (default: {', '.join(bench.DEFAULT_STREAMS)}; "
+        f"all: {', '.join(bench.STREAMS)})",
     )
     b.add_argument(
         "--models",
@@ -93,7 +94,7 @@ def make_parser():
         "--gammas",
         type=_float_list,
         default=list(bench.DEFAULT_GAMMAS),
-        help="edge grid for OnlineBBM (default: 0.05,0.1,0.2,0.3)",
+        help="edge grid for OnlineBBM and OnlineMBBM (default: 0.05,0.1,0.2,0.3)",
     )
     b.add_argument(
         "--osboost-gammas", type=_float_list, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"

@@ -198,9 +198,9 @@ class WeakLearnerPool:
         self._offered = [0.0] * n_models  # sum of p offered to each learner
         self._n_offered = [0] * n_models
         self._n_updates = [0] * n_models  # learn_one calls per learner
-        # numerator and denominator of each learner's empirical edge
-        self._edge_wz = [0.0] * n_models
-        self._edge_w = [0.0] * n_models
+        # numerator and denominator of each learner's empirical edge (see record_edge)
+        self._edge_num = [0.0] * n_models
+        self._edge_den = [0.0] * n_models
         self._memo_x: dict | None = None
         self._memo_votes: tuple | None = None
 
@@ -238,27 +238,33 @@ class WeakLearnerPool:
 
     # ------------------------------------------------------------------ voting
 
-    def probas(self, x: dict) -> tuple:
-        """``(clean x, each learner's probability of True)`` for a raw feature dict ``x``.
+    def predict(self, x: dict) -> tuple:
+        """``(clean x, each learner's predict_proba_one)`` for a raw feature dict ``x``.
 
-        A learner with no opinion yet counts as 0.5. ``x`` goes through
-        :func:`clean_features` first. The result is memoised for the last ``x`` (compared by
-        value) until the next update, because River's progressive validation asks for a
-        prediction and then learns the same ``x``.
+        ``x`` goes through :func:`clean_features` first. The result is memoised for the last
+        ``x`` (compared by value) until the next update, because River's progressive
+        validation asks for a prediction and then learns the same ``x``.
         """
         if self._memo_votes is not None and x == self._memo_x:
             return self._memo_votes
         clean = clean_features(x)
-        out = []
-        for i, m in enumerate(self.models):
-            proba = m.predict_proba_one(self._view(i, clean))
-            p_true = proba.get(True, 0.0)
-            total = p_true + proba.get(False, 0.0)
-            out.append(p_true / total if total > 0 else 0.5)
-        result = (clean, tuple(out))
+        result = (
+            clean,
+            tuple(m.predict_proba_one(self._view(i, clean)) for i, m in enumerate(self.models)),
+        )
         self._memo_x = dict(x)
         self._memo_votes = result
         return result
+
+    def probas(self, x: dict) -> tuple:
+        """``(clean x, each learner's probability of True)``; 0.5 for a learner with no opinion."""
+        clean, dists = self.predict(x)
+        out = []
+        for proba in dists:
+            p_true = proba.get(True, 0.0)
+            total = p_true + proba.get(False, 0.0)
+            out.append(p_true / total if total > 0 else 0.5)
+        return clean, tuple(out)
 
     @staticmethod
     def to_votes(probas) -> list:
@@ -267,16 +273,19 @@ class WeakLearnerPool:
 
     # ------------------------------------------------------------------ learning
 
-    def offer(self, i: int, x: dict, y: bool, p: float, z: int, sample_weight: float = 1.0):
+    def record_edge(self, i: int, numerator: float, denominator: float) -> None:
+        """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
+
+        Each booster family defines its edge (papers differ); the pool only accumulates.
+        """
+        self._edge_num[i] += numerator
+        self._edge_den[i] += denominator
+
+    def offer(self, i: int, x: dict, y, p: float, sample_weight: float = 1.0) -> float:
         """Offer ``(x, y)`` to learner ``i`` with probability / importance ``p`` in [0, 1].
 
-        ``z`` is +1 if the learner voted right on ``x`` (before learning it) and -1 otherwise;
-        it feeds the learner's empirical edge. Returns the weight passed to the learner (0 if
-        it was not called).
+        Returns the weight passed to the learner (0 if it was not called).
         """
-        wp = sample_weight * p
-        self._edge_wz[i] += wp * z
-        self._edge_w[i] += wp
         self._offered[i] += p
         self._n_offered[i] += 1
         if p <= 0.0:
@@ -307,8 +316,8 @@ class WeakLearnerPool:
 
     @property
     def edges(self) -> list:
-        """Empirical edge of each learner: ``(w . z) / (2 ||w||_1)`` over what it was offered."""
-        return [wz / (2.0 * w) if w > 0 else 0.0 for wz, w in zip(self._edge_wz, self._edge_w)]
+        """Each learner's recorded edge (0 while nothing has been recorded)."""
+        return [n / d if d else 0.0 for n, d in zip(self._edge_num, self._edge_den)]
 
     def forget_memo(self) -> None:
         self._memo_votes = None

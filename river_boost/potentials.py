@@ -196,3 +196,262 @@ def osboost_weight(s: float, gamma: float) -> float:
     if s <= 0:
         return 1.0
     return (1.0 - gamma) ** (s / 2.0)
+
+
+class MulticlassZeroOnePotential:
+    """Exact potentials of the multiclass 0-1 loss (Jung, Goetz & Tewari 2017, (2)-(3)).
+
+    ``phi_n^r(s)`` is the probability that, after ``n`` more votes drawn from ``u_gamma^r``
+    (label ``r`` with probability ``(1 - gamma)/k + gamma``, every other label with
+    ``(1 - gamma)/k``), some wrong label ties or beats ``r``: the expected final 0-1 loss of a
+    majority vote that currently stands at ``s``.
+
+    **Exact computation, no Monte Carlo.** Condition on the number ``m`` of votes ``r``
+    receives (``Binomial(n, p_r)``); the other ``n - m`` votes are uniform over the ``k - 1``
+    wrong labels and ``r`` wins iff every wrong label ``l`` gets at most
+    ``cap_l = m + s[r] - s[l] - 1`` of them. That capped multinomial probability is computed
+    label by label (the votes of one label given the votes left are binomial), a dynamic
+    program over "votes left" in probability space, vectorised over ``m`` with numpy; labels
+    whose cap cannot bind drop out. Everything is a sum of non-negative terms in ``[0, 1]``, so
+    it is stable for ``n`` in the thousands (cost grows as ``n**3`` per binding label).
+
+    Potentials depend on ``s`` only through ``n`` and the sorted gaps ``s[r] - s[l]``; results
+    are cached under that key in a bounded cache (``cache_size`` entries, oldest dropped
+    first; not pickled: they are recomputed, exactly, on demand).
+
+    Parameters
+    ----------
+    n_classes
+        ``k >= 2``.
+    gamma
+        Edge, in ``(0, 1)``.
+    cache_size
+        Maximum number of cached potentials.
+
+    Examples
+    --------
+
+    >>> pot = MulticlassZeroOnePotential(n_classes=3, gamma=0.1)
+    >>> round(pot.value(0, [1, 0, 0], r=0), 6)  # no votes left: r already wins
+    0.0
+    >>> round(pot.value(4, [0, 0, 0], r=0), 6)
+    0.648
+
+    """
+
+    def __init__(self, n_classes: int, gamma: float, cache_size: int = 100_000):
+        if n_classes < 2:
+            raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+        if not 0.0 < gamma < 1.0:
+            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
+        self.n_classes = n_classes
+        self.gamma = gamma
+        self.cache_size = cache_size
+        self.p_right = (1.0 - gamma) / n_classes + gamma
+        self._cache: dict = {}
+        self._matrices: dict = {}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        state["_matrices"] = {}
+        return state
+
+    # -------------------------------------------------------------- public
+
+    def value(self, n: int, s, r) -> float:
+        """``phi_n^r(s)`` for a score vector ``s`` (sequence or dict) and right label ``r``."""
+        if isinstance(s, dict):
+            right = s.get(r, 0)
+            gaps = [right - v for lab, v in s.items() if lab != r]
+            gaps += [right] * (self.n_classes - 1 - len(gaps))  # labels absent from s score 0
+        else:
+            right = s[r]
+            gaps = [right - v for j, v in enumerate(s) if j != r]
+        return self.value_from_gaps(n, gaps)
+
+    def value_from_gaps(self, n: int, gaps) -> float:
+        """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels."""
+        if len(gaps) != self.n_classes - 1:
+            raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
+        key = (n, tuple(sorted(gaps)))
+        cache = self._cache
+        out = cache.get(key)
+        if out is None:
+            out = self._compute(n, key[1])
+            if len(cache) >= self.cache_size:
+                cache.pop(next(iter(cache)))  # drop the oldest entry (insertion order)
+            cache[key] = out
+        return out
+
+    def _class_row(self, n: int, uniq, counts, a: int):
+        """For a right label with score ``uniq[a]``: ``phi(s + e_l)`` for an ``l`` of each
+        score class (None where no such ``l != r`` exists), and ``phi(s + e_r)``.
+
+        Labels with equal scores are interchangeable, so a cost matrix needs only
+        ``G^2 + G`` potentials for ``G`` distinct scores instead of ``k^2``.
+        """
+        right = uniq[a]
+        base = []
+        for c, (u, cnt) in enumerate(zip(uniq, counts)):
+            base += [right - u] * (cnt - (c == a))
+        off = []
+        for b, (u, cnt) in enumerate(zip(uniq, counts)):
+            if cnt - (b == a) < 1:
+                off.append(None)
+                continue
+            gaps = list(base)
+            gaps[gaps.index(right - u)] -= 1  # that label got the extra vote
+            off.append(self.value_from_gaps(n, gaps))
+        diag = self.value_from_gaps(n, [g + 1 for g in base])
+        return off, diag
+
+    def cost_matrix(self, n: int, s):
+        """``C[r, l] = phi_n^r(s + e_l)`` for all labels (a read-only ``k x k`` numpy array).
+
+        Matrices are cached per ``(n, s)`` (bounded like the potentials): a booster meets the
+        same few vote vectors over and over.
+        """
+        key = (n, tuple(s))
+        cache = self._matrices
+        C = cache.get(key)
+        if C is None:
+            C = self._cost_matrix(n, s)
+            C.flags.writeable = False
+            if len(cache) >= max(1, self.cache_size // 10):
+                cache.pop(next(iter(cache)))
+            cache[key] = C
+        return C
+
+    def _cost_matrix(self, n: int, s):
+        import numpy as np
+
+        uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
+        uniq, counts = uniq.tolist(), counts.tolist()
+        G = len(uniq)
+        table = np.zeros((G, G))
+        diag = np.zeros(G)
+        for a in range(G):
+            off, diag[a] = self._class_row(n, uniq, counts, a)
+            table[a] = [0.0 if v is None else v for v in off]
+        C = table[inv[:, None], inv[None, :]]
+        C[np.arange(len(inv)), np.arange(len(inv))] = diag[inv]
+        return C
+
+    def cost_row(self, n: int, s, r: int) -> list:
+        """Row ``r`` of :meth:`cost_matrix`: ``phi_n^r(s + e_l)`` for every label ``l``."""
+        import numpy as np
+
+        uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
+        off, diag = self._class_row(n, uniq.tolist(), counts.tolist(), int(inv[r]))
+        row = [off[c] for c in inv.tolist()]
+        row[r] = diag
+        return row
+
+    def weight(self, n: int, s, r) -> float:
+        """``w = sum_l [phi_n^r(s + e_l) - phi_n^r(s + e_r)]``: Algorithm 1's weight."""
+        row = self.cost_row(n, s, r)
+        return math.fsum(c - row[r] for c in row)
+
+    def max_weight(self, n: int) -> float:
+        """A bound on :meth:`weight` over every state, with ``n`` votes left.
+
+        Couple the futures of ``s + e_r`` and ``s + e_l``: they can only differ in outcome if
+        the final gap ``D_l = (s[r] + X_r) - (s[l] + X_l)`` is 0 or 1, or some other gap
+        ``D_j`` is 0. Each such event has probability at most ``M_n = max_c P(X_r - X_j =
+        c)``, so each of the ``k - 1`` terms of the weight is at most ``min(1, k M_n)``:
+        ``||w||_inf <= (k - 1) min(1, k M_n)``. ``M_n`` is computed exactly (the votes of
+        ``r`` and one wrong label are a trinomial pair) and is ``O(1 / sqrt(n))``.
+        """
+        bounds = self.__dict__.setdefault("_max_weights", {})
+        if n not in bounds:
+            bounds[n] = (self.n_classes - 1) * min(1.0, self.n_classes * self._max_gap_pmf(n))
+        return bounds[n]
+
+    def _max_gap_pmf(self, n: int) -> float:
+        """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``."""
+        import numpy as np
+
+        if n == 0:
+            return 1.0
+        p_other = (1.0 - self.gamma) / self.n_classes
+        both = self.p_right + p_other  # a vote lands on r or on l
+        rho = self.p_right / both
+        pmf = np.zeros(2 * n + 1)  # index c + n
+        for t in range(n + 1):  # t votes on {r, l}, of which a on r: D = 2a - t
+            p_t = math.exp(binomial_log_pmf(n, t, both)) if both < 1 else float(t == n)
+            if p_t == 0.0:
+                continue
+            a = np.arange(t + 1)
+            p_a = np.exp([binomial_log_pmf(t, int(j), rho) for j in a])
+            np.add.at(pmf, 2 * a - t + n, p_t * p_a)
+        return float(pmf.max())
+
+    # -------------------------------------------------------------- exact computation
+
+    def _compute(self, n: int, gaps: tuple) -> float:
+        import numpy as np
+
+        k = self.n_classes
+        if n == 0:
+            return 1.0 if min(gaps) <= 0 else 0.0
+        m = np.arange(n + 1)
+        # P(r receives m of the n votes)
+        log_pm = np.array([binomial_log_pmf(n, int(j), self.p_right) for j in m])
+        p_m = np.exp(log_pm)
+        # V[m, a]: probability mass with `a` wrong-label votes still to place, given m.
+        V = np.zeros((n + 1, n + 1))
+        V[m, n - m] = 1.0
+        remaining = k - 1
+        x = _vote_differences(n)  # x[a, b] = a - b: votes given to one label, a -> b left
+        for g in sorted(gaps):  # tightest caps first
+            caps = m + g - 1  # per m
+            if np.all(caps >= n - m):  # cannot bind for any m: neither can later (looser) ones
+                break
+            T = _transition(n, remaining)  # T[a, b] = P(Bin(a, 1/remaining) = a - b)
+            allowed = x[None, :, :] <= caps[:, None, None]  # the label stays within its cap
+            V = np.einsum("ma,mab->mb", V, T[None, :, :] * allowed)
+            remaining -= 1
+        win = float(np.dot(p_m, V.sum(axis=1)))
+        return min(1.0, max(0.0, 1.0 - win))
+
+
+_TABLES: dict = {}
+
+
+def _cached_table(key, build):
+    """Module-level cache of pure, read-only tables (bounded)."""
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) > 512:
+            _TABLES.clear()
+        table = _TABLES[key] = build()
+        table.flags.writeable = False
+    return table
+
+
+def _vote_differences(n: int):
+    import numpy as np
+
+    def build():
+        a = np.arange(n + 1)
+        return a[:, None] - a[None, :]
+
+    return _cached_table(("diff", n), build)
+
+
+def _transition(n: int, labels: int):
+    """``T[a, b] = P(Binomial(a, 1/labels) = a - b)`` for ``b <= a <= n``, else 0: one label
+    takes ``a - b`` of the ``a`` votes left, uniformly spread over ``labels`` labels."""
+    import numpy as np
+
+    def build():
+        q = 1.0 / labels
+        T = np.zeros((n + 1, n + 1))
+        for a in range(n + 1):
+            for b in range(a + 1):
+                x = a - b
+                T[a, b] = math.exp(binomial_log_pmf(a, x, q)) if q < 1 else float(x == a)
+        return T
+
+    return _cached_table(("transition", n, labels), build)

@@ -30,7 +30,7 @@ def make_pool(**kwargs):
 def test_importance_weights_are_rescaled_to_unit_running_mean():
     pool = make_pool(weighting="importance")
     ps = [0.5, 0.1, 0.4, 0.0, 1.0]
-    passed = [pool.offer(0, {"a": 1}, True, p, 1) for p in ps]
+    passed = [pool.offer(0, {"a": 1}, True, p) for p in ps]
     # w_t = p_t / mean(p_1..p_t): relative weights kept, total weight ~ number of examples
     expected = [p / (sum(ps[: t + 1]) / (t + 1)) for t, p in enumerate(ps)]
     assert passed == pytest.approx(expected)
@@ -41,18 +41,18 @@ def test_importance_weights_are_rescaled_to_unit_running_mean():
 
 def test_importance_weights_multiply_the_sample_weight():
     pool = make_pool()
-    assert pool.offer(0, {"a": 1}, True, 0.5, 1, sample_weight=3.0) == pytest.approx(3.0)
+    assert pool.offer(0, {"a": 1}, True, 0.5, sample_weight=3.0) == pytest.approx(3.0)
 
 
 def test_min_weight_thinning_is_unbiased():
     pool = make_pool(min_weight=0.5, seed=1)
-    pool.offer(0, {}, True, 1.0, 1)  # mean p so far = 1, so p below is also the rescaled weight
+    pool.offer(0, {}, True, 1.0)  # mean p so far = 1, so p below is also the rescaled weight
     # feed p = 0.05 many times, keeping the running mean about constant by interleaving p = 1
     total, n = 0.0, 20000
     for _ in range(n):
-        pool.offer(0, {}, True, 1.0, 1)
+        pool.offer(0, {}, True, 1.0)
         mean_p = pool._offered[0] / pool._n_offered[0]
-        w = pool.offer(0, {}, True, 0.05, 1)
+        w = pool.offer(0, {}, True, 0.05)
         assert w in (0.0, 0.5)
         total += w * mean_p
     assert total / n == pytest.approx(0.05, rel=0.1)
@@ -61,7 +61,7 @@ def test_min_weight_thinning_is_unbiased():
 def test_sampling_passes_examples_with_probability_p_and_unit_weight():
     pool = make_pool(weighting="sampling", seed=3)
     n = 20000
-    passed = [pool.offer(0, {}, True, 0.3, 1, sample_weight=2.0) for _ in range(n)]
+    passed = [pool.offer(0, {}, True, 0.3, sample_weight=2.0) for _ in range(n)]
     assert set(passed) == {0.0, 2.0}
     assert sum(1 for w in passed if w) / n == pytest.approx(0.3, abs=0.015)
 
@@ -82,7 +82,7 @@ def test_votes_are_memoised_only_until_an_update():
     x["a"] = -1  # mutating x in place is seen
     assert pool.probas(x)[1] == (0.0,)
     pool.probas({"a": 1})
-    pool.offer(0, {"a": 1}, True, 1.0, 1)  # learning invalidates it
+    pool.offer(0, {"a": 1}, True, 1.0)  # learning invalidates it
     pool.models[0].feature = "a"
     assert pool.probas({"a": 1, "b": 0})[1] == (1.0,)
     # learners see the cleaned features
@@ -214,7 +214,7 @@ def test_sampling_replicates_sample_weights_for_learners_without_w():
     pool = WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0)
     n = 4000
     for _ in range(n):
-        pool.offer(0, {}, True, 1.0, 1, sample_weight=2.5)
+        pool.offer(0, {}, True, 1.0, sample_weight=2.5)
     assert len(pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
     with pytest.raises(ValueError, match="sampling"):
         WeakLearnerPool(Unweighted(), 1, weighting="importance")

@@ -9,24 +9,21 @@ probability of ``True`` (``_proba_true``).
 
 from __future__ import annotations
 
-import random
-
 from river import base
 
+from .base import Booster
 from .core import (
     Hedge,
     ProjectedOGD,
-    WeakLearnerPool,
     as_binary_label,
     check_sample_weight,
-    default_model,
 )
 from .potentials import BinomialPotential, logistic_weight, osboost_weight
 
 __all__ = ["BinaryBooster", "OnlineBBM", "AdaBoostOL", "OSBoost"]
 
 
-class BinaryBooster(base.Classifier):
+class BinaryBooster(Booster, base.Classifier):
     """Shared machinery of the binary boosters (not meant to be used directly).
 
     Labels may be ``bool``, ``numpy.bool_`` or ``0``/``1``; anything else raises
@@ -46,24 +43,9 @@ class BinaryBooster(base.Classifier):
         min_weight: float,
         seed: int | None,
     ):
-        self.model = model
-        self.n_models = n_models
-        self.weighting = weighting
-        self.diversify = diversify
-        self.feature_fraction = feature_fraction
-        self.min_weight = min_weight
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self._pool = WeakLearnerPool(
-            model=model if model is not None else default_model(),
-            n_models=n_models,
-            weighting=weighting,
-            diversify=diversify,
-            feature_fraction=feature_fraction,
-            min_weight=min_weight,
-            seed=self._rng.getrandbits(64) if seed is not None else None,
+        self._init_booster(
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
         )
-        self._n_seen = 0
 
     # ------------------------------------------------------------------ River API
 
@@ -124,11 +106,6 @@ class BinaryBooster(base.Classifier):
     # ------------------------------------------------------------------ diagnostics
 
     @property
-    def models(self) -> list:
-        """The weak learners, in boosting order."""
-        return list(self._pool.models)
-
-    @property
     def edges(self) -> list:
         """Empirical edge of each learner, ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``.
 
@@ -137,29 +114,6 @@ class BinaryBooster(base.Classifier):
         ``[-1/2, 1/2]``. 0 for a learner that has had no weight yet.
         """
         return self._pool.edges
-
-    @property
-    def learner_updates(self) -> list:
-        """How many times each learner's ``learn_one`` was called."""
-        return list(self._pool._n_updates)
-
-    @property
-    def n_seen(self) -> int:
-        """Number of examples learned (with non-zero weight)."""
-        return self._n_seen
-
-    @property
-    def alphas(self) -> list:
-        """Vote weight of each learner (all 1 for unweighted majority votes)."""
-        return [1.0] * self.n_models
-
-    @property
-    def expert_weights(self) -> list:
-        """Weight of each expert (prefix of learners) in the final prediction.
-
-        Majority-vote boosters follow the last expert only.
-        """
-        return [0.0] * (self.n_models - 1) + [1.0]
 
 
 class OnlineBBM(BinaryBooster):

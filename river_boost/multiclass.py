@@ -16,12 +16,12 @@ functions of the booster's state.
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 from river import base
 
-from .core import Hedge, WeakLearnerPool, check_sample_weight, default_model
+from .base import Booster
+from .core import Hedge, check_sample_weight
 from .potentials import MulticlassZeroOnePotential
 
 __all__ = ["MulticlassBooster", "AdaBoostOLM", "OnlineMBBM"]
@@ -36,7 +36,7 @@ def _sigmoid_neg(d):
     return 0.5 * (1.0 - np.tanh(0.5 * np.asarray(d, dtype=float)))
 
 
-class MulticlassBooster(base.Classifier):
+class MulticlassBooster(Booster, base.Classifier):
     """Shared machinery of the multiclass boosters (not meant to be used directly).
 
     Labels may be any hashable values; a label seen for the first time joins the label space
@@ -65,29 +65,14 @@ class MulticlassBooster(base.Classifier):
             raise ValueError(
                 f"weak_prediction must be one of {WEAK_PREDICTIONS}, got {weak_prediction!r}"
             )
-        self.model = model
-        self.n_models = n_models
-        self.classes = classes
-        self.weighting = weighting
-        self.weak_prediction = weak_prediction
-        self.diversify = diversify
-        self.feature_fraction = feature_fraction
-        self.min_weight = min_weight
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self._pool = WeakLearnerPool(
-            model=model if model is not None else default_model(),
-            n_models=n_models,
-            weighting=weighting,
-            diversify=diversify,
-            feature_fraction=feature_fraction,
-            min_weight=min_weight,
-            seed=self._rng.getrandbits(64) if seed is not None else None,
+        self._init_booster(
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
         )
+        self.classes = classes
+        self.weak_prediction = weak_prediction
         self._classes: list = []  # in order of first appearance
         self._index: dict = {}
         self._rank: list = []  # tie-break rank of each class index (0 wins)
-        self._n_seen = 0
         self._memo_key = None
         self._memo_walk = None
         for c in classes or ():
@@ -211,26 +196,6 @@ class MulticlassBooster(base.Classifier):
         if self.weak_prediction == "argmax" or cost_matrix is None:
             return self._argbest(vec.tolist())
         return self._argbest((vec @ cost_matrix).tolist(), maximize=False)
-
-    # ------------------------------------------------------------------ diagnostics
-
-    @property
-    def models(self) -> list:
-        return list(self._pool.models)
-
-    @property
-    def edges(self) -> list:
-        """Empirical edge of each learner, as the paper defines it (see the class docs)."""
-        return self._pool.edges
-
-    @property
-    def learner_updates(self) -> list:
-        return list(self._pool._n_updates)
-
-    @property
-    def n_seen(self) -> int:
-        return self._n_seen
-
 
 class AdaBoostOLM(MulticlassBooster):
     """AdaBoost.OLM: adaptive online multiclass boosting with the logistic loss.
@@ -558,10 +523,3 @@ class OnlineMBBM(MulticlassBooster):
         votes = scores[-1].astype(float)
         return (votes + 1.0 / k) / (self.n_models + 1.0)
 
-    @property
-    def alphas(self) -> list:
-        return [1.0] * self.n_models
-
-    @property
-    def expert_weights(self) -> list:
-        return [0.0] * (self.n_models - 1) + [1.0]

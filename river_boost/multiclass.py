@@ -197,6 +197,7 @@ class MulticlassBooster(Booster, base.Classifier):
             return self._argbest(vec.tolist())
         return self._argbest((vec @ cost_matrix).tolist(), maximize=False)
 
+
 class AdaBoostOLM(MulticlassBooster):
     """AdaBoost.OLM: adaptive online multiclass boosting with the logistic loss.
 

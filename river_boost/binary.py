@@ -148,8 +148,9 @@ class OnlineBBM(BinaryBooster):
         weight, rescaled so that its running mean is 1 for each learner (Hoeffding trees count
         weight, not examples); ``"sampling"`` passes the example with probability ``p``.
     diversify
-        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random as in the papers'
-        experiments.
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
+        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
+        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed
@@ -181,7 +182,7 @@ class OnlineBBM(BinaryBooster):
         n_models: int = 10,
         gamma: float = 0.1,
         weighting: str = "importance",
-        diversify: bool = True,
+        diversify: bool | str = True,
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,
@@ -249,7 +250,9 @@ class AdaBoostOL(BinaryBooster):
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
     diversify
-        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random.
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
+        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
+        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed
@@ -284,7 +287,7 @@ class AdaBoostOL(BinaryBooster):
         weighting: str = "importance",
         prediction: str = "hedge",
         learning_rate: float = 4.0,
-        diversify: bool = True,
+        diversify: bool | str = True,
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,
@@ -382,7 +385,9 @@ class OSBoost(BinaryBooster):
     weighting
         ``"importance"`` (default) or ``"sampling"``; see ``OnlineBBM``.
     diversify
-        Draw each tree's ``delta``, ``tau`` and ``grace_period`` at random.
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
+        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
+        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed
@@ -411,7 +416,7 @@ class OSBoost(BinaryBooster):
         n_models: int = 10,
         gamma: float = 0.1,
         weighting: str = "importance",
-        diversify: bool = True,
+        diversify: bool | str = True,
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,

@@ -241,7 +241,9 @@ class AdaBoostOLM(MulticlassBooster):
     learning_rate
         ``c`` in the OGD rate ``c / ((k - 1) sqrt(t))``; the paper's choice is ``2 sqrt(2)``.
     diversify
-        Draw the trees' ``delta``, ``tau`` and ``grace_period`` at random (all but the first).
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
+        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
+        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees.
     min_weight
@@ -277,7 +279,7 @@ class AdaBoostOLM(MulticlassBooster):
         weak_prediction: str = "cost",
         prediction: str = "hedge",
         learning_rate: float = 2 * math.sqrt(2),
-        diversify: bool = True,
+        diversify: bool | str = True,
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,
@@ -423,7 +425,9 @@ class OnlineMBBM(MulticlassBooster):
     weak_prediction
         ``"cost"`` (the paper) or ``"argmax"``.
     diversify
-        Draw the trees' ``delta``, ``tau`` and ``grace_period`` at random (all but the first).
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
+        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
+        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees.
     min_weight
@@ -459,7 +463,7 @@ class OnlineMBBM(MulticlassBooster):
         classes: tuple | None = None,
         weighting: str = "importance",
         weak_prediction: str = "cost",
-        diversify: bool = True,
+        diversify: bool | str = True,
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,

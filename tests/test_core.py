@@ -106,6 +106,11 @@ def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
     lo, hi = DIVERSIFY_RANGES["grace_period"]
     assert all(lo <= g <= hi and isinstance(g, int) for _, _, g in params[0])
     assert len({p for p in params[0]}) == 19
+    # the papers' ranges: grace periods of 1 to 10
+    paper = WeakLearnerPool(tree.HoeffdingTreeClassifier(), 20, diversify="paper", seed=5)
+    assert all(1 <= m.grace_period <= 10 for m in paper.models[1:])
+    with pytest.raises(ValueError, match="diversify"):
+        WeakLearnerPool(tree.HoeffdingTreeClassifier(), 2, diversify="yes")
     # a model without those parameters is cloned as is
     pool = WeakLearnerPool(linear_model.LogisticRegression(), 3, diversify=True, seed=1)
     assert all(type(m) is linear_model.LogisticRegression for m in pool.models)

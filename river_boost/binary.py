@@ -312,7 +312,7 @@ class AdaBoostOL(BinaryBooster):
     def _learn(self, x, y, votes, w):
         sign_y = 1 if y else -1
         rate = self._ogd.tick()
-        alphas, offer, bound = self._ogd.values, self._offer, self._ogd.bound
+        alphas, offer, step = self._ogd.values, self._offer, self._ogd.step
         s = 0.0
         weight = 0.5  # 1 / (1 + exp(s^0))
         mistakes = []
@@ -325,8 +325,7 @@ class AdaBoostOL(BinaryBooster):
             # 1 / (1 + exp(s^i)) is both minus the derivative of ln(1 + exp(-(s^{i-1} + alpha
             # z))) over z, for alpha_i's projected gradient step, and learner i+1's weight.
             weight = logistic_weight(s)
-            a = alphas[i] + rate * w * z * weight
-            alphas[i] = bound if a > bound else (-bound if a < -bound else a)
+            step(i, -w * z * weight, rate)
         self._hedge.update(mistakes, scale=w)
 
     def _expert_scores(self, probas) -> list:

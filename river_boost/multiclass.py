@@ -21,7 +21,7 @@ import numpy as np
 from river import base
 
 from .base import Booster
-from .core import Hedge, check_sample_weight
+from .core import Hedge, ProjectedOGD, check_sample_weight
 from .potentials import MulticlassZeroOnePotential
 
 __all__ = ["MulticlassBooster", "AdaBoostOLM", "OnlineMBBM"]
@@ -294,8 +294,7 @@ class AdaBoostOLM(MulticlassBooster):
             raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
         self.prediction = prediction
         self.learning_rate = learning_rate
-        self._alphas = [0.0] * n_models
-        self._t = 0
+        self._ogd = ProjectedOGD(n_models, lr=learning_rate, bound=2.0)
         self._hedge = Hedge(n_models)
 
     @classmethod
@@ -316,7 +315,7 @@ class AdaBoostOLM(MulticlassBooster):
         s = np.zeros(k)
         labels, scores = [], []
         cost = self.weak_prediction == "cost"
-        for alpha, vec in zip(self._alphas, vectors):
+        for alpha, vec in zip(self._ogd.values, vectors):
             lab = self._weak_label(vec, self._cost_matrix(s) if cost else None)
             s[lab] += alpha
             labels.append(lab)
@@ -325,8 +324,7 @@ class AdaBoostOLM(MulticlassBooster):
 
     def _learn(self, x, yi, labels, scores, w):
         k = len(self._classes)
-        self._t += 1
-        rate = self.learning_rate / ((k - 1) * math.sqrt(self._t))
+        rate = self._ogd.tick() / (k - 1)  # learning_rate / ((k - 1) sqrt(t))
         s_prev = np.zeros(k)
         mistakes = []
         for i, (lab, s_i) in enumerate(zip(labels, scores)):
@@ -337,13 +335,13 @@ class AdaBoostOLM(MulticlassBooster):
             c_yl = float(sig[lab]) if lab != yi else -total
             self._pool.record_edge(i, w * c_yl, -w * total)
             self._pool.offer(i, x, self._classes[yi], total / (k - 1), w)
-            alpha = self._alphas[i]
+            alpha = self._ogd.values[i]
             if lab == yi:  # f'(alpha) of L^y(s + alpha e_y)
                 others = np.delete(s_prev, yi)
                 grad = -float(_sigmoid_neg(s_prev[yi] + alpha - others).sum())
             else:
                 grad = float(_sigmoid_neg(s_prev[yi] - s_prev[lab] - alpha))
-            self._alphas[i] = min(2.0, max(-2.0, alpha - rate * w * grad))
+            self._ogd.step(i, w * grad, rate)
             mistakes.append(0.0 if self._argbest(s_i.tolist()) == yi else 1.0)
             s_prev = s_i
         self._hedge.update(mistakes, scale=w)
@@ -370,7 +368,7 @@ class AdaBoostOLM(MulticlassBooster):
 
     @property
     def alphas(self) -> list:
-        return list(self._alphas)
+        return list(self._ogd.values)
 
     @property
     def expert_weights(self) -> list:

@@ -6,9 +6,9 @@ import random
 
 from river import base
 
-from .core import WeakLearnerPool, default_model
+from .core import Hedge, ProjectedOGD, WeakLearnerPool, default_model
 
-__all__ = ["Booster"]
+__all__ = ["Booster", "Adaptive"]
 
 
 class Booster(base.Estimator):
@@ -73,3 +73,37 @@ class Booster(base.Estimator):
         Majority-vote boosters follow the last expert only.
         """
         return [0.0] * (self.n_models - 1) + [1.0]
+
+
+class Adaptive:
+    """The adaptive boosters' extra state (AdaBoost.OL, AdaBoost.OLM): learner weights
+    ``alpha`` by projected online gradient descent on ``[-2, 2]``, Hedge over the experts,
+    and the choice of final prediction. Mixed in before the task's booster class.
+    """
+
+    PREDICTIONS = ("hedge", "vote", "random")
+
+    def _init_adaptive(self, prediction: str, learning_rate: float) -> None:
+        if prediction not in self.PREDICTIONS:
+            raise ValueError(f"prediction must be one of {self.PREDICTIONS}, got {prediction!r}")
+        if not learning_rate > 0:
+            raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
+        self.prediction = prediction
+        self.learning_rate = learning_rate
+        self._ogd = ProjectedOGD(self.n_models, lr=learning_rate, bound=2.0)
+        self._hedge = Hedge(self.n_models)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield from super()._unit_test_params()
+        yield {"n_models": 3, "prediction": "random", "seed": 3}
+
+    @property
+    def alphas(self) -> list:
+        """The learners' vote weights ``alpha_i``."""
+        return list(self._ogd.values)
+
+    @property
+    def expert_weights(self) -> list:
+        """Hedge's normalised weights of the experts."""
+        return self._hedge.weights

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from river import base
 
-from .base import Booster
+from .base import Adaptive, Booster
 from .core import (
-    Hedge,
-    ProjectedOGD,
     as_binary_label,
     check_sample_weight,
 )
@@ -212,7 +210,7 @@ class OnlineBBM(BinaryBooster):
         return self._majority_proba(probas)
 
 
-class AdaBoostOL(BinaryBooster):
+class AdaBoostOL(Adaptive, BinaryBooster):
     """AdaBoost.OL: adaptive, parameter-free online boosting with the logistic loss.
 
     Algorithm 2 of Beygelzimer, Kale & Luo (2015). Along the learners the booster keeps the
@@ -278,8 +276,6 @@ class AdaBoostOL(BinaryBooster):
 
     """
 
-    PREDICTIONS = ("hedge", "vote", "random")
-
     def __init__(
         self,
         model: base.Classifier | None = None,
@@ -295,19 +291,7 @@ class AdaBoostOL(BinaryBooster):
         super().__init__(
             model, n_models, weighting, diversify, feature_fraction, min_weight, seed
         )
-        if prediction not in self.PREDICTIONS:
-            raise ValueError(f"prediction must be one of {self.PREDICTIONS}, got {prediction!r}")
-        if not learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
-        self.prediction = prediction
-        self.learning_rate = learning_rate
-        self._ogd = ProjectedOGD(n_models, lr=learning_rate, bound=2.0)
-        self._hedge = Hedge(n_models)
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from super()._unit_test_params()
-        yield {"n_models": 3, "prediction": "random", "seed": 3}
+        self._init_adaptive(prediction, learning_rate)
 
     def _learn(self, x, y, votes, w):
         sign_y = 1 if y else -1
@@ -355,13 +339,6 @@ class AdaBoostOL(BinaryBooster):
         i = self._hedge.draw(self._rng)
         return self._expert_scores(self._pool.probas(x)[1])[i] >= 0
 
-    @property
-    def alphas(self) -> list:
-        return list(self._ogd.values)
-
-    @property
-    def expert_weights(self) -> list:
-        return self._hedge.weights
 
 
 class OSBoost(BinaryBooster):

@@ -20,8 +20,8 @@ import math
 import numpy as np
 from river import base
 
-from .base import Booster
-from .core import Hedge, ProjectedOGD, check_sample_weight
+from .base import Adaptive, Booster
+from .core import check_sample_weight
 from .potentials import MulticlassZeroOnePotential
 
 __all__ = ["MulticlassBooster", "AdaBoostOLM", "OnlineMBBM"]
@@ -198,7 +198,7 @@ class MulticlassBooster(Booster, base.Classifier):
         return self._argbest((vec @ cost_matrix).tolist(), maximize=False)
 
 
-class AdaBoostOLM(MulticlassBooster):
+class AdaBoostOLM(Adaptive, MulticlassBooster):
     """AdaBoost.OLM: adaptive online multiclass boosting with the logistic loss.
 
     Algorithm 2 of Jung, Goetz & Tewari (2017). Along the learners the booster keeps the
@@ -268,8 +268,6 @@ class AdaBoostOLM(MulticlassBooster):
 
     """
 
-    PREDICTIONS = ("hedge", "vote", "random")
-
     def __init__(
         self,
         model: base.Classifier | None = None,
@@ -288,19 +286,7 @@ class AdaBoostOLM(MulticlassBooster):
             model, n_models, classes, weighting, weak_prediction, diversify, feature_fraction,
             min_weight, seed,
         )  # fmt: skip
-        if prediction not in self.PREDICTIONS:
-            raise ValueError(f"prediction must be one of {self.PREDICTIONS}, got {prediction!r}")
-        if not learning_rate > 0:
-            raise ValueError(f"learning_rate must be > 0, got {learning_rate}")
-        self.prediction = prediction
-        self.learning_rate = learning_rate
-        self._ogd = ProjectedOGD(n_models, lr=learning_rate, bound=2.0)
-        self._hedge = Hedge(n_models)
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from super()._unit_test_params()
-        yield {"n_models": 3, "prediction": "random", "seed": 3}
+        self._init_adaptive(prediction, learning_rate)
 
     @staticmethod
     def _cost_matrix(s):
@@ -366,13 +352,6 @@ class AdaBoostOLM(MulticlassBooster):
         i = self._hedge.draw(self._rng)
         return self._classes[self._argbest(self._walk(x)[2][i].tolist())]
 
-    @property
-    def alphas(self) -> list:
-        return list(self._ogd.values)
-
-    @property
-    def expert_weights(self) -> list:
-        return self._hedge.weights
 
 
 class OnlineMBBM(MulticlassBooster):

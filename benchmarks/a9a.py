@@ -20,9 +20,9 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from river import metrics, stream
+from river import metrics
 
-from river_boost import bench
+from river_boost import bench, loaders
 
 GRID = {  # family -> candidate parameter values (γ), as tuned by the paper
     "HoeffdingTree": [None],
@@ -34,14 +34,15 @@ GRID = {  # family -> candidate parameter values (γ), as tuned by the paper
 }
 
 
+N_FEATURES = 123
+
+
 def load(data_dir: pathlib.Path):
-    folder = data_dir / "a9a"
-    rows = []
-    for name in ("a9a", "a9a.t"):
-        for x, y in stream.iter_libsvm(str(folder / name), target_type=int):
-            rows.append((x, y > 0))
-    names = sorted({k for x, _ in rows for k in x}, key=int)
-    return [({k: x.get(k, 0.0) for k in names}, y) for x, y in rows]
+    return [
+        (x, y > 0)
+        for name in ("a9a", "a9a.t")
+        for x, y in loaders.iter_svmlight(data_dir / "a9a" / name, dense_features=N_FEATURES)
+    ]
 
 
 def split(rows, seed):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import itertools
 import pathlib
 import statistics
 import sys

@@ -191,9 +191,7 @@ def _instrument(model, clock: list) -> bool:
         members = model._pool.models
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         members = model.data
-    elif isinstance(model, tree.HoeffdingTreeClassifier):
-        return False
-    else:
+    else:  # a single tree (timed as a whole by run_one) or ARF (members created lazily)
         return False
     members[:] = [_Timed(m, clock) for m in members]
     return True

@@ -64,7 +64,6 @@ class BinaryBooster(Booster, base.Classifier):
         x, probas = self._pool.probas(x)
         self._n_seen += 1
         self._learn(x, y, self._pool.to_votes(probas), w)
-        self._pool.forget_memo()
 
     def _offer(self, i: int, x, y: bool, p: float, z: int, w: float) -> None:
         """Offer ``(x, y)`` to learner ``i`` with probability ``p``; book its edge.

@@ -311,7 +311,7 @@ class WeakLearnerPool:
             w = sample_weight
         else:
             return 0.0
-        self._memo_votes = None
+        self._memo_votes = None  # a learner changes: the memoised predictions are stale
         self._n_updates[i] += 1
         if self._accepts_w:
             self.models[i].learn_one(self._view(i, x), y, w=w)
@@ -328,9 +328,6 @@ class WeakLearnerPool:
         """Each learner's recorded edge (0 while nothing has been recorded)."""
         return [n / d if d else 0.0 for n, d in zip(self._edge_num, self._edge_den)]
 
-    def forget_memo(self) -> None:
-        self._memo_votes = None
-        self._memo_x = None
 
 
 class Hedge:

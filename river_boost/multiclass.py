@@ -21,7 +21,7 @@ import numpy as np
 from river import base
 
 from .base import Adaptive, Booster
-from .core import check_sample_weight
+from .core import check_sample_weight, clean_features
 from .potentials import MulticlassZeroOnePotential
 
 __all__ = ["MulticlassBooster", "AdaBoostOLM", "OnlineMBBM"]
@@ -155,14 +155,13 @@ class MulticlassBooster(Booster, base.Classifier):
         yi = self._add_class(y)
         self._n_seen += 1
         if len(self._classes) < 2:
-            clean = self._pool.predict(x)[0]
+            clean = clean_features(x)
             for i in range(self.n_models):
                 self._pool.offer(i, clean, y, 1.0, w)
         else:
             clean, labels, scores = self._walk(x)
             self._learn(clean, yi, labels, scores, w)
-        self._pool.forget_memo()
-        self._memo_key = None
+        self._memo_key = None  # the walk depends on alpha / Hedge state, which just changed
 
     def predict_proba_one(self, x, **kwargs):
         k = len(self._classes)

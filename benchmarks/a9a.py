@@ -31,6 +31,8 @@ GRID = {  # family -> candidate parameter values (γ), as tuned by the paper
     "AdaBoost.OL": [None],
     "AdaBoost.OL.S": [None],
     "OSBoost": [0.05, 0.1, 0.2, 0.3],
+    "NHBoostDT": [None],
+    "SquintBoost": [None],
 }
 
 
@@ -69,7 +71,10 @@ def run(args):
         for x, y in part:
             metric.update(y, model.predict_one(x))
             model.learn_one(x, y)
-    return family, gamma, seed, train_acc.get(), 1 - test_acc.get(), time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    updates = getattr(model, "learner_updates", None)
+    share = sum(updates) / (len(_ROWS) * n_models) if updates else None
+    return family, gamma, seed, train_acc.get(), 1 - test_acc.get(), seconds, share
 
 
 def main(argv=None):
@@ -79,20 +84,26 @@ def main(argv=None):
     parser.add_argument("--n-models", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
+    parser.add_argument("--models", default=",".join(GRID), help="comma-separated families")
     args = parser.parse_args(argv)
     if not (args.data_dir / "a9a" / "a9a").exists():
         print(f"a9a not found under {args.data_dir}; see shared/data/MANIFEST.md", file=sys.stderr)
         return 1
     n_rows = len(load(args.data_dir)[: args.n_rows])
-    tasks = [(fam, g, seed, args.n_models) for fam, gs in GRID.items() for g in gs for seed in args.seeds]
+    families = args.models.split(",")
+    unknown = [f for f in families if f not in GRID]
+    if unknown:
+        print(f"unknown models {unknown}; choose from {list(GRID)}", file=sys.stderr)
+        return 2
+    tasks = [(fam, g, seed, args.n_models) for fam in families for g in GRID[fam] for seed in args.seeds]
     with ProcessPoolExecutor(
         args.jobs, initializer=_init_worker, initargs=(args.data_dir, args.n_rows)
     ) as pool:
         results = list(pool.map(run, tasks))
     print(f"a9a, {n_rows} rows, 80/20 split, {args.n_models} learners, seeds {args.seeds}")
-    print("| model | tuned γ (per seed) | progressive acc. on 80% | test error on 20% | seconds |")
-    print("| --- | --- | --- | --- | --- |")
-    for fam in GRID:
+    print("| model | tuned γ (per seed) | progressive acc. on 80% | test error on 20% | seconds | learner updates |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for fam in families:
         chosen = []
         for seed in args.seeds:
             cands = [r for r in results if r[0] == fam and r[2] == seed]
@@ -102,7 +113,9 @@ def main(argv=None):
         te = [r[4] for r in chosen]
         te_s = f"{statistics.fmean(te):.4f}" + (f" ± {statistics.stdev(te):.4f}" if len(te) > 1 else "")
         secs = statistics.median(r[5] for r in chosen)
-        print(f"| {fam} | {gammas} | {tr:.4f} | {te_s} | {secs:.0f} |")
+        shares = [r[6] for r in chosen if r[6] is not None]
+        upd = f"{100 * statistics.fmean(shares):.1f}%" if shares else "-"
+        print(f"| {fam} | {gammas} | {tr:.4f} | {te_s} | {secs:.0f} | {upd} |")
     return 0
 
 

@@ -57,6 +57,11 @@ class Booster(base.Estimator):
         return list(self._pool._n_updates)
 
     @property
+    def zero_weights(self) -> list:
+        """How many examples each learner was offered with weight exactly 0 (no update)."""
+        return list(self._pool._n_zero)
+
+    @property
     def n_seen(self) -> int:
         """Number of examples learned (with non-zero weight)."""
         return self._n_seen

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from river import ensemble, forest, metrics, tree
 from river.datasets import Bananas, ImageSegments, Phishing, synth
 
-from . import binary, multiclass
+from . import binary, martingale, multiclass
 
 __all__ = [
     "STREAMS",
@@ -100,6 +100,12 @@ MODELS: dict[str, Callable] = {
         n_models=n, weighting="sampling", seed=seed
     ),
     "OSBoost": lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
+    "NHBoostDT": lambda n, seed, gamma: binary.NHBoostDT(n_models=n, seed=seed),
+    "SquintBoost": lambda n, seed, gamma: binary.SquintBoost(n_models=n, seed=seed),
+    # n_models is the number of levels (each example trains one node per level)
+    "MartingaleBooster": lambda n, seed, gamma: martingale.MartingaleBooster(
+        n_levels=n, seed=seed
+    ),
     "AdaBoost.OLM": lambda n, seed, gamma: multiclass.AdaBoostOLM(n_models=n, seed=seed),
     "OnlineMBBM": lambda n, seed, gamma: multiclass.OnlineMBBM(
         n_models=n, gamma=gamma, seed=seed
@@ -112,6 +118,9 @@ TASKS = {
     "AdaBoost.OL": {"binary"},
     "AdaBoost.OL.S": {"binary"},
     "OSBoost": {"binary"},
+    "NHBoostDT": {"binary"},
+    "SquintBoost": {"binary"},
+    "MartingaleBooster": {"binary"},
     "AdaBoost.OLM": {"multiclass"},
     "OnlineMBBM": {"multiclass"},
 }
@@ -185,12 +194,30 @@ class _Timed:
         return getattr(self._inner, name)
 
 
+class _TimedTemplate:
+    """A template whose clones are timed (for boosters that create learners on the fly)."""
+
+    def __init__(self, inner, clock: list):
+        self._inner = inner
+        self._clock = clock
+
+    def clone(self):
+        return _Timed(self._inner.clone(), self._clock)
+
+
 def _instrument(model, clock: list) -> bool:
     """Wrap the weak learners of ``model`` in timing proxies; False if they are not reachable."""
     if isinstance(model, (binary.BinaryBooster, multiclass.MulticlassBooster)):
         members = model._pool.models
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         members = model.data
+    elif isinstance(model, martingale.MartingaleBooster):  # nodes are cloned as they appear
+        for level in model._levels:
+            for node in level.values():
+                if node.model is not None:
+                    node.model = _Timed(node.model, clock)
+        model._template = _TimedTemplate(model._template, clock)
+        return True
     else:  # a single tree (timed as a whole by run_one) or ARF (members created lazily)
         return False
     members[:] = [_Timed(m, clock) for m in members]
@@ -213,6 +240,8 @@ class RunResult:
     seconds: float
     weak_seconds: float | None  # time inside the weak learners, None if not measured
     curve: list  # (examples seen, running accuracy) at ~50 checkpoints
+    # share of (example, learner) pairs that updated a weak learner; None outside river_boost
+    update_share: float | None = None
 
     @property
     def throughput(self) -> float:
@@ -250,6 +279,11 @@ def run_one(stream: str, spec: ModelSpec, seed: int, n_models: int = 10, n_sampl
         curve.append((seen, metric.get()))
     if isinstance(model, tree.HoeffdingTreeClassifier):
         clock[0], measured = seconds, True  # a single tree is all weak learner
+    update_share = None
+    if isinstance(model, martingale.MartingaleBooster) and seen:
+        update_share = sum(model._level_seen) / (seen * model.n_levels)
+    elif isinstance(model, (binary.BinaryBooster, multiclass.MulticlassBooster)) and seen:
+        update_share = sum(model.learner_updates) / (seen * model.n_models)
     return RunResult(
         stream=stream,
         model=spec.label,
@@ -262,6 +296,7 @@ def run_one(stream: str, spec: ModelSpec, seed: int, n_models: int = 10, n_sampl
         seconds=seconds,
         weak_seconds=clock[0] if measured else None,
         curve=curve,
+        update_share=update_share,
     )
 
 
@@ -342,6 +377,11 @@ def summarize(results, reference="River.AdaBoost"):
             "accuracy_std": acc_std,
             "throughput": statistics.median(r.throughput for r in rs),
             "overhead_share": statistics.median(overheads) if overheads else None,
+            "update_share": (
+                statistics.fmean(r.update_share for r in rs)
+                if rs[0].update_share is not None
+                else None
+            ),
         }
     for (model, stream), row in rows.items():
         ref = rows.get((reference, stream))
@@ -373,6 +413,9 @@ def _cell(row, value):
     if value == "overhead":
         share = row["overhead_share"]
         return "-" if share is None else f"{100 * share:.1f}%"
+    if value == "updates":
+        share = row["update_share"]
+        return "-" if share is None else f"{100 * share:.1f}%"
     raise ValueError(f"unknown table value {value!r}")
 
 
@@ -380,8 +423,9 @@ def format_table(rows, streams, value="accuracy"):
     """A plain-text table, one row per model, one column per stream.
 
     ``value``: ``"accuracy"`` (mean ± std over seeds, in %), ``"throughput"`` (examples/s),
-    ``"speed"`` (throughput ÷ River's AdaBoost on the same stream) or ``"overhead"`` (share of
-    time spent outside the weak learners).
+    ``"speed"`` (throughput ÷ River's AdaBoost on the same stream), ``"overhead"`` (share of
+    time spent outside the weak learners) or ``"updates"`` (share of example-learner pairs
+    that updated a weak learner; the rest were skipped: weight 0, thinned or not sampled).
     """
     models = list(dict.fromkeys(m for m, _ in rows))
     width = max(len(m) for m in models) + 2

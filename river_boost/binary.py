@@ -16,9 +16,24 @@ from .core import (
     as_binary_label,
     check_sample_weight,
 )
-from .potentials import BinomialPotential, logistic_weight, osboost_weight
+from .potentials import (
+    BinomialPotential,
+    NormalHedgePotential,
+    Potential,
+    SquintPotential,
+    logistic_weight,
+    osboost_weight,
+)
 
-__all__ = ["BinaryBooster", "OnlineBBM", "AdaBoostOL", "OSBoost"]
+__all__ = [
+    "BinaryBooster",
+    "PotentialBooster",
+    "OnlineBBM",
+    "NHBoostDT",
+    "SquintBoost",
+    "AdaBoostOL",
+    "OSBoost",
+]
 
 
 class BinaryBooster(Booster, base.Classifier):
@@ -113,7 +128,106 @@ class BinaryBooster(Booster, base.Classifier):
         return self._pool.edges
 
 
-class OnlineBBM(BinaryBooster):
+class PotentialBooster(BinaryBooster):
+    """Online boosting with any drifting-game potential (Beygelzimer et al. 2015, section 3.1).
+
+    For each labelled example the booster walks along the learners with the example's state
+    (its margin, or whatever the potential tracks; see
+    :class:`river_boost.potentials.Potential`). Learner ``i`` gets the example with
+    probability ``w / max_w`` from the potential, then the state moves by the learner's vote
+    ``z`` (``+1`` right, ``-1`` wrong) and, for drifting potentials, its running empirical
+    edge (taken before this example, as the batch algorithms use the round's edge).
+    Prediction is the unweighted majority vote (ties go to ``True``);
+    ``predict_proba_one`` is the smoothed vote fraction ``(#True + 1/2) / (N + 1)``.
+
+    :class:`OnlineBBM`, :class:`NHBoostDT` and :class:`SquintBoost` are this class with a
+    fixed potential; use it directly to try a potential of your own.
+
+    Parameters
+    ----------
+    potential
+        A :class:`river_boost.potentials.Potential`.
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners ``N``.
+    weighting
+        ``"importance"`` or ``"sampling"``; see ``OnlineBBM``.
+    diversify
+        ``True``, ``"paper"`` or ``False``; see ``OnlineBBM``.
+    feature_fraction
+        Fraction of the features each learner sees (random subset per learner).
+    min_weight
+        Importance weights below this are thinned without bias (see ``WeakLearnerPool``).
+    seed
+        Random seed.
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+    >>> from river_boost.potentials import BinomialPotential
+
+    Plugging in boost-by-majority's potential gives Online BBM:
+
+    >>> model = river_boost.PotentialBooster(BinomialPotential(n_models=5, gamma=0.1),
+    ...                                      n_models=5, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 89.12%
+
+    """
+
+    def __init__(
+        self,
+        potential: Potential,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        weighting: str = "importance",
+        diversify: bool | str = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        self._init_potential_booster(
+            potential, model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        )
+
+    def _init_potential_booster(self, potential, *pool_params):
+        if not isinstance(potential, Potential):
+            raise TypeError(
+                f"potential must be a river_boost.potentials.Potential, got {type(potential)}"
+            )
+        super().__init__(*pool_params)
+        self._potential = potential
+
+    @classmethod
+    def _unit_test_params(cls):
+        for params in super()._unit_test_params():
+            yield {"potential": NormalHedgePotential(), **params}
+        yield {"potential": BinomialPotential(3, 0.2), "n_models": 3, "seed": 4}
+
+    @property
+    def potential(self) -> Potential:
+        """The potential that sets the weights."""
+        return self._potential
+
+    def _learn(self, x, y, votes, w):
+        sign_y = 1 if y else -1
+        pot, offer = self._potential, self._offer
+        edges = self._pool.edges  # the learners' edges before this example
+        state = worst = pot.start()
+        for i, h in enumerate(votes):
+            z = sign_y * h
+            offer(i, x, y, pot.sampling_probability(i + 1, state, worst), z, w)
+            state = pot.advance(state, z, edges[i])
+            worst = pot.advance(worst, -1, edges[i])
+
+    def _proba_true(self, probas):
+        return self._majority_proba(probas)
+
+
+class OnlineBBM(PotentialBooster):
     """Online boost-by-majority (Online BBM).
 
     Algorithm 1 of Beygelzimer, Kale & Luo (2015). For each labelled example the booster walks
@@ -184,29 +298,171 @@ class OnlineBBM(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        super().__init__(
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-        )
         self.gamma = gamma
-        self._potential = BinomialPotential(n_models, gamma)
+        self._init_potential_booster(
+            BinomialPotential(n_models, gamma),
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+        )
 
-    @property
-    def potential(self) -> BinomialPotential:
-        """The boost-by-majority potential that sets the weights."""
-        return self._potential
+    @classmethod
+    def _unit_test_params(cls):
+        yield from BinaryBooster._unit_test_params()
 
-    def _learn(self, x, y, votes, w):
-        sign_y = 1 if y else -1
-        offer = self._offer
-        s = 0
-        for i, h in enumerate(votes):
-            z = sign_y * h
-            p = self._potential.sampling_probability(i + 1, s)
-            offer(i, x, y, p, z, w)
-            s += z
 
-    def _proba_true(self, probas):
-        return self._majority_proba(probas)
+class NHBoostDT(PotentialBooster):
+    """Online NH-Boost.DT: boosting with NormalHedge.DT's potential, parameter-free.
+
+    NH-Boost.DT (Luo & Schapire 2014; Algorithm 3 of Otten 2016) is a batch booster whose
+    example weights come from the NormalHedge.DT allocation algorithm. Online, the roles of
+    Online BBM's drifting game carry over (Beygelzimer et al. 2015, section 3.1):
+
+    - *time* is the learner index ``i`` (the batch round ``t``);
+    - each *example* is an expert, and its *loss* at learner ``i`` is ``1{h_i(x) = y}``
+      (the booster wants weight on what the learners get wrong);
+    - the learners' weighted accuracy ``1/2 + gamma_i`` is the allocation's loss, where the
+      batch edge ``gamma_t`` is replaced by learner ``i``'s running empirical edge
+      (``edges``, measured with this booster's weights, before the current example);
+    - the example's *regret* is ``-s`` with ``s^i = s^{i-1} + z_i / 2 - gamma_i``.
+
+    Learner ``i`` gets weight ``(exp([s-1]_-^2 / 3i) - exp([s+1]_-^2 / 3i)) / 2`` with
+    ``s = s^{i-1}`` and ``[s]_- = min(0, s)``. That weight is **exactly 0** once ``s >= 1``:
+    examples the earlier learners classified better than their average cost no update at all
+    (``zero_weights`` counts them). The weight is normalised by its exact maximum over the
+    margins learner ``i`` can meet, the margin of an example every earlier learner got wrong
+    (:class:`river_boost.potentials.NormalHedgePotential`), and computed in log space.
+    Prediction is the unweighted majority vote, as in the batch algorithm.
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners ``N``.
+    weighting, diversify, feature_fraction, min_weight, seed
+        As in :class:`PotentialBooster`.
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.NHBoostDT(n_models=5, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 84.48%
+
+    >>> [round(edge, 2) for edge in model.edges]
+    [0.38, 0.22, 0.05, 0.04, -0.03]
+
+    Examples the earlier learners already got right cost the later learners nothing:
+
+    >>> model.zero_weights
+    [0, 0, 11, 231, 545]
+
+    On this small, noisy stream the later learners, fed mostly the examples the first ones
+    got wrong, barely beat chance on them (see the edges), and the unweighted majority vote
+    trails a single tree; see ``benchmarks/RESULTS.md`` for the streams where it wins.
+
+    References
+    ----------
+    [^1]: Luo, H. and Schapire, R.E., 2014. A drifting-games analysis for online learning and
+    applications to boosting. In Advances in Neural Information Processing Systems.
+    [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
+    Leiden University.
+    [^3]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
+    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        weighting: str = "importance",
+        diversify: bool | str = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        self._init_potential_booster(
+            NormalHedgePotential(),
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+        )
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield from BinaryBooster._unit_test_params()
+
+
+class SquintBoost(PotentialBooster):
+    """Online SquintBoost: boosting with the Squint potential, parameter-free.
+
+    SquintBoost (Otten 2016, Algorithm 4) is NH-Boost.DT with the Squint allocation algorithm
+    (Koolen & van Erven 2015), whose regret bound scales with the variance of the regret
+    instead of the number of rounds. Online, with the roles of :class:`NHBoostDT` (time =
+    learner index, expert = example, loss = ``1{h_i(x) = y}``), the example keeps its regret
+    ``R = sum_j r_j`` and variance ``V = sum_j r_j^2`` with ``r_j = gamma_j - z_j / 2``
+    (``gamma_j`` is learner ``j``'s running empirical edge) and learner ``i`` gets weight
+    ``int_0^{1/2} exp(eta R - eta^2 V) d eta`` (``prior="improper"``, the thesis's formula) or
+    ``int_0^{1/2} 2 eta exp(eta R - eta^2 V) d eta`` (``prior="uniform"``), from the closed
+    forms in :func:`river_boost.potentials.squint_log_integral` (error functions, in log
+    space). The weight is normalised by its exact maximum over reachable states, reached by an
+    example every earlier learner got wrong. Unlike NormalHedge, Squint never gives exactly
+    zero weight: well-classified examples get tiny weights, which importance weighting thins
+    (``min_weight``). The thesis's prior ``D`` over examples is the sample weight
+    ``learn_one(x, y, w)``. Prediction is the unweighted majority vote.
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+    n_models
+        Number of weak learners ``N``.
+    prior
+        Prior on Squint's learning rate ``eta``: ``"improper"`` (default) or ``"uniform"``.
+    weighting, diversify, feature_fraction, min_weight, seed
+        As in :class:`PotentialBooster`.
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.SquintBoost(n_models=5, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 88.96%
+
+    References
+    ----------
+    [^1]: Koolen, W.M. and van Erven, T., 2015. Second-order quantile methods for experts and
+    combinatorial games. In Conference on Learning Theory (pp. 1155-1175).
+    [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
+    Leiden University.
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        prior: str = "improper",
+        weighting: str = "importance",
+        diversify: bool | str = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        self.prior = prior
+        self._init_potential_booster(
+            SquintPotential(prior),
+            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+        )
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield from BinaryBooster._unit_test_params()
+        yield {"n_models": 3, "prior": "uniform", "seed": 5}
 
 
 class AdaBoostOL(Adaptive, BinaryBooster):

@@ -120,7 +120,7 @@ def _write_outputs(results, rows, out: pathlib.Path):
     out.mkdir(parents=True, exist_ok=True)
     fields = [
         "stream", "model", "family", "gamma", "seed", "n_models", "n_samples",
-        "accuracy", "seconds", "weak_seconds", "throughput", "overhead_share",
+        "accuracy", "seconds", "weak_seconds", "throughput", "overhead_share", "update_share",
     ]  # fmt: skip
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)
@@ -230,6 +230,8 @@ def cmd_bench(args):
         print(bench.format_table(rows, streams, "speed"))
     print("\nBooster overhead: share of time outside the weak learners' learn/predict")
     print(bench.format_table(rows, streams, "overhead"))
+    print("\nWeak-learner updates: share of (example, learner) pairs that updated a learner")
+    print(bench.format_table(rows, streams, "updates"))
     _write_outputs(results, rows, args.out)
     written = [args.out / "results.csv", args.out / "results.json"]
     if not args.no_plot:

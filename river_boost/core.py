@@ -206,6 +206,7 @@ class WeakLearnerPool:
         self._offered = [0.0] * n_models  # sum of p offered to each learner
         self._n_offered = [0] * n_models
         self._n_updates = [0] * n_models  # learn_one calls per learner
+        self._n_zero = [0] * n_models  # offers with weight exactly 0
         # numerator and denominator of each learner's empirical edge (see record_edge)
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
@@ -298,6 +299,7 @@ class WeakLearnerPool:
         self._offered[i] += p
         self._n_offered[i] += 1
         if p <= 0.0:
+            self._n_zero[i] += 1
             return 0.0
         if self.weighting == "importance":
             w = p * self._n_offered[i] / self._offered[i]

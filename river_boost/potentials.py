@@ -21,9 +21,16 @@ from __future__ import annotations
 import abc
 import math
 
+import numpy as np
+from river import base
+
 __all__ = [
     "Potential",
     "BinomialPotential",
+    "NormalHedgePotential",
+    "SquintPotential",
+    "squint_log_integral",
+    "erfcx",
     "binomial_log_pmf",
     "logistic_weight",
     "logistic_loss",
@@ -50,35 +57,67 @@ def binomial_log_pmf(n: int, k: int, q: float) -> float:
     return log_choose + log_q + log_1q
 
 
-class Potential(abc.ABC):
-    """A drifting-game potential for ``n_models`` weak learners (learners are 1-indexed).
+class Potential(base.Base, abc.ABC):
+    """An online drifting-game potential: the one thing a potential-based booster needs.
 
-    Subclasses implement :meth:`value` (``Phi_i(s)``), and may override :meth:`weight` with a
-    closed form and must give :meth:`max_weight`, a bound on the weight of learner ``i`` over
-    every margin ``s`` it can meet. The booster only calls :meth:`sampling_probability`.
+    For one labelled example, :class:`~river_boost.binary.PotentialBooster` walks along the
+    learners ``i = 1..N`` (1-indexed). The example carries a *state* (a float or a tuple): it
+    starts at :meth:`start` and, after learner ``i`` votes ``z`` (``+1`` right, ``-1`` wrong),
+    moves to :meth:`advance` ``(state, z, edge)``, where ``edge`` is learner ``i``'s running
+    empirical edge (in ``[-1/2, 1/2]``). Learner ``i`` receives the example with probability
+    ``exp(log_weight(i, state) - log_max_weight(i, worst))``, clipped to ``[0, 1]``, where
+    ``worst`` is the state the example would have had if every learner before ``i`` had been
+    wrong. Weights are handled as logarithms so that exponentially large potentials
+    (NormalHedge, Squint) never overflow; ``-inf`` means weight exactly 0 (no update).
+
+    A new potential is a few lines: say how the state moves and what the log weight is, and
+    give a bound on it over the states learner ``i`` can meet. For a weight that is larger
+    the worse the example has done so far (NormalHedge, Squint), the bound is the weight at
+    ``worst``; boost-by-majority is not monotone and uses its exact mode instead.
+
+    Section 3.1 of Beygelzimer, Kale & Luo (2015): any sequence of potentials ``Phi_i``
+    satisfying their condition (4) gives an online booster with weights
+    ``w = (Phi_i(s - 1) - Phi_i(s + 1)) / 2``; :meth:`weight_from_values` is that formula in
+    log space.
 
     """
 
-    def __init__(self, n_models: int):
-        if n_models < 1:
-            raise ValueError(f"n_models must be >= 1, got {n_models}")
-        self.n_models = n_models
+    def start(self):
+        """The state of an example before any learner has voted."""
+        return 0.0
+
+    def advance(self, state, z: int, edge: float):
+        """The state after a learner with empirical edge ``edge`` voted ``z`` (+1/-1)."""
+        return state + z
 
     @abc.abstractmethod
-    def value(self, i: int, s: float) -> float:
-        """``Phi_i(s)``: the potential after ``i`` learners at margin ``s``."""
-
-    def weight(self, i: int, s: float) -> float:
-        """Weight of learner ``i`` for an example at margin ``s = s^{i-1}``."""
-        return 0.5 * (self.value(i, s - 1) - self.value(i, s + 1))
+    def log_weight(self, i: int, state) -> float:
+        """Log of learner ``i``'s (unnormalised) weight for an example in ``state``."""
 
     @abc.abstractmethod
-    def max_weight(self, i: int) -> float:
-        """An upper bound on :meth:`weight` ``(i, s)`` over all reachable margins ``s``."""
+    def log_max_weight(self, i: int, worst) -> float:
+        """Log of a bound on :meth:`log_weight` ``(i, .)`` over the states learner ``i`` can
+        meet; ``worst`` is the all-wrong state (see the class docstring)."""
 
-    def sampling_probability(self, i: int, s: float) -> float:
-        """``weight(i, s) / max_weight(i)``, in ``[0, 1]``."""
-        return self.weight(i, s) / self.max_weight(i)
+    def sampling_probability(self, i: int, state, worst=None) -> float:
+        """``weight / max_weight``, clipped to ``[0, 1]``; exactly 0 for a zero weight."""
+        log_w = self.log_weight(i, state)
+        if log_w == -math.inf:
+            return 0.0
+        return min(1.0, math.exp(log_w - self.log_max_weight(i, worst)))
+
+    @staticmethod
+    def weight_from_values(log_phi_minus: float, log_phi_plus: float) -> float:
+        """``log((Phi(s - 1) - Phi(s + 1)) / 2)`` from the two log potentials, without overflow.
+
+        ``-inf`` when the two are equal (the potential is flat there: weight 0).
+        """
+        if log_phi_plus >= log_phi_minus:
+            return -math.inf
+        return log_phi_minus + math.log1p(-math.exp(log_phi_plus - log_phi_minus)) - _LOG2
+
+
+_LOG2 = math.log(2.0)
 
 
 class BinomialPotential(Potential):
@@ -118,7 +157,9 @@ class BinomialPotential(Potential):
     """
 
     def __init__(self, n_models: int, gamma: float):
-        super().__init__(n_models)
+        if n_models < 1:
+            raise ValueError(f"n_models must be >= 1, got {n_models}")
+        self.n_models = n_models
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
         self.gamma = gamma
@@ -168,12 +209,208 @@ class BinomialPotential(Potential):
             s -= 1
         return s
 
-    def sampling_probability(self, i: int, s: float) -> float:
+    def log_weight(self, i: int, s) -> float:
+        return self._log_pmf(self.n_models - i, self._k(i, s)) - _LOG2
+
+    def log_max_weight(self, i: int, worst=None) -> float:
+        # The exact maximum over every reachable margin, whatever ``worst`` is.
+        return self._log_max[i - 1] - _LOG2
+
+    def sampling_probability(self, i: int, s, worst=None) -> float:
         log_w = self._log_pmf(self.n_models - i, self._k(i, s))
         if log_w == -math.inf:
             return 0.0
         # Margins unreachable with alpha = 1 (none in OnlineBBM) could exceed the peak: clip.
         return min(1.0, math.exp(log_w - self._log_max[i - 1]))
+
+
+class NormalHedgePotential(Potential):
+    """NormalHedge.DT's potential, online (Luo & Schapire 2014; Otten 2016, Algorithm 3).
+
+    The state is the example's drift-adjusted margin
+    ``s^i = s^{i-1} + z_i / 2 - edge_i``: ``z_i / 2 + 1/2`` is NormalHedge's "loss"
+    ``1{h_i(x) = y}`` and ``edge_i + 1/2`` the learner's weighted accuracy, so ``-s`` is the
+    example's regret as an expert. With ``Phi_i(s) = exp([s]_-^2 / (3 i))`` and
+    ``[s]_- = min(0, s)``, learner ``i``'s weight is
+    ``(Phi_i(s - 1) - Phi_i(s + 1)) / 2``: exactly 0 once ``s >= 1`` (the example is
+    well classified by more than its share), and growing like ``exp(s^2 / (3 i))`` for badly
+    classified examples, so it is kept as a logarithm (no overflow for ``s = -1e6``).
+
+    **Bound.** The weight is non-increasing in ``s`` and ``z_i / 2 - edge_i`` is smallest when
+    ``z_i = -1``, so the largest weight learner ``i`` can give is the weight at ``worst``, the
+    margin of an example every earlier learner got wrong (with the current edge estimates).
+    The sampling probability reaches 1 exactly there.
+
+    Examples
+    --------
+
+    >>> pot = NormalHedgePotential()
+    >>> s = pot.advance(pot.start(), z=+1, edge=0.1)   # right, learner edge 0.1
+    >>> round(s, 2)
+    0.4
+    >>> pot.sampling_probability(2, 1.5, worst=-0.6)   # well classified: weight exactly 0
+    0.0
+    >>> round(pot.sampling_probability(2, s, worst=-0.6), 4)
+    0.1162
+
+    """
+
+    def advance(self, s, z, edge):
+        return s + 0.5 * z - edge
+
+    def log_value(self, i: int, s: float) -> float:
+        """``log Phi_i(s) = [s]_-^2 / (3 i)``."""
+        m = min(0.0, s)
+        return m * m / (3.0 * i)
+
+    def log_weight(self, i, s):
+        return self.weight_from_values(self.log_value(i, s - 1), self.log_value(i, s + 1))
+
+    def log_max_weight(self, i, worst):
+        return self.log_weight(i, worst)
+
+
+_SQRT_PI = math.sqrt(math.pi)
+# Gauss-Legendre rules on [0, 1/2] for the regions where the closed forms cancel (see
+# squint_log_integral): (nodes, weights) with 12 and 32 points.
+def _gauss_legendre(n: int):
+    nodes, weights = np.polynomial.legendre.leggauss(n)
+    return [float(a + 1.0) / 4.0 for a in nodes], [float(w) / 4.0 for w in weights]
+
+
+_GL12, _GL32 = _gauss_legendre(12), _gauss_legendre(32)
+
+
+def erfcx(x: float) -> float:
+    """Scaled complementary error function ``exp(x^2) * erfc(x)`` for ``x >= 0``.
+
+    Direct below 25 (``erfc`` is still a normal float there); above, the asymptotic series
+    ``1 / (x sqrt(pi)) * sum_k (-1)^k (2k-1)!! / (2 x^2)^k``, whose 9 terms are accurate to
+    ``1e-16`` relative for ``x >= 25``.
+
+    >>> round(erfcx(0.0), 12), round(erfcx(30.0) * 30.0 * math.sqrt(math.pi), 6)
+    (1.0, 0.999445)
+
+    """
+    if x < 25.0:
+        return math.exp(x * x) * math.erfc(x)
+    inv = 1.0 / (2.0 * x * x)
+    term, total = 1.0, 1.0
+    for k in range(1, 9):
+        term *= -(2 * k - 1) * inv
+        total += term
+    return total / (x * _SQRT_PI)
+
+
+def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
+    """``log`` of Squint's weight ``int_0^{1/2} g(eta) exp(eta R - eta^2 V) d eta``, exactly.
+
+    ``g`` is the prior density on the learning rate ``eta`` (Koolen & van Erven 2015):
+    ``"improper"`` (``g(eta) ∝ 1/eta`` times the ``eta`` of the weight, i.e. ``g = 1``: the
+    formula of Otten's SquintBoost) or ``"uniform"`` (``g(eta) = 2 eta``, uniform prior times
+    the weight's ``eta``).
+
+    Closed forms with ``a = R / (2 sqrt V)``, ``c = sqrt(V) / 2`` and the peak of the exponent
+    at ``eta* = R / (2V)``: ``I = sqrt(pi) / (2 sqrt V) * exp(a^2) (erf(a) - erf(a - c))``,
+    rewritten with the scaled ``erfcx`` on the side where the two ``erf`` would cancel
+    (``eta* >= 1/2``: both tails on the right; ``eta* <= 0``: both on the left), and
+    ``int_0^{1/2} eta exp(...) = (R I + 1 - exp(R/2 - V/4)) / (2V)``. Near ``R = V = 0`` those
+    forms lose digits (``V -> 0`` is a 0/0 limit) while the integrand is an entire function of
+    modest size, so a Gauss-Legendre rule is exact to rounding there: 12 points on
+    ``|R| <= 2, V <= 1`` for the improper prior (outside, the two terms of each closed form
+    differ by a factor ``e`` or more), 32 points on ``|R| <= 10, V <= 4`` for the uniform one
+    (whose ``1 / V`` needs the wider margin; the states a walk of ``n`` learners reaches have
+    ``R^2 <= n V``). Everything is returned as a logarithm: ``R = 1e6`` does not overflow.
+
+    >>> round(math.exp(squint_log_integral(0.0, 0.0)), 12)   # int_0^{1/2} 1 d eta
+    0.5
+    >>> round(math.exp(squint_log_integral(0.0, 0.0, prior="uniform")), 12)   # int 2 eta
+    0.25
+
+    """
+    if prior not in ("improper", "uniform"):
+        raise ValueError(f"prior must be 'improper' or 'uniform', got {prior!r}")
+    if V < 0 or math.isnan(R) or math.isnan(V):
+        raise ValueError(f"need V >= 0 and finite R, got R={R}, V={V}")
+    if prior == "improper" and abs(R) <= 2.0 and V <= 1.0:
+        nodes, weights = _GL12
+    elif prior == "uniform" and abs(R) <= 10.0 and V <= 4.0:
+        nodes, weights = _GL32
+    else:
+        nodes = None
+    if nodes is not None:
+        total = 0.0
+        for eta, weight in zip(nodes, weights):
+            f = weight * math.exp(eta * (R - eta * V))
+            total += f * 2.0 * eta if prior == "uniform" else f
+        return math.log(total)
+    sqrt_v = math.sqrt(V)
+    a, c = R / (2.0 * sqrt_v), sqrt_v / 2.0
+    top = R / 2.0 - V / 4.0  # the exponent at eta = 1/2
+    log_scale = math.log(_SQRT_PI / (2.0 * sqrt_v))
+    if a >= c:  # exponent increasing on [0, 1/2]: factor out its value at 1/2
+        log_i = top + math.log(erfcx(a - c) - erfcx(a) * math.exp(-top)) + log_scale
+    elif a <= 0:  # decreasing: factor out its value at 0 (= 1)
+        log_i = math.log(erfcx(-a) - erfcx(c - a) * math.exp(top)) + log_scale
+    else:  # peak inside: no cancellation
+        log_i = a * a + math.log(math.erf(a) + math.erf(c - a)) + log_scale
+    if prior == "improper":
+        return log_i
+    # 2 * (R I + 1 - e^top) / (2 V), scaled by the largest of the three terms.
+    log_ri = log_i + math.log(abs(R)) if R else -math.inf
+    m = max(log_ri, 0.0, top)
+    total = math.copysign(math.exp(log_ri - m), R) + math.exp(-m) - math.exp(top - m)
+    return m + math.log(total) - math.log(V)
+
+
+class SquintPotential(Potential):
+    """Squint's potential, online (Koolen & van Erven 2015; Otten 2016, Algorithm 4).
+
+    The state is ``(R, V)``: the example's regret ``R = sum_j r_j`` and its variance
+    ``V = sum_j r_j^2`` along the learners so far, with ``r_j = edge_j - z_j / 2`` (the
+    learner's weighted accuracy minus the example's "loss" ``1{h_j(x) = y}``, as in
+    :class:`NormalHedgePotential`, whose margin is ``-R``). Learner ``i``'s weight is
+    ``int_0^{1/2} g(eta) exp(eta R - eta^2 V) d eta`` (:func:`squint_log_integral`), never
+    exactly 0 but tiny for well-classified examples (``R`` very negative).
+
+    **Bound.** For each ``eta <= 1/2`` the summand ``eta r - eta^2 r^2`` increases with ``r``
+    on ``r <= 1``, and ``r_j`` is largest when ``z_j = -1``; so the integrand, hence the
+    weight, is largest on the all-wrong path: the bound is the weight at ``worst``.
+
+    Parameters
+    ----------
+    prior
+        Prior on Squint's learning rate: ``"improper"`` (the thesis's SquintBoost) or
+        ``"uniform"``.
+
+    Examples
+    --------
+
+    >>> pot = SquintPotential()
+    >>> state = pot.advance(pot.start(), z=-1, edge=0.1)   # wrong: regret 0.6
+    >>> state
+    (0.6, 0.36)
+    >>> pot.sampling_probability(2, state, worst=state)
+    1.0
+
+    """
+
+    def __init__(self, prior: str = "improper"):
+        squint_log_integral(0.0, 0.0, prior)  # validates
+        self.prior = prior
+
+    def start(self):
+        return (0.0, 0.0)
+
+    def advance(self, state, z, edge):
+        r = edge - 0.5 * z
+        return (state[0] + r, state[1] + r * r)
+
+    def log_weight(self, i, state):
+        return squint_log_integral(state[0], state[1], self.prior)
+
+    def log_max_weight(self, i, worst):
+        return self.log_weight(i, worst)
 
 
 def logistic_weight(s: float) -> float:

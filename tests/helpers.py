@@ -46,3 +46,22 @@ def phishing(n=None):
 
     data = datasets.Phishing()
     return list(itertools.islice(data, n)) if n else list(data)
+
+
+def assert_reproducible_and_restorable(make, stream, split):
+    """Two models from ``make()`` agree on ``stream[:split]``; then a pickled copy of one,
+    restored mid-stream, predicts and learns exactly as the original on the rest."""
+    import pickle
+
+    a, b = make(), make()
+    for x, y in stream[:split]:
+        assert a.predict_proba_one(x) == b.predict_proba_one(x)
+        a.learn_one(x, y)
+        b.learn_one(x, y)
+    restored = pickle.loads(pickle.dumps(a))
+    for x, y in stream[split:]:
+        assert restored.predict_proba_one(x) == a.predict_proba_one(x)
+        assert restored.predict_one(x) == a.predict_one(x)
+        a.learn_one(x, y)
+        restored.learn_one(x, y)
+    return a, restored

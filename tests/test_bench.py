@@ -25,6 +25,9 @@ def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
     assert all(run["n_samples"] == 150 for run in data["runs"])
     boosters = [r for r in data["runs"] if r["family"] == "AdaBoost.OL"]
     assert all(0.0 <= r["overhead_share"] <= 1.0 for r in boosters)
+    assert all(0.0 < r["update_share"] <= 1.0 for r in boosters)
+    assert all(r["update_share"] is None for r in data["runs"] if r["family"] == "River.AdaBoost")
+    assert "Weak-learner updates" in printed
 
 
 def test_serial_and_parallel_runs_give_identical_metrics():

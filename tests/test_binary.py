@@ -17,11 +17,11 @@ from river_boost.core import clean_features
 from .helpers import FeatureVoter, phishing, pool_of_voters
 from .test_potentials import brute_phi, reachable_margins
 
-BOOSTERS = [rb.OnlineBBM, rb.AdaBoostOL, rb.OSBoost]
+BOOSTERS = [rb.OnlineBBM, rb.AdaBoostOL, rb.OSBoost, rb.NHBoostDT, rb.SquintBoost]
 
 
 def _variants():
-    for cls in BOOSTERS:
+    for cls in BOOSTERS + [rb.PotentialBooster]:
         for params in cls._unit_test_params():
             yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
 

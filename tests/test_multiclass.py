@@ -15,7 +15,7 @@ from river import base, checks, datasets, evaluate, metrics
 import river_boost as rb
 from river_boost.potentials import BinomialPotential, MulticlassZeroOnePotential
 
-from .helpers import FeatureVoter, phishing, pool_of_voters
+from .helpers import FeatureVoter, assert_reproducible_and_restorable, phishing, pool_of_voters
 
 BOOSTERS = [rb.AdaBoostOLM, rb.OnlineMBBM]
 
@@ -155,18 +155,7 @@ def test_river_check_estimator(cls, params):
 
 @pytest.mark.parametrize("cls, params", VARIANTS)
 def test_same_seed_same_predictions_and_pickling_mid_stream(cls, params):
-    a, b = cls(**params), cls(**params)
-    stream = image_segments(300)
-    for x, y in stream[:150]:
-        assert a.predict_proba_one(x) == b.predict_proba_one(x)
-        a.learn_one(x, y)
-        b.learn_one(x, y)
-    restored = pickle.loads(pickle.dumps(a))
-    for x, y in stream[150:]:
-        assert restored.predict_proba_one(x) == a.predict_proba_one(x)
-        assert restored.predict_one(x) == a.predict_one(x)
-        a.learn_one(x, y)
-        restored.learn_one(x, y)
+    assert_reproducible_and_restorable(lambda: cls(**params), image_segments(300), 150)
 
 
 @pytest.mark.parametrize("cls", BOOSTERS)

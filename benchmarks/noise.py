@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from river import metrics
 
 from river_boost import bench
+from river_boost.martingale import MartingaleBooster
 
 STREAMS = ["phishing", "bananas", "sea", "agrawal", "hyperplane"]
 MODELS = [
@@ -54,7 +55,7 @@ def run(task):
         acc.update(y, model.predict_one(x))
         model.learn_one(x, (not y) if flips.random() < eta else y)
     seconds = time.perf_counter() - start
-    nodes = sum(model.n_nodes) if hasattr(model, "n_nodes") else None
+    nodes = sum(model.n_nodes) if isinstance(model, MartingaleBooster) else None
     return {
         "stream": stream, "family": family, "gamma": gamma, "eta": eta, "seed": seed,
         "accuracy": acc.get(), "throughput": len(examples) / seconds, "nodes": nodes,
@@ -115,7 +116,8 @@ def plot(acc, streams, etas, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(streams), figsize=(4 * len(streams), 3.6), sharey=False)
+    fig, axes = plt.subplots(1, len(streams), figsize=(4 * len(streams), 3.6), squeeze=False)
+    axes = axes[0]
     for ax, s in zip(axes, streams):
         for m in dict.fromkeys(m for m, _ in acc):
             ax.plot(etas, [100 * acc[m, s][e] for e in etas], marker="o", label=m)

@@ -14,17 +14,17 @@ timing depends only on (stream, model, seed): serial and parallel runs agree.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 import statistics
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from river import ensemble, forest, metrics, tree
 from river.datasets import Bananas, ImageSegments, Phishing, synth
 
-from . import binary, martingale, multiclass
+from . import binary, loaders, martingale, multiclass
 
 __all__ = [
     "STREAMS",
@@ -59,11 +59,21 @@ DEFAULT_STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "image
 
 
 def task_of(stream: str) -> str:
-    return STREAMS[stream][2]
+    if stream in STREAMS:
+        return STREAMS[stream][2]
+    return loaders.PAPER_SETS[stream][0]
 
 
-def stream_examples(name: str, n_samples: int | None = None):
-    factory, length, _ = STREAMS[name]
+def stream_examples(name: str, n_samples: int | None = None, data_dir=None):
+    """``(examples, n)``: River's bundled / synthetic streams by name, or one of the papers'
+    sets (``loaders.PAPER_SETS``) read from ``data_dir``."""
+    if name in STREAMS:
+        factory, length, _ = STREAMS[name]
+    elif data_dir is not None:
+        length = loaders.PAPER_SETS[name][2]
+        factory = functools.partial(loaders.paper_set, name, data_dir)
+    else:
+        raise ValueError(f"stream {name!r} is one of the papers' sets: give --data-dir")
     n = length if n_samples is None else min(n_samples, length)
     return itertools.islice(factory(), n), n
 
@@ -73,14 +83,21 @@ def stream_examples(name: str, n_samples: int | None = None):
 
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
-    """How to build a model: ``family`` names the algorithm, ``gamma`` its edge if any."""
+    """How to build a model: ``family`` names the algorithm, ``gamma`` its edge if any,
+    ``learning_rate`` its learning-rate constant if not the family's default."""
 
     family: str
     gamma: float | None = None
+    learning_rate: float | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.family}(γ={self.gamma:g})" if self.gamma is not None else self.family
+        params = []
+        if self.gamma is not None:
+            params.append(f"γ={self.gamma:g}")
+        if self.learning_rate is not None:
+            params.append(f"lr={self.learning_rate:g}")
+        return f"{self.family}({', '.join(params)})" if params else self.family
 
 
 def _ht():
@@ -158,8 +175,14 @@ DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
 OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --gammas-osboost is given
 
 
+TAKES_LEARNING_RATE = {"AdaBoost.OL", "AdaBoost.OL.S", "AdaBoost.OLM"}
+
+
 def build(spec: ModelSpec, n_models: int, seed: int):
-    return MODELS[spec.family](n_models, seed, spec.gamma)
+    model = MODELS[spec.family](n_models, seed, spec.gamma)
+    if spec.learning_rate is not None:
+        model = model.clone({"learning_rate": spec.learning_rate})
+    return model
 
 
 # ----------------------------------------------------------------------------- timing
@@ -242,6 +265,8 @@ class RunResult:
     curve: list  # (examples seen, running accuracy) at ~50 checkpoints
     # share of (example, learner) pairs that updated a weak learner; None outside river_boost
     update_share: float | None = None
+    # accuracy on the prefix and on the rest of the stream (run_one's ``split``), or None
+    split_accuracy: tuple | None = None
 
     @property
     def throughput(self) -> float:
@@ -255,10 +280,23 @@ class RunResult:
         return max(0.0, 1.0 - self.weak_seconds / self.seconds)
 
 
-def run_one(stream: str, spec: ModelSpec, seed: int, n_models: int = 10, n_samples=None):
-    """Prequential (test-then-train) run of one model on one stream."""
-    examples, n = stream_examples(stream, n_samples)
+def run_one(
+    stream: str,
+    spec: ModelSpec,
+    seed: int,
+    n_models: int = 10,
+    n_samples=None,
+    split=None,
+    data_dir=None,
+):
+    """Prequential (test-then-train) run of one model on one stream.
+
+    With ``split`` in (0, 1), also the accuracy on the first ``split`` share of the stream and
+    on the rest, separately (the papers' tune-on-the-prefix protocol).
+    """
+    examples, n = stream_examples(stream, n_samples, data_dir)
     examples = list(examples)  # generate the stream before the clock starts
+    n = len(examples)
     model = build(spec, n_models, seed)
     clock = [0.0]
     measured = _instrument(model, clock)
@@ -266,10 +304,14 @@ def run_one(stream: str, spec: ModelSpec, seed: int, n_models: int = 10, n_sampl
     every = max(1, n // 50)
     curve = []
     seen = 0
+    cut = int(split * n) if split else None
+    parts = (metrics.Accuracy(), metrics.Accuracy())
     start = time.perf_counter()
     for x, y in examples:
         y_pred = model.predict_one(x)
         metric.update(y, y_pred)
+        if cut is not None:
+            parts[seen >= cut].update(y, y_pred)
         model.learn_one(x, y)
         seen += 1
         if seen % every == 0:
@@ -297,6 +339,7 @@ def run_one(stream: str, spec: ModelSpec, seed: int, n_models: int = 10, n_sampl
         weak_seconds=clock[0] if measured else None,
         curve=curve,
         update_share=update_share,
+        split_accuracy=(parts[0].get(), parts[1].get()) if cut is not None else None,
     )
 
 
@@ -319,29 +362,135 @@ def grid(streams, models, gammas, seeds, osboost_gammas=(OSBOOST_GAMMA,)):
     ]
 
 
-def run_grid(runs, n_models=10, n_samples=None, jobs=1, progress=None):
-    """Run every (stream, spec, seed) in ``runs``; ``progress(result)`` after each one."""
+def tuning_grid(streams, models, gammas, n_models_list, learning_rates, seeds, split=0.8):
+    """Every configuration to try: (stream, spec, seed, n_models, split) runs."""
+    runs = []
+    for family in models:
+        ns = n_models_list[:1] if family == "HoeffdingTree" else n_models_list
+        gs = gammas if family in TAKES_GAMMA else [None]
+        lrs = learning_rates if (learning_rates and family in TAKES_LEARNING_RATE) else [None]
+        for s in streams:
+            if not runs_on(family, s):
+                continue
+            for g in gs:
+                for lr in lrs:
+                    for n in ns:
+                        runs += [(s, ModelSpec(family, g, lr), seed, n, split) for seed in seeds]
+    return runs
+
+
+def pick_tuned(results):
+    """Per (family, stream, seed): the configuration with the best prefix accuracy, and its
+    accuracy on the rest of the stream. Returns {(family, stream): [chosen RunResult, ...]}."""
+    best = {}
+    for r in results:
+        key = (r.family, r.stream, r.seed)
+        if key not in best or r.split_accuracy[0] > best[key].split_accuracy[0]:
+            best[key] = r
+    chosen = {}
+    for (family, stream, _), r in best.items():
+        chosen.setdefault((family, stream), []).append(r)
+    return chosen
+
+
+BACKENDS = ("joblib", "dask")
+
+
+def run_grid(
+    runs,
+    n_models=10,
+    n_samples=None,
+    jobs=1,
+    progress=None,
+    backend="joblib",
+    scheduler=None,
+    data_dir=None,
+):
+    """Run every (stream, spec, seed) in ``runs``; ``progress(result)`` after each one.
+
+    Runs are independent and seeded, so the backend only changes where they run, never their
+    results (returned in the order of ``runs``):
+
+    - ``"joblib"``: in this process if ``jobs <= 1``, else in ``jobs`` local worker processes;
+    - ``"dask"``: on a ``dask.distributed`` cluster: ``scheduler`` is its address (or a
+      ``Client``/cluster object); ``None`` starts a local cluster of ``jobs`` workers.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    # a run may carry its own number of learners and prefix split: (stream, spec, seed, n, split)
+    calls = [
+        (
+            *run[:3],
+            run[3] if len(run) > 3 else n_models,
+            n_samples,
+            run[4] if len(run) > 4 else None,
+            None if data_dir is None else str(data_dir),
+        )
+        for run in runs
+    ]
+    if backend == "dask":
+        finished = _run_dask(calls, jobs, scheduler)
+    elif jobs <= 1:
+        finished = (run_one(*call) for call in calls)
+    else:
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        finished = parallel(delayed(run_one)(*call) for call in calls)
     results = []
-    if jobs <= 1:
-        for stream, spec, seed in runs:
-            r = run_one(stream, spec, seed, n_models, n_samples)
-            results.append(r)
-            if progress:
-                progress(r)
-        return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [
-            pool.submit(run_one, stream, spec, seed, n_models, n_samples)
-            for stream, spec, seed in runs
-        ]
-        for future in as_completed(futures):
-            r = future.result()
-            results.append(r)
-            if progress:
-                progress(r)
-    order = {(s, spec.label, seed): i for i, (s, spec, seed) in enumerate(runs)}
-    results.sort(key=lambda r: order[(r.stream, r.model, r.seed)])
+    for r in finished:
+        results.append(r)
+        if progress:
+            progress(r)
+    order = {(c[0], c[1].label, c[2], c[3]): i for i, c in enumerate(calls)}
+    results.sort(key=lambda r: order[(r.stream, r.model, r.seed, r.n_models)])
     return results
+
+
+def check_dask(scheduler=None) -> None:
+    """Fail fast (``RuntimeError``, one line) if the dask backend cannot run: the extra is
+    missing or the scheduler at ``scheduler`` does not answer."""
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise RuntimeError(
+            "the dask backend needs dask.distributed: pip install 'river-boost[dask]'"
+        ) from exc
+    if isinstance(scheduler, str):
+        try:
+            Client(scheduler, timeout="5s").close()
+        except OSError as exc:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+
+
+def _run_dask(calls, jobs, scheduler):
+    """Yield results as a Dask cluster finishes them (``pip install river-boost[dask]``)."""
+    check_dask()
+    from distributed import Client, LocalCluster, as_completed
+
+    own_cluster = None
+    if scheduler is None:
+        own_cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True)
+        client = Client(own_cluster)
+    elif isinstance(scheduler, Client):
+        client = scheduler
+    elif isinstance(scheduler, str):
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as exc:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    else:  # a cluster object
+        client = Client(scheduler)
+    try:
+        # pure=False: identical calls are still separate runs (their results are equal anyway)
+        futures = [client.submit(run_one, *call, pure=False) for call in calls]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        if client is not scheduler:
+            client.close()
+        if own_cluster is not None:
+            own_cluster.close()
 
 
 # ----------------------------------------------------------------------------- summaries

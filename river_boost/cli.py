@@ -2,7 +2,9 @@
 
 ``river-boost bench`` compares the boosters with a single Hoeffding tree and River's own
 ensembles on streams bundled with River (nothing is downloaded), prints tables, and writes
-``results.csv``, ``results.json`` and PNG plots to ``--out``.
+``results.csv``, ``results.json`` and PNG plots to ``--out``. ``river-boost tune`` picks each
+booster's γ / number of learners / learning rate on a prefix of the stream and reports its
+accuracy on the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import pathlib
 import sys
 
 from . import __version__, bench
+from .loaders import PAPER_SETS, paper_set
+
+ALL_STREAMS = list(bench.STREAMS) + list(PAPER_SETS)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -39,13 +44,17 @@ def _csv_list(kind, choices=None):
 
 
 def _float_list(text):
-    try:
-        values = [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    values = _numbers(text)
     if not values or not all(0 < v < 1 for v in values):
         raise argparse.ArgumentTypeError(f"edges must lie in (0, 1): {text!r}")
     return values
+
+
+def _numbers(text):
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
 
 
 def _int_list(text):
@@ -65,6 +74,30 @@ def _positive_int(text):
     return value
 
 
+def _positive_int_list(text):
+    values = _int_list(text)
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
+    return values
+
+
+def _positive_float_list(text):
+    values = _numbers(text)
+    if not values or min(values) <= 0:
+        raise argparse.ArgumentTypeError(f"expected positive numbers, got {text!r}")
+    return values
+
+
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
 def make_parser():
     parser = _OneLineParser(prog="river-boost", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"river-boost {__version__}")
@@ -77,10 +110,16 @@ def make_parser():
     )
     b.add_argument(
         "--streams",
-        type=_csv_list("stream", list(bench.STREAMS)),
+        type=_csv_list("stream", ALL_STREAMS),
         default=bench.DEFAULT_STREAMS,
         help=f"comma-separated streams (default: {', '.join(bench.DEFAULT_STREAMS)}; "
-        f"all: {', '.join(bench.STREAMS)})",
+        f"all bundled: {', '.join(bench.STREAMS)}; with --data-dir: {', '.join(PAPER_SETS)})",
+    )
+    b.add_argument(
+        "--data-dir",
+        type=pathlib.Path,
+        default=None,
+        help="folder holding the papers' data sets (the layout of shared/data), to stream them",
     )
     b.add_argument(
         "--models",
@@ -107,12 +146,77 @@ def make_parser():
         "--jobs",
         type=_positive_int,
         default=min(2, os.cpu_count() or 1),
-        help="parallel processes (default: 2)",
+        help="parallel processes, or local Dask workers (default: 2)",
+    )
+    b.add_argument(
+        "--backend",
+        choices=bench.BACKENDS,
+        default="joblib",
+        help="where runs execute: local joblib processes or a Dask cluster (default: joblib)",
+    )
+    b.add_argument(
+        "--scheduler",
+        default=None,
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)",
     )
     b.add_argument(
         "--out", type=pathlib.Path, default=pathlib.Path("river-boost-results"), help="output folder"
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
+
+    t = sub.add_parser(
+        "tune",
+        help="tune γ / n_models / learning rate on a prefix, report on the rest",
+        description="The papers' protocol: every configuration runs prequentially over the "
+        "stream; the one with the best accuracy on the first --split share is chosen (per "
+        "seed) and its accuracy on the rest of the stream, where it keeps learning, is "
+        "reported.",
+    )
+    t.add_argument(
+        "--streams",
+        type=_csv_list("stream", ALL_STREAMS),
+        default=["phishing", "bananas"],
+        help=f"comma-separated streams (default: phishing,bananas; all bundled: "
+        f"{', '.join(bench.STREAMS)}; with --data-dir: {', '.join(PAPER_SETS)})",
+    )
+    t.add_argument(
+        "--data-dir", type=pathlib.Path, default=None,
+        help="folder holding the papers' data sets (the layout of shared/data)",
+    )  # fmt: skip
+    t.add_argument(
+        "--models",
+        type=_csv_list("model", list(bench.MODELS)),
+        default=["OnlineBBM", "AdaBoost.OL"],
+        help="comma-separated models (default: OnlineBBM,AdaBoost.OL)",
+    )
+    t.add_argument(
+        "--gammas", type=_float_list, default=list(bench.DEFAULT_GAMMAS),
+        help="edges to try for the models that take one (default: 0.05,0.1,0.2,0.3)",
+    )  # fmt: skip
+    t.add_argument(
+        "--n-models", type=_positive_int_list, default=[5, 10, 20],
+        help="numbers of weak learners to try (default: 5,10,20)",
+    )  # fmt: skip
+    t.add_argument(
+        "--learning-rates", type=_positive_float_list, default=None,
+        help="learning-rate constants to try for AdaBoost.OL/OLM (default: their own)",
+    )  # fmt: skip
+    t.add_argument(
+        "--split", type=_fraction, default=0.8, help="share of the stream to tune on (default: 0.8)"
+    )
+    t.add_argument("--seeds", type=_int_list, default=[42], help="model seeds (default: 42)")
+    t.add_argument(
+        "--n-samples", type=_positive_int, default=None, help="cap on examples per stream"
+    )
+    t.add_argument(
+        "--jobs", type=_positive_int, default=min(2, os.cpu_count() or 1),
+        help="parallel processes, or local Dask workers (default: 2)",
+    )  # fmt: skip
+    t.add_argument("--backend", choices=bench.BACKENDS, default="joblib")
+    t.add_argument("--scheduler", default=None, help="Dask scheduler address")
+    t.add_argument(
+        "--out", type=pathlib.Path, default=pathlib.Path("river-boost-tune"), help="output folder"
+    )
     return parser
 
 
@@ -199,6 +303,19 @@ def _plot(results, rows, streams, out: pathlib.Path):
     return paths
 
 
+def _check_streams(streams, data_dir) -> None:
+    """Fail before any run if a data set is requested without --data-dir or cannot be read."""
+    for name in streams:
+        if name in bench.STREAMS:
+            continue
+        if data_dir is None:
+            raise ValueError(f"stream {name!r} is one of the papers' data sets: give --data-dir")
+        try:
+            next(iter(paper_set(name, data_dir)))
+        except StopIteration:
+            raise ValueError(f"data set {name!r} under {data_dir} is empty") from None
+
+
 def _check_writable(out: pathlib.Path) -> None:
     """Fail before minutes of runs, not after, if results cannot be written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -210,7 +327,10 @@ def _check_writable(out: pathlib.Path) -> None:
 def cmd_bench(args):
     from tqdm.auto import tqdm
 
+    _check_streams(args.streams, args.data_dir)
     _check_writable(args.out)
+    if args.backend == "dask":
+        bench.check_dask(args.scheduler)
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
     with tqdm(total=len(runs), desc="bench", unit="run", dynamic_ncols=True) as bar:
 
@@ -218,7 +338,10 @@ def cmd_bench(args):
             bar.set_postfix_str(f"{r.stream} · {r.model} · {100 * r.accuracy:.2f}%")
             bar.update()
 
-        results = bench.run_grid(runs, args.n_models, args.n_samples, args.jobs, progress)
+        results = bench.run_grid(
+            runs, args.n_models, args.n_samples, args.jobs, progress, args.backend,
+            args.scheduler, args.data_dir,
+        )  # fmt: skip
     rows = bench.summarize(results)
     streams = args.streams
     print(f"\nPrequential accuracy (%), {args.n_models} weak learners, seeds {args.seeds}")
@@ -240,15 +363,64 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_tune(args):
+    from tqdm.auto import tqdm
+
+    _check_streams(args.streams, args.data_dir)
+    _check_writable(args.out)
+    if args.backend == "dask":
+        bench.check_dask(args.scheduler)
+    runs = bench.tuning_grid(
+        args.streams, args.models, args.gammas, args.n_models, args.learning_rates, args.seeds,
+        args.split,
+    )  # fmt: skip
+    with tqdm(total=len(runs), desc="tune", unit="run", dynamic_ncols=True) as bar:
+        results = bench.run_grid(
+            runs, n_samples=args.n_samples, jobs=args.jobs, progress=lambda r: bar.update(),
+            backend=args.backend, scheduler=args.scheduler, data_dir=args.data_dir,
+        )  # fmt: skip
+    chosen = bench.pick_tuned(results)
+    share = f"{100 * args.split:g}%"
+    print(f"\nTuned on the first {share} of each stream (prequential accuracy), reported on "
+          f"the rest; seeds {args.seeds}")  # fmt: skip
+    print("| model | stream | chosen (per seed) | tuning accuracy | held-out accuracy |")
+    print("| --- | --- | --- | --- | --- |")
+    summary = []
+    for (family, stream), rs in chosen.items():
+        configs = ", ".join(
+            r.model if family == "HoeffdingTree" else f"{r.model} N={r.n_models}" for r in rs
+        )
+        tune_acc = sum(r.split_accuracy[0] for r in rs) / len(rs)
+        held = [r.split_accuracy[1] for r in rs]
+        mean = sum(held) / len(held)
+        std = (sum((h - mean) ** 2 for h in held) / (len(held) - 1)) ** 0.5 if len(held) > 1 else 0
+        print(f"| {family} | {stream} | {configs} | {100 * tune_acc:.2f} | "
+              f"{100 * mean:.2f} ± {100 * std:.2f} |")  # fmt: skip
+        summary.append({
+            "family": family, "stream": stream, "chosen": [(r.model, r.n_models) for r in rs],
+            "tuning_accuracy": tune_acc, "held_out_accuracy": held,
+        })  # fmt: skip
+    with open(args.out / "tune.json", "w") as f:
+        json.dump({
+            "chosen": summary,
+            "runs": [{"stream": r.stream, "model": r.model, "n_models": r.n_models,
+                      "seed": r.seed, "split_accuracy": r.split_accuracy} for r in results],
+        }, f, indent=1)  # fmt: skip
+    print(f"\nwrote {args.out / 'tune.json'}")
+    return 0
+
+
 def main(argv=None):
     args = make_parser().parse_args(argv)
     try:
         if args.command == "bench":
             return cmd_bench(args)
+        if args.command == "tune":
+            return cmd_tune(args)
     except KeyboardInterrupt:
         print("river-boost: interrupted", file=sys.stderr)
         return 130
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RuntimeError) as e:
         print(f"river-boost: error: {e}", file=sys.stderr)
         return 1
     return 2

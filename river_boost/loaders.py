@@ -12,7 +12,7 @@ import pathlib
 
 from river import stream as river_stream
 
-__all__ = ["iter_arff", "iter_csv", "iter_svmlight", "read_arff_header"]
+__all__ = ["iter_arff", "iter_csv", "iter_svmlight", "read_arff_header", "paper_set", "PAPER_SETS"]
 
 NUMERIC = ("numeric", "real", "integer")
 
@@ -63,7 +63,8 @@ def _split_attribute(line: str):
 
 def read_arff_header(path) -> list:
     """The attributes of an ARFF file, as ``(name, kind, nominal values or None)``."""
-    attrs, _ = _read_header(open(path, encoding="utf-8", errors="replace"), path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        attrs, _ = _read_header(f, path)
     return [(a.name, a.kind, a.values) for a in attrs]
 
 
@@ -79,6 +80,8 @@ def _read_header(f, path):
             except (ValueError, IndexError) as e:
                 raise ValueError(f"{path}:{lineno}: bad @attribute line: {e}") from None
         elif low.startswith("@data"):
+            if not attrs:
+                raise ValueError(f"{path}:{lineno}: @data before any @attribute")
             return attrs, lineno
     raise ValueError(f"{path}: no @data section")
 
@@ -173,3 +176,69 @@ def iter_svmlight(path, dense_features: int | None = None):
         if dense_features:
             x = {str(j): x.get(str(j), 0.0) for j in range(1, dense_features + 1)}
         yield x, y
+
+
+# ----------------------------------------------------------------------------- the papers' sets
+
+
+def _first(folder: pathlib.Path, pattern: str) -> pathlib.Path:
+    found = sorted(folder.glob(pattern))
+    if not found:
+        raise FileNotFoundError(f"no {pattern} file in {folder}")
+    return found[0]
+
+
+def _a9a(folder: pathlib.Path):
+    for name in ("a9a", "a9a.t"):
+        path = folder / name
+        if not path.exists():
+            raise FileNotFoundError(f"{path} not found")
+        for x, y in iter_svmlight(path, dense_features=123):
+            yield x, y > 0
+
+
+def _letter(folder: pathlib.Path):
+    path = _first(folder, "*.data")
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue  # the file ends with a blank line
+            label, *values = line.strip().split(",")
+            try:
+                yield {f"x{i}": float(v) for i, v in enumerate(values, start=1)}, label
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: not a number in {line.strip()!r}") from None
+
+
+def _arff(folder: pathlib.Path):
+    yield from iter_arff(_first(folder, "*.arff"))
+
+
+def _mice(folder: pathlib.Path):
+    # MouseID identifies the row; Genotype, Treatment and Behavior together encode the class.
+    drop = ("MouseID", "Genotype", "Treatment", "Behavior")
+    yield from iter_csv(_first(folder, "*.csv"), target="class", drop=drop)
+
+
+# name -> (task, reader of the set's folder, number of rows); rows in file order
+PAPER_SETS = {
+    "a9a": ("binary", _a9a, 48_842),
+    "letter": ("multiclass", _letter, 20_000),
+    "balance_scale": ("multiclass", _arff, 625),
+    "car": ("multiclass", _arff, 1_728),
+    "mushroom": ("multiclass", _arff, 8_124),
+    "nursery": ("multiclass", _arff, 12_960),
+    "mice_protein": ("multiclass", _mice, 1_080),
+}
+
+
+def paper_set(name: str, data_dir) -> object:
+    """Stream one of the papers' binary / multiclass sets from ``data_dir/<name>/`` (the layout
+    of ``shared/data``, see its MANIFEST). Raises ``KeyError`` for an unknown name and
+    ``FileNotFoundError`` when the files are absent."""
+    if name not in PAPER_SETS:
+        raise KeyError(f"unknown data set {name!r}; known: {', '.join(PAPER_SETS)}")
+    folder = pathlib.Path(data_dir) / name
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} not found (expected the folder of data set {name!r})")
+    return PAPER_SETS[name][1](folder)

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from river_boost import bench, cli
+from river_boost import bench, cli, loaders
+
+from .helpers import SHARED_DATA
 
 SMALL = ["--streams", "phishing,sea", "--models", "HoeffdingTree,River.AdaBoost,AdaBoost.OL,OnlineBBM",
          "--gammas", "0.1,0.3", "--n-models", "3", "--n-samples", "150"]  # fmt: skip
@@ -74,3 +76,112 @@ def test_unwritable_output_is_a_one_line_error(tmp_path, capsys):
     code = cli.main(["bench", *SMALL, "--jobs", "1", "--no-plot", "--out", str(blocker / "sub")])
     assert code == 1
     assert capsys.readouterr().err.strip().startswith("river-boost: error:")
+
+
+def test_joblib_and_dask_backends_give_the_serial_results():
+    """Same seeds, same metrics, wherever the runs execute (a Dask LocalCluster here)."""
+    distributed = pytest.importorskip("distributed")
+    runs = bench.grid(["phishing", "sea"], ["AdaBoost.OL", "OnlineBBM", "HoeffdingTree"], [0.2], [1, 2])
+    serial = bench.run_grid(runs, n_models=3, n_samples=150, jobs=1)
+    joblib_runs = bench.run_grid(runs, n_models=3, n_samples=150, jobs=2, backend="joblib")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
+        seen = []
+        dask_runs = bench.run_grid(
+            runs, n_models=3, n_samples=150, backend="dask", scheduler=cluster.scheduler_address,
+            progress=seen.append,
+        )  # fmt: skip
+    key = lambda r: (r.stream, r.model, r.seed, r.accuracy, r.curve)  # noqa: E731
+    assert [key(r) for r in serial] == [key(r) for r in joblib_runs] == [key(r) for r in dask_runs]
+    assert len(seen) == len(runs)
+
+
+def test_unreachable_dask_scheduler_is_a_one_line_error(capsys):
+    pytest.importorskip("distributed")
+    code = cli.main(["bench", *SMALL, "--no-plot", "--backend", "dask",
+                     "--scheduler", "tcp://127.0.0.1:1"])  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("river-boost: error:") and "\n" not in err
+
+
+def test_split_accuracies_add_up_to_the_prequential_accuracy():
+    r = bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, 500, split=0.8)
+    prefix, suffix = r.split_accuracy
+    assert r.accuracy == pytest.approx(0.8 * prefix + 0.2 * suffix)
+    assert bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, 100).split_accuracy is None
+
+
+def test_tune_picks_the_best_prefix_configuration_and_reports_the_rest(tmp_path, capsys):
+    out = tmp_path / "tune"
+    argv = ["tune", "--streams", "phishing", "--models", "OnlineBBM,AdaBoost.OL",
+            "--gammas", "0.1,0.3", "--n-models", "2,4", "--learning-rates", "2,4",
+            "--seeds", "1,2", "--n-samples", "200", "--jobs", "1", "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert "held-out accuracy" in capsys.readouterr().out
+    data = json.loads((out / "tune.json").read_text())
+    assert len(data["runs"]) == 2 * (2 * 2 + 2 * 2)  # seeds x (γ x N + lr x N)
+    for chosen in data["chosen"]:
+        for seed, (model, n), held in zip((1, 2), chosen["chosen"], chosen["held_out_accuracy"]):
+            cands = [r for r in data["runs"] if r["seed"] == seed and r["model"].startswith(chosen["family"] + "(")]
+            best = max(r["split_accuracy"][0] for r in cands)
+            pick = next(r for r in cands if r["model"] == model and r["n_models"] == n)
+            assert pick["split_accuracy"][0] == best and pick["split_accuracy"][1] == held
+
+
+@pytest.mark.parametrize("argv", [["tune", "--split", "1.5"], ["tune", "--n-models", "0"],
+                                  ["tune", "--learning-rates", "-1"], ["tune", "--streams", "x"]])
+def test_tune_bad_options_give_one_line(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().startswith("river-boost: error:")
+
+
+CAR_ARFF = """@relation car
+@attribute buying {vhigh,high,med,low}
+@attribute safety {low,med,high}
+@attribute class {unacc,acc,good}
+@data
+""" + "".join(f"{b},{s},{c}\n" for b, s, c in [
+    ("vhigh", "low", "unacc"), ("low", "high", "good"), ("med", "med", "acc"),
+    ("high", "low", "unacc"), ("low", "med", "acc"), ("med", "high", "good"),
+] * 10)  # fmt: skip
+
+
+def test_data_dir_streams_the_papers_sets(tmp_path, capsys):
+    (tmp_path / "car").mkdir()
+    (tmp_path / "car" / "car.arff").write_text(CAR_ARFF)
+    out = tmp_path / "res"
+    argv = ["bench", "--streams", "car", "--models", "HoeffdingTree,AdaBoost.OLM,OnlineMBBM",
+            "--gammas", "0.1", "--n-models", "2", "--jobs", "1", "--no-plot",
+            "--data-dir", str(tmp_path), "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+    runs = json.loads((out / "results.json").read_text())["runs"]
+    assert {r["model"] for r in runs} == {"HoeffdingTree", "AdaBoost.OLM", "OnlineMBBM(γ=0.1)"}
+    assert all(r["n_samples"] == 60 for r in runs)
+
+
+@pytest.mark.parametrize("content", ["@relation x\n@data\n1,2\n", "not an arff file\n"])
+def test_unreadable_data_file_is_a_one_line_error(tmp_path, capsys, content):
+    (tmp_path / "car").mkdir()
+    (tmp_path / "car" / "car.arff").write_text(content)
+    code = cli.main(["bench", "--streams", "car", "--data-dir", str(tmp_path), "--out",
+                     str(tmp_path / "res")])  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("river-boost: error:") and "\n" not in err
+
+
+def test_papers_sets_need_a_data_dir(capsys):
+    assert cli.main(["bench", "--streams", "nursery"]) == 1
+    assert "--data-dir" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared data absent")
+@pytest.mark.parametrize("name", sorted(loaders.PAPER_SETS))
+def test_every_papers_set_loads(name):
+    task, _, rows = loaders.PAPER_SETS[name]
+    examples = list(loaders.paper_set(name, SHARED_DATA))
+    assert len(examples) == rows
+    labels = {y for _, y in examples}
+    assert (labels == {False, True}) if task == "binary" else len(labels) >= 2

@@ -131,3 +131,10 @@ def test_shared_mice_protein_loads():
     rows = list(loaders.iter_csv(path, target="class", drop=drop))
     assert len(rows) == 1080 and len({y for _, y in rows}) == 8
     assert all(isinstance(v, float) for x, _ in itertools.islice(rows, 50) for v in x.values())
+
+
+def test_arff_without_attributes_is_a_clear_error(tmp_path):
+    path = tmp_path / "empty.arff"
+    path.write_text("@relation x\n@data\n1,2\n")
+    with pytest.raises(ValueError, match="@data before any @attribute"):
+        list(loaders.iter_arff(path))

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from river import ensemble, forest, metrics, tree
 from river.datasets import Bananas, ImageSegments, Phishing, synth
 
-from . import binary, loaders, martingale, multiclass
+from . import anchors, binary, loaders, martingale, multiclass
 
 __all__ = [
     "STREAMS",
@@ -129,6 +129,9 @@ MODELS: dict[str, Callable] = {
     ),
 }
 DEFAULT_MODELS = list(MODELS)
+# Outside anchors (Vowpal Wabbit, MOA via capymoa), run only where their library is installed.
+MODELS.update({name: factory for name, (_, factory) in anchors.ANCHORS.items()})
+DEFAULT_MODELS += [name for name, (lib, _) in anchors.ANCHORS.items() if anchors.available(lib)]
 # Which tasks each model family runs on (River's ensembles and the tree do both).
 TASKS = {
     "OnlineBBM": {"binary"},
@@ -138,6 +141,7 @@ TASKS = {
     "NHBoostDT": {"binary"},
     "SquintBoost": {"binary"},
     "MartingaleBooster": {"binary"},
+    **{name: {"binary"} for name in anchors.ANCHORS},
     "AdaBoost.OLM": {"multiclass"},
     "OnlineMBBM": {"multiclass"},
 }
@@ -167,6 +171,17 @@ TASKS.update({name: TASKS[name.split("[")[0]] for name in ABLATIONS})
 TAKES_GAMMA = {
     "OnlineBBM", "OSBoost", "OnlineMBBM", "OnlineBBM[no-diversify]", "OnlineBBM[min_weight=0]"
 }  # fmt: skip
+
+
+def usable_models(models):
+    """``models`` without the anchors whose library is missing, and a notice for each."""
+    keep, notices = [], []
+    for name in models:
+        if name in anchors.ANCHORS and not anchors.available(anchors.ANCHORS[name][0]):
+            notices.append(anchors.missing_notice(name))
+        else:
+            keep.append(name)
+    return keep, notices
 
 
 def runs_on(family: str, stream: str) -> bool:

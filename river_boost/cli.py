@@ -126,7 +126,8 @@ def make_parser():
         type=_csv_list("model", list(bench.MODELS)),
         default=bench.DEFAULT_MODELS,
         help=f"comma-separated models (default: {', '.join(bench.DEFAULT_MODELS)}; "
-        f"ablations: {', '.join(bench.ABLATIONS)})",
+        f"ablations: {', '.join(bench.ABLATIONS)}; outside anchors, when installed: "
+        f"{', '.join(bench.anchors.ANCHORS)})",
     )
     b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
     b.add_argument(
@@ -331,6 +332,9 @@ def cmd_bench(args):
     _check_writable(args.out)
     if args.backend == "dask":
         bench.check_dask(args.scheduler)
+    args.models, notices = bench.usable_models(args.models)
+    for notice in notices:
+        print(f"river-boost: {notice}", file=sys.stderr)
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
     with tqdm(total=len(runs), desc="bench", unit="run", dynamic_ncols=True) as bar:
 

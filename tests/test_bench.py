@@ -185,3 +185,25 @@ def test_every_papers_set_loads(name):
     assert len(examples) == rows
     labels = {y for _, y in examples}
     assert (labels == {False, True}) if task == "binary" else len(labels) >= 2
+
+
+def test_missing_anchor_libraries_are_skipped_with_a_notice(tmp_path, capsys, monkeypatch):
+    from river_boost import anchors
+
+    monkeypatch.setattr(anchors, "available", lambda library: False)
+    argv = ["bench", "--streams", "phishing", "--models", "HoeffdingTree,VW.BBM,MOA.OzaBoost",
+            "--n-samples", "100", "--jobs", "1", "--no-plot", "--out", str(tmp_path)]  # fmt: skip
+    assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "skipping VW.BBM: pip install vowpalwabbit" in captured.err
+    assert "skipping MOA.OzaBoost: pip install capymoa" in captured.err
+    runs = json.loads((tmp_path / "results.json").read_text())["runs"]
+    assert [r["model"] for r in runs] == ["HoeffdingTree"]
+
+
+@pytest.mark.parametrize("name, library", [("VW.BBM", "vowpalwabbit"), ("VW.adaptive", "vowpalwabbit"),
+                                           ("MOA.OzaBoost", "capymoa")])  # fmt: skip
+def test_installed_anchors_run_like_river_models(name, library):
+    pytest.importorskip(library)
+    r = bench.run_one("phishing", bench.ModelSpec(name), seed=1, n_models=5)
+    assert r.accuracy > 0.8

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from . import core, potentials
+from . import core, metrics, potentials
 from .binary import AdaBoostOL, NHBoostDT, OnlineBBM, OSBoost, PotentialBooster, SquintBoost
 from .martingale import MartingaleBooster
+from .multilabel import AdaOLMR, OnlineBMR
 from .multiclass import AdaBoostOLM, OnlineMBBM
 
 __version__ = "0.1.0"
@@ -12,14 +13,17 @@ __version__ = "0.1.0"
 __all__ = [
     "AdaBoostOL",
     "AdaBoostOLM",
+    "AdaOLMR",
     "MartingaleBooster",
     "NHBoostDT",
     "OnlineBBM",
+    "OnlineBMR",
     "OnlineMBBM",
     "OSBoost",
     "PotentialBooster",
     "SquintBoost",
     "core",
+    "metrics",
     "potentials",
     "__version__",
 ]

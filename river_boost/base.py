@@ -20,8 +20,9 @@ class Booster(base.Estimator):
     """
 
     def _init_booster(
-        self, model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-    ):
+        self, model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+        default=default_model,
+    ):  # fmt: skip
         self.model = model
         self.n_models = n_models
         self.weighting = weighting
@@ -31,7 +32,7 @@ class Booster(base.Estimator):
         self.seed = seed
         self._rng = random.Random(seed)
         self._pool = WeakLearnerPool(
-            model=model if model is not None else default_model(),
+            model=model if model is not None else default(),
             n_models=n_models,
             weighting=weighting,
             diversify=diversify,

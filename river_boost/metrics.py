@@ -1,0 +1,192 @@
+"""Label-ranking metrics for multi-label streams, as River metrics, and an evaluation helper.
+
+River's multi-label metrics judge label *sets*; these judge the *ranking* a model gives the
+labels. Each metric's ``update(y_true, y_pred)`` takes the true labels as ``{label: bool}``
+and the prediction as label scores ``{label: float}`` (higher ranks first) or as
+``predict_proba_one``'s ``{label: {False: p0, True: p1}}`` (ranked by ``p1``). Labels missing
+from ``y_true`` are irrelevant; labels missing from ``y_pred`` score ``-inf``.
+
+Rows with no relevant label (and, for the rank loss, rows where every label is relevant)
+have no defined value: they are skipped and counted in ``n_skipped``.
+
+"""
+
+from __future__ import annotations
+
+import math
+
+from river import base, metrics
+
+__all__ = ["RankLoss", "OneError", "Coverage", "AveragePrecision", "evaluate_ranking"]
+
+
+def _scores(y_pred) -> dict:
+    out = {}
+    for label, v in y_pred.items():
+        out[label] = float(v.get(True, 0.0)) if isinstance(v, dict) else float(v)
+    return out
+
+
+class RankingMetric(metrics.base.Metric):
+    """Mean of a per-row ranking measure over the rows where it is defined."""
+
+    def __init__(self):
+        self._sum = 0.0
+        self._n = 0.0
+        self.n_skipped = 0
+
+    def _row(self, relevant: set, scores: dict) -> float | None:
+        raise NotImplementedError
+
+    def _prepare(self, y_true, y_pred):
+        scores = _scores(y_pred)
+        labels = set(scores) | set(y_true)
+        scores = {label: scores.get(label, -math.inf) for label in labels}
+        relevant = {label for label, v in y_true.items() if v}
+        return relevant, scores
+
+    def update(self, y_true, y_pred, w=1.0):
+        value = self._row(*self._prepare(y_true, y_pred))
+        if value is None:
+            self.n_skipped += 1
+            return
+        self._sum += w * value
+        self._n += w
+
+    def revert(self, y_true, y_pred, w=1.0):
+        value = self._row(*self._prepare(y_true, y_pred))
+        if value is None:
+            self.n_skipped -= 1
+            return
+        self._sum -= w * value
+        self._n -= w
+
+    def get(self):
+        return self._sum / self._n if self._n else 0.0
+
+    def works_with(self, model) -> bool:
+        return isinstance(model, base.MultiLabelClassifier)
+
+    @property
+    def requires_labels(self):
+        return False
+
+    def __repr__(self):
+        return f"{type(self).__name__}: {self.get():.4f}"
+
+
+class RankLoss(RankingMetric):
+    """Share of (relevant, irrelevant) label pairs ranked the wrong way round, ties counting
+    1/2, normalised by ``|Y| * |Y^c|`` (Jung & Tewari 2018). Lower is better.
+
+    >>> metric = RankLoss()
+    >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 2.0})
+    >>> metric
+    RankLoss: 0.2500
+
+    """
+
+    bigger_is_better = False
+
+    def _row(self, relevant, scores):
+        irrelevant = [label for label in scores if label not in relevant]
+        if not relevant or not irrelevant:
+            return None
+        bad = 0.0
+        for l in relevant:
+            for r in irrelevant:
+                bad += 1.0 if scores[l] < scores[r] else 0.5 if scores[l] == scores[r] else 0.0
+        return bad / (len(relevant) * len(irrelevant))
+
+
+class OneError(RankingMetric):
+    """Whether the top-ranked label is irrelevant (ties at the top: the irrelevant share among
+    them). Lower is better.
+
+    >>> metric = OneError()
+    >>> metric.update({"a": False, "b": True}, {"a": 0.9, "b": 0.1})
+    >>> metric
+    OneError: 1.0000
+
+    """
+
+    bigger_is_better = False
+
+    def _row(self, relevant, scores):
+        if not relevant:
+            return None
+        top = max(scores.values())
+        tied = [label for label, v in scores.items() if v == top]
+        return sum(label not in relevant for label in tied) / len(tied)
+
+
+def _rank(scores: dict, label) -> int:
+    """1-based rank of ``label``, ties counted pessimistically (all tied labels before it)."""
+    return sum(v >= scores[label] for v in scores.values())
+
+
+class Coverage(RankingMetric):
+    """How many steps down the ranking are needed to cover every relevant label (rank of the
+    lowest-ranked relevant label, minus 1; ties pessimistic). Lower is better.
+
+    >>> metric = Coverage()
+    >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})
+    >>> metric
+    Coverage: 2.0000
+
+    """
+
+    bigger_is_better = False
+
+    def _row(self, relevant, scores):
+        if not relevant:
+            return None
+        return float(max(_rank(scores, label) for label in relevant) - 1)
+
+
+class AveragePrecision(RankingMetric):
+    """Mean over relevant labels ``l`` of the share of relevant labels ranked at or above
+    ``l`` (ties pessimistic). Higher is better.
+
+    >>> metric = AveragePrecision()
+    >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})
+    >>> metric
+    AveragePrecision: 0.8333
+
+    """
+
+    bigger_is_better = True
+
+    def _row(self, relevant, scores):
+        if not relevant:
+            return None
+        total = 0.0
+        for label in relevant:
+            rank = _rank(scores, label)
+            above = sum(_rank(scores, other) <= rank for other in relevant)
+            total += above / rank
+        return total / len(relevant)
+
+
+def evaluate_ranking(dataset, model, metric, *, train=None, print_every=0):
+    """Feed ``model``'s label scores to ranking metrics, in the spirit of
+    ``river.evaluate.progressive_val_score``.
+
+    ``train`` (optional) is learned first without scoring (the papers' train split); then, for
+    each ``(x, y)`` of ``dataset``, the model scores the labels, the metrics are updated, and the
+    model learns ``(x, y)``. Scores come from ``model.score_one(x)`` when the model has it, else
+    from ``predict_proba_one``'s True probabilities. ``metric`` is one metric or a list;
+    returns it (them).
+    """
+    metrics_ = metric if isinstance(metric, (list, tuple)) else [metric]
+    for x, y in train or ():
+        model.learn_one(x, y)
+    score = getattr(model, "score_one", None) or model.predict_proba_one
+    for t, (x, y) in enumerate(dataset, start=1):
+        y_pred = score(x)
+        for m in metrics_:
+            m.update(y, y_pred)
+        model.learn_one(x, y)
+        if print_every and t % print_every == 0:
+            print(f"[{t:,d}] " + " – ".join(repr(m) for m in metrics_))
+    return metric

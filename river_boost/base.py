@@ -20,9 +20,8 @@ class Booster(base.Estimator):
     """
 
     def _init_booster(
-        self, model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
-        default=default_model,
-    ):  # fmt: skip
+        self, model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    ):
         self.model = model
         self.n_models = n_models
         self.weighting = weighting
@@ -32,7 +31,7 @@ class Booster(base.Estimator):
         self.seed = seed
         self._rng = random.Random(seed)
         self._pool = WeakLearnerPool(
-            model=model if model is not None else default(),
+            model=model if model is not None else default_model(),
             n_models=n_models,
             weighting=weighting,
             diversify=diversify,

@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import pytest
-from river import base, checks, datasets
+from river import base, checks, datasets, tree
 
 import river_boost as rb
 from river_boost.metrics import AveragePrecision, Coverage, OneError, RankLoss, evaluate_ranking
@@ -24,6 +24,11 @@ datasets.Music = datasets.Yeast
 
 def yeast(n):
     return list(itertools.islice(datasets.Yeast(), n))
+
+
+def fast_tree():
+    """Majority-class leaves: cheap on Yeast's 103 features (these tests check mechanics)."""
+    return tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
 
 
 # ----------------------------------------------------------------------------- metrics by hand
@@ -126,7 +131,7 @@ def test_seeds_and_pickling_mid_stream(cls, params):
 
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_probabilities_order_labels_as_the_scores_and_predict_a_sensible_set(cls):
-    model = cls(n_models=4, seed=0)
+    model = cls(model=fast_tree(), n_models=4, seed=0)
     stream = yeast(400)
     for x, y in stream[:300]:
         model.learn_one(x, y)
@@ -231,7 +236,7 @@ def test_with_one_relevant_label_of_two_ada_olmr_is_adaboost_olm():
 
 
 def test_evaluate_ranking_train_then_test_while_learning():
-    model = rb.AdaOLMR(n_models=3, seed=1)
+    model = rb.AdaOLMR(model=fast_tree(), n_models=3, seed=1)
     stream = yeast(300)
     metrics_ = evaluate_ranking(stream[200:], model, [RankLoss(), OneError()], train=stream[:200])
     assert model.n_seen == 300

@@ -348,7 +348,8 @@ def cmd_bench(args):
         )  # fmt: skip
     rows = bench.summarize(results)
     streams = args.streams
-    print(f"\nPrequential accuracy (%), {args.n_models} weak learners, seeds {args.seeds}")
+    print(f"\nPrequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
+          f"{args.n_models} weak learners, seeds {args.seeds}")  # fmt: skip
     print(bench.format_table(rows, streams, "accuracy"))
     print("\nThroughput (examples/s, median over seeds)")
     print(bench.format_table(rows, streams, "throughput"))
@@ -357,7 +358,7 @@ def cmd_bench(args):
         print(bench.format_table(rows, streams, "speed"))
     print("\nBooster overhead: share of time outside the weak learners' learn/predict")
     print(bench.format_table(rows, streams, "overhead"))
-    print("\nWeak-learner updates: share of (example, learner) pairs that updated a learner")
+    print("\nWeak-learner updates per (example, learner) pair (multi-label: one per relevant label)")
     print(bench.format_table(rows, streams, "updates"))
     _write_outputs(results, rows, args.out)
     written = [args.out / "results.csv", args.out / "results.json"]

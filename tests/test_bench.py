@@ -207,3 +207,14 @@ def test_installed_anchors_run_like_river_models(name, library):
     pytest.importorskip(library)
     r = bench.run_one("phishing", bench.ModelSpec(name), seed=1, n_models=5)
     assert r.accuracy > 0.8
+
+
+def test_multilabel_stream_runs_its_own_models_and_reports_one_minus_rank_loss():
+    runs = bench.grid(["yeast"], ["HoeffdingTree", "River.ClassifierChain", "AdaOLMR", "OnlineBMR"],
+                      [0.1], [1])  # fmt: skip
+    assert [spec.label for _, spec, _ in runs] == ["River.ClassifierChain", "AdaOLMR", "OnlineBMR(γ=0.1)"]
+    results = bench.run_grid(runs, n_models=2, n_samples=60)
+    for r in results:
+        assert 0.0 < r.accuracy <= 1.0  # 1 - mean rank loss
+    booster = next(r for r in results if r.model == "AdaOLMR")
+    assert booster.update_share > 1.0  # one update per relevant label

@@ -19,6 +19,8 @@ import re
 
 from river import base
 
+from .potentials import logistic_weight
+
 __all__ = ["ANCHORS", "available", "missing_notice", "VWBoostingClassifier", "MOAClassifier"]
 
 _UNSAFE = re.compile(r"[\s|:]")
@@ -26,13 +28,6 @@ _UNSAFE = re.compile(r"[\s|:]")
 
 def available(library: str) -> bool:
     return importlib.util.find_spec(library) is not None
-
-
-def _sigmoid(z: float) -> float:
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
 
 
 class VWBoostingClassifier(base.Classifier):
@@ -88,7 +83,7 @@ class VWBoostingClassifier(base.Classifier):
         self._workspace().learn(f"{1 if y else -1} | {self._features(x)}")
 
     def predict_proba_one(self, x, **kwargs):
-        p = _sigmoid(self._workspace().predict(f"| {self._features(x)}"))
+        p = logistic_weight(-self._workspace().predict(f"| {self._features(x)}"))  # sigmoid
         return {False: 1.0 - p, True: p}
 
     def __getstate__(self):  # VW workspaces do not pickle; a copy starts afresh

@@ -15,9 +15,7 @@ import copy
 import math
 import random
 
-from river import base
-
-from river import tree
+from river import base, tree
 
 from .core import (
     accepts_sample_weight,
@@ -25,6 +23,7 @@ from .core import (
     check_sample_weight,
     clean_features,
 )
+from .potentials import logistic_weight
 
 __all__ = ["MartingaleBooster", "freezing_threshold", "round_to_grid", "balance", "node_model"]
 
@@ -420,7 +419,7 @@ class MartingaleBooster(base.Classifier):
 
     def _fit_platt(self, score: float, y: bool, w: float) -> None:
         a, b = self._platt
-        p = _sigmoid(a * score + b)
+        p = logistic_weight(-(a * score + b))
         grads = ((p - y) * score * w, (p - y) * w)
         for i, g in enumerate(grads):
             self._platt_g2[i] += g * g
@@ -433,7 +432,7 @@ class MartingaleBooster(base.Classifier):
             p_true = sum(p * (1.0 if b > 0 else 0.5 if b == 0 else 0.0) for b, p in final)
         else:
             a, b = self._platt
-            p_true = _sigmoid(a * sum(pos * p for pos, p in final) + b)
+            p_true = logistic_weight(-(a * sum(pos * p for pos, p in final) + b))
         p_true = min(1.0, max(0.0, p_true))
         return {False: 1.0 - p_true, True: p_true}
 
@@ -468,10 +467,3 @@ class MartingaleBooster(base.Classifier):
             }
             for level in self._levels
         ]
-
-
-def _sigmoid(z: float) -> float:
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)

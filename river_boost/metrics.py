@@ -160,11 +160,10 @@ class AveragePrecision(RankingMetric):
     def _row(self, relevant, scores):
         if not relevant:
             return None
+        ranks = {label: _rank(scores, label) for label in relevant}
         total = 0.0
-        for label in relevant:
-            rank = _rank(scores, label)
-            above = sum(_rank(scores, other) <= rank for other in relevant)
-            total += above / rank
+        for rank in ranks.values():
+            total += sum(r <= rank for r in ranks.values()) / rank
         return total / len(relevant)
 
 

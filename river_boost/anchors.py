@@ -19,7 +19,7 @@ import re
 
 from river import base
 
-from .potentials import logistic_weight
+from .potentials import sigmoid
 
 __all__ = ["ANCHORS", "available", "missing_notice", "VWBoostingClassifier", "MOAClassifier"]
 
@@ -83,7 +83,7 @@ class VWBoostingClassifier(base.Classifier):
         self._workspace().learn(f"{1 if y else -1} | {self._features(x)}")
 
     def predict_proba_one(self, x, **kwargs):
-        p = logistic_weight(-self._workspace().predict(f"| {self._features(x)}"))  # sigmoid
+        p = sigmoid(self._workspace().predict(f"| {self._features(x)}"))
         return {False: 1.0 - p, True: p}
 
     def __getstate__(self):  # VW workspaces do not pickle; a copy starts afresh

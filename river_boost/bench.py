@@ -25,6 +25,7 @@ from river import ensemble, forest, metrics, multioutput, tree
 from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 
 from . import anchors, binary, loaders, martingale, multiclass, multilabel
+from .base import Booster
 from .metrics import RankLoss
 
 __all__ = [
@@ -264,9 +265,7 @@ class _TimedTemplate:
 
 def _instrument(model, clock: list) -> bool:
     """Wrap the weak learners of ``model`` in timing proxies; False if they are not reachable."""
-    if isinstance(
-        model, (binary.BinaryBooster, multiclass.MulticlassBooster, multilabel.RankingBooster)
-    ):
+    if isinstance(model, Booster):
         members = model._pool.models
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         members = model.data
@@ -376,9 +375,7 @@ def run_one(
     update_share = None
     if isinstance(model, martingale.MartingaleBooster) and seen:
         update_share = sum(model._level_seen) / (seen * model.n_levels)
-    elif isinstance(
-        model, (binary.BinaryBooster, multiclass.MulticlassBooster, multilabel.RankingBooster)
-    ) and seen:
+    elif isinstance(model, Booster) and seen:
         update_share = sum(model.learner_updates) / (seen * model.n_models)
     return RunResult(
         stream=stream,

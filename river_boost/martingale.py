@@ -23,7 +23,7 @@ from .core import (
     check_sample_weight,
     clean_features,
 )
-from .potentials import logistic_weight
+from .potentials import sigmoid
 
 __all__ = ["MartingaleBooster", "freezing_threshold", "round_to_grid", "balance", "node_model"]
 
@@ -419,7 +419,7 @@ class MartingaleBooster(base.Classifier):
 
     def _fit_platt(self, score: float, y: bool, w: float) -> None:
         a, b = self._platt
-        p = logistic_weight(-(a * score + b))
+        p = sigmoid(a * score + b)
         grads = ((p - y) * score * w, (p - y) * w)
         for i, g in enumerate(grads):
             self._platt_g2[i] += g * g
@@ -432,7 +432,7 @@ class MartingaleBooster(base.Classifier):
             p_true = sum(p * (1.0 if b > 0 else 0.5 if b == 0 else 0.0) for b, p in final)
         else:
             a, b = self._platt
-            p_true = logistic_weight(-(a * sum(pos * p for pos, p in final) + b))
+            p_true = sigmoid(a * sum(pos * p for pos, p in final) + b)
         p_true = min(1.0, max(0.0, p_true))
         return {False: 1.0 - p_true, True: p_true}
 

@@ -17,7 +17,7 @@ from river import base, tree
 
 from .base import Adaptive, Booster
 from .core import as_binary_label, check_sample_weight
-from .potentials import RankingPairPotential, logistic_weight
+from .potentials import RankingPairPotential, sigmoid
 
 __all__ = [
     "AdaOLMR",
@@ -175,7 +175,7 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
             cut = 0.5 * (ordered[n - 1] + ordered[n])
         out = {}
         for label, v in scores.items():
-            p = logistic_weight(cut - v)  # sigmoid(v - cut)
+            p = sigmoid(v - cut)
             out[label] = {False: 1.0 - p, True: p}
         return out
 

@@ -34,6 +34,7 @@ __all__ = [
     "erfcx",
     "binomial_log_pmf",
     "logistic_weight",
+    "sigmoid",
     "logistic_loss",
     "osboost_weight",
 ]
@@ -420,6 +421,17 @@ def logistic_weight(s: float) -> float:
         e = math.exp(-s)
         return e / (1.0 + e)
     return 1.0 / (1.0 + math.exp(s))
+
+
+def sigmoid(z: float) -> float:
+    """``1 / (1 + exp(-z))`` without overflow (``logistic_weight(-z)``): the probability the
+    boosters read off a score.
+
+    >>> sigmoid(0.0), sigmoid(1000.0), sigmoid(-1000.0)
+    (0.5, 1.0, 0.0)
+
+    """
+    return logistic_weight(-z)
 
 
 def logistic_loss(s: float) -> float:

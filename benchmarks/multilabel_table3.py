@@ -45,13 +45,16 @@ def load(name, data_dir: pathlib.Path):
 
 
 def run(task):
-    name, data_dir, family, gamma, n_models, seed = task
+    name, data_dir, family, gamma, n_models, seed, learning_rate = task
     train, test = load(name, data_dir)
     n_features = len(train[0][0])
     params = dict(
         n_models=n_models, diversify="paper", feature_fraction=min(1.0, 20 / n_features), seed=seed
     )
-    model = rb.AdaOLMR(**params) if family == "AdaOLMR" else rb.OnlineBMR(gamma=gamma, **params)
+    if family == "AdaOLMR":
+        model = rb.AdaOLMR(learning_rate=learning_rate, **params)
+    else:
+        model = rb.OnlineBMR(gamma=gamma, **params)
     start = time.perf_counter()
     loss = evaluate_ranking(test, model, RankLoss(), train=train)
     return name, family, gamma, seed, loss.get(), time.perf_counter() - start
@@ -65,6 +68,7 @@ def main(argv=None):
     parser.add_argument("--gammas", default=",".join(map(str, GAMMAS)))
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--learning-rate", type=float, default=1.0, help="Ada.OLMR's OGD rate")
     args = parser.parse_args(argv)
     if not args.data_dir.exists():
         print(f"{args.data_dir} not found", file=sys.stderr)
@@ -73,7 +77,7 @@ def main(argv=None):
     seeds = [int(s) for s in args.seeds.split(",")]
     gammas = [float(g) for g in args.gammas.split(",")]
     tasks = [
-        (name, args.data_dir, fam, g, args.n_models, seed)
+        (name, args.data_dir, fam, g, args.n_models, seed, args.learning_rate)
         for name in sets
         for fam, gs in (("AdaOLMR", [None]), ("OnlineBMR", gammas))
         for g in gs
@@ -100,6 +104,9 @@ def main(argv=None):
             f"| {name} | {ada_loss:.4f} | {bmr_loss:.4f} ({best_g:g}) | {paper[0]:.4f} / {paper[1]:.4f} "
             f"| {ada_s:.0f} | {bmr_s:.0f} | {bmr_s / ada_s:.2f} |"
         )
+    for name in sets:  # the spread behind the means
+        per_seed = " / ".join(f"{r[4]:.4f}" for r in results if r[0] == name and r[1] == "AdaOLMR")
+        print(f"{name}: Ada.OLMR (learning rate {args.learning_rate:g}) per seed {per_seed}")
     return 0
 
 

@@ -1,0 +1,61 @@
+"""Where the martingale booster loses under label noise: variants at eta = 0 and 0.3.
+
+Same protocol and flips as ``benchmarks/noise.py`` (training labels flipped with probability
+``eta``, seeded per stream; accuracy against the clean labels), model seed 1. Each variant
+is the class with one parameter changed; ``HT`` is River's default Hoeffding tree alone.
+
+    python benchmarks/noise_diagnostics.py --variants HT,L1,L3,L6,default,sign --streams agrawal
+    python benchmarks/noise_diagnostics.py --variants default,ht_default,ht_d1e-4 \
+        --streams agrawal,sea,bananas
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+from river import metrics, tree
+
+from river_boost import bench
+from river_boost.martingale import MartingaleBooster
+
+VARIANTS = {
+    "HT": lambda: tree.HoeffdingTreeClassifier(),
+    "default": lambda: MartingaleBooster(seed=1),
+    "L1": lambda: MartingaleBooster(n_levels=1, seed=1),
+    "L3": lambda: MartingaleBooster(n_levels=3, seed=1),
+    "L6": lambda: MartingaleBooster(n_levels=6, seed=1),
+    "sign": lambda: MartingaleBooster(prediction="sign", seed=1),
+    "ht_default": lambda: MartingaleBooster(model=tree.HoeffdingTreeClassifier(), seed=1),
+    "ht_d1e-4": lambda: MartingaleBooster(
+        model=tree.HoeffdingTreeClassifier(grace_period=100, delta=1e-4), seed=1
+    ),
+}
+
+
+def accuracy(stream: str, variant: str, eta: float) -> float:
+    examples, _ = bench.stream_examples(stream)
+    model = VARIANTS[variant]()
+    flips = random.Random(f"{stream}-{eta}-1")  # the flips of benchmarks/noise.py, seed 1
+    acc = metrics.Accuracy()
+    for x, y in examples:
+        acc.update(y, model.predict_one(x))
+        model.learn_one(x, (not y) if flips.random() < eta else y)
+    return acc.get()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", default="default,L1,sign,ht_default")
+    parser.add_argument("--streams", default="agrawal")
+    args = parser.parse_args(argv)
+    print("| stream | variant | eta = 0 | eta = 0.3 | drop |")
+    print("| --- | --- | --- | --- | --- |")
+    for stream in args.streams.split(","):
+        for variant in args.variants.split(","):
+            clean, noisy = (100 * accuracy(stream, variant, eta) for eta in (0.0, 0.3))
+            print(f"| {stream} | {variant} | {clean:.2f} | {noisy:.2f} | {clean - noisy:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -69,6 +69,7 @@ def main(argv=None):
     parser.add_argument("--seeds", default="1")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--learning-rate", type=float, default=1.0, help="Ada.OLMR's OGD rate")
+    parser.add_argument("--models", default="AdaOLMR,OnlineBMR", help="which boosters to run")
     args = parser.parse_args(argv)
     if not args.data_dir.exists():
         print(f"{args.data_dir} not found", file=sys.stderr)
@@ -80,6 +81,7 @@ def main(argv=None):
         (name, args.data_dir, fam, g, args.n_models, seed, args.learning_rate)
         for name in sets
         for fam, gs in (("AdaOLMR", [None]), ("OnlineBMR", gammas))
+        if fam in args.models.split(",")
         for g in gs
         for seed in seeds
     ]
@@ -94,12 +96,13 @@ def main(argv=None):
         for r in results:
             if r[0] == name and r[1] == "OnlineBMR":
                 by_gamma.setdefault(r[2], []).append(r)
-        best_g = min(by_gamma, key=lambda g: statistics.fmean(r[4] for r in by_gamma[g]))
-        ada_loss = statistics.fmean(r[4] for r in ada)
-        bmr_loss = statistics.fmean(r[4] for r in by_gamma[best_g])
-        ada_s = statistics.median(r[5] for r in ada)
-        bmr_s = statistics.median(r[5] for rs in by_gamma.values() for r in rs)
-        paper = PAPER.get(name, (float("nan"),) * 2)
+        nan = float("nan")
+        best_g = min(by_gamma, key=lambda g: statistics.fmean(r[4] for r in by_gamma[g]), default=nan)
+        ada_loss = statistics.fmean(r[4] for r in ada) if ada else nan
+        bmr_loss = statistics.fmean(r[4] for r in by_gamma[best_g]) if by_gamma else nan
+        ada_s = statistics.median(r[5] for r in ada) if ada else nan
+        bmr_s = statistics.median(r[5] for rs in by_gamma.values() for r in rs) if by_gamma else nan
+        paper = PAPER.get(name, (nan,) * 2)
         print(
             f"| {name} | {ada_loss:.4f} | {bmr_loss:.4f} ({best_g:g}) | {paper[0]:.4f} / {paper[1]:.4f} "
             f"| {ada_s:.0f} | {bmr_s:.0f} | {bmr_s / ada_s:.2f} |"
@@ -107,6 +110,10 @@ def main(argv=None):
     for name in sets:  # the spread behind the means
         per_seed = " / ".join(f"{r[4]:.4f}" for r in results if r[0] == name and r[1] == "AdaOLMR")
         print(f"{name}: Ada.OLMR (learning rate {args.learning_rate:g}) per seed {per_seed}")
+        for g in gammas:
+            rs = [r for r in results if r[0] == name and r[1] == "OnlineBMR" and r[2] == g]
+            if rs:
+                print(f"{name}: OnlineBMR γ = {g:g} per seed " + " / ".join(f"{r[4]:.4f}" for r in rs))
     return 0
 
 

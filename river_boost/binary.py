@@ -148,7 +148,7 @@ class PotentialBooster(BinaryBooster):
     potential
         A :class:`river_boost.potentials.Potential`.
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     weighting
@@ -248,7 +248,7 @@ class OnlineBBM(PotentialBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     gamma
@@ -261,7 +261,8 @@ class OnlineBBM(PotentialBooster):
     diversify
         ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
         random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
+        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
+        of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed
@@ -335,7 +336,7 @@ class NHBoostDT(PotentialBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     weighting, diversify, feature_fraction, min_weight, seed
@@ -415,7 +416,7 @@ class SquintBoost(PotentialBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     prior
@@ -493,7 +494,7 @@ class AdaBoostOL(Adaptive, BinaryBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     weighting
@@ -505,7 +506,8 @@ class AdaBoostOL(Adaptive, BinaryBooster):
     diversify
         ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
         random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
+        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
+        of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed
@@ -608,7 +610,7 @@ class OSBoost(BinaryBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners.
     gamma
@@ -618,7 +620,8 @@ class OSBoost(BinaryBooster):
     diversify
         ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
         random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
+        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
+        of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     seed

@@ -225,7 +225,7 @@ class AdaBoostOLM(Adaptive, MulticlassBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners.
     classes
@@ -242,7 +242,8 @@ class AdaBoostOLM(Adaptive, MulticlassBooster):
     diversify
         ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
         random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
+        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
+        of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees.
     min_weight
@@ -389,7 +390,7 @@ class OnlineMBBM(MulticlassBooster):
     Parameters
     ----------
     model
-        The weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``).
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     gamma
@@ -403,7 +404,8 @@ class OnlineMBBM(MulticlassBooster):
     diversify
         ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
         random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' ranges (grace period 1-10); ``False``: clones of ``model`` as given.
+        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
+        of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees.
     min_weight

@@ -214,7 +214,7 @@ class AdaOLMR(Adaptive, RankingBooster):
     Parameters
     ----------
     model
-        The multiclass weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``). Its
+        The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`). Its
         leaves should give ``x``-dependent probabilities before the tree splits (River's
         default adaptive naive-Bayes leaves do): with majority-class leaves, trees that have
         not split yet vote the same distribution for every ``x``. On the paper's emotions set
@@ -334,7 +334,7 @@ class OnlineBMR(RankingBooster):
     Parameters
     ----------
     model
-        The multiclass weak learner to clone (default: ``tree.HoeffdingTreeClassifier()``; see
+        The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`; see
         :class:`AdaOLMR`).
     n_models
         Number of weak learners ``N``.

@@ -223,3 +223,21 @@ def test_sampling_replicates_sample_weights_for_learners_without_w():
     assert len(pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
     with pytest.raises(ValueError, match="sampling"):
         WeakLearnerPool(Unweighted(), 1, weighting="importance")
+
+
+def test_paper_mode_scales_each_learners_weights_by_a_drawn_constant():
+    # The papers' code multiplied learner i's weights by a constant drawn in [10, 200].
+    pool = make_pool(n_models=4, diversify="paper", seed=3)
+    scales = pool._weight_scales
+    assert scales[0] == 1.0  # the first learner stays the model as given
+    assert all(10.0 <= s <= 200.0 for s in scales[1:]) and len(set(scales[1:])) == 3
+    for i in range(4):
+        assert pool.offer(i, {"a": 1}, True, 0.5, sample_weight=2.0) == pytest.approx(
+            2.0 * scales[i]
+        )
+        assert pool.models[i].calls[-1][2] == pytest.approx(2.0 * scales[i])
+    sampling = make_pool(n_models=3, diversify="paper", weighting="sampling", seed=3)
+    assert sampling.offer(2, {"a": 1}, True, 1.0) == pytest.approx(sampling._weight_scales[2])
+    # other modes leave weights alone
+    for diversify in (False, True):
+        assert make_pool(n_models=3, diversify=diversify)._weight_scales == [1.0] * 3

@@ -1,7 +1,8 @@
 """Multi-label ranking on River's bundled Yeast stream, prequentially.
 
-Ada.OLMR and OnlineBMR (several γ) beside River's ``multioutput.ClassifierChain`` and a
-binary-relevance baseline (one Hoeffding tree per label), all built from Hoeffding trees. Ranking metrics take each model's label scores (the boosters' ``score_one``; for River's
+Ada.OLMR and OnlineBMR (several γ) beside River's ``multioutput.ClassifierChain`` and
+``multioutput.PerOutputClassifier`` (one Hoeffding tree per label), all built from Hoeffding
+trees. Ranking metrics take each model's label scores (the boosters' ``score_one``; for River's
 models the True probabilities); label-set metrics (exact match, micro-F1) take ``predict_one``.
 
     python benchmarks/multilabel_yeast.py --n-models 10 --seeds 1,2 --jobs 2
@@ -21,24 +22,11 @@ import river_boost as rb
 from river_boost.metrics import AveragePrecision, OneError, RankLoss
 
 
-class _BinaryRelevance(multioutput.ClassifierChain):
-    """One Hoeffding tree per label, each seeing only the features (no chained predictions)."""
-
-    def learn_one(self, x, y, **kwargs):
-        for label in self.order:
-            self[label].learn_one(x, y[label])
-
-    def predict_proba_one(self, x, **kwargs):
-        return {label: self[label].predict_proba_one(x) for label in self.order}
-
-
-def _binary_relevance():
-    return _BinaryRelevance(tree.HoeffdingTreeClassifier(), order=LABELS)
-
-
 LABELS = list(next(iter(datasets.Yeast()))[1])
 MODELS = {
-    "BinaryRelevance(HT)": lambda n, seed, g: _binary_relevance(),
+    "River.PerOutputClassifier(HT)": lambda n, seed, g: multioutput.PerOutputClassifier(
+        tree.HoeffdingTreeClassifier()
+    ),
     "River.ClassifierChain(HT)": lambda n, seed, g: multioutput.ClassifierChain(
         tree.HoeffdingTreeClassifier(), order=LABELS
     ),

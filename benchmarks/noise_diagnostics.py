@@ -7,6 +7,7 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
     python benchmarks/noise_diagnostics.py --variants HT,L1,L3,L6,default,sign --streams agrawal
     python benchmarks/noise_diagnostics.py --variants default,ht_default,ht_d1e-4 \
         --streams agrawal,sea,bananas
+    python benchmarks/noise_diagnostics.py --variants best_of,depth2 --streams agrawal,sea,bananas
 """
 
 from __future__ import annotations
@@ -14,10 +15,34 @@ from __future__ import annotations
 import argparse
 import random
 
-from river import metrics, tree
+from river import base, metrics, tree
 
 from river_boost import bench
-from river_boost.martingale import MartingaleBooster
+from river_boost.martingale import MartingaleBooster, node_model
+
+
+class BestOfNodeLearner(base.Classifier):
+    """A node learner tried (and not kept): several trees learn every example; the one with
+    the largest prequential weighted edge ``sum w * h(x) * (+1 / -1)`` answers. Under random
+    classification noise the noisy edge is ``(1 - 2 eta)`` times the clean one, so the choice
+    of tree is the one clean labels would make."""
+
+    def __init__(self, models):
+        self.models = models
+        self._scores = [0.0] * len(models)
+
+    def learn_one(self, x, y, w=1.0):
+        sign = 1.0 if y else -1.0
+        for i, m in enumerate(self.models):
+            proba = m.predict_proba_one(x)
+            h = proba.get(True, 0.0) - proba.get(False, 0.0)
+            self._scores[i] += w * h * sign
+            m.learn_one(x, y, w=w)
+
+    def predict_proba_one(self, x):
+        best = max(range(len(self.models)), key=lambda i: self._scores[i])
+        return self.models[best].predict_proba_one(x)
+
 
 VARIANTS = {
     "HT": lambda: tree.HoeffdingTreeClassifier(),
@@ -29,6 +54,12 @@ VARIANTS = {
     "ht_default": lambda: MartingaleBooster(model=tree.HoeffdingTreeClassifier(), seed=1),
     "ht_d1e-4": lambda: MartingaleBooster(
         model=tree.HoeffdingTreeClassifier(grace_period=100, delta=1e-4), seed=1
+    ),
+    "best_of": lambda: MartingaleBooster(
+        model=BestOfNodeLearner([node_model(), tree.HoeffdingTreeClassifier()]), seed=1
+    ),
+    "depth2": lambda: MartingaleBooster(
+        model=tree.HoeffdingTreeClassifier(grace_period=50, delta=0.01, max_depth=2), seed=1
     ),
 }
 

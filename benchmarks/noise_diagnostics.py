@@ -7,7 +7,8 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
     python benchmarks/noise_diagnostics.py --variants HT,L1,L3,L6,default,sign --streams agrawal
     python benchmarks/noise_diagnostics.py --variants default,ht_default,ht_d1e-4 \
         --streams agrawal,sea,bananas
-    python benchmarks/noise_diagnostics.py --variants best_of,depth2 --streams agrawal,sea,bananas
+    python benchmarks/noise_diagnostics.py --variants best_of,depth2,g20_tau05,best_of_g20_tau05 \
+        --streams agrawal,sea,bananas
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ VARIANTS = {
     "best_of": lambda: MartingaleBooster(
         model=BestOfNodeLearner([node_model(), tree.HoeffdingTreeClassifier()]), seed=1
     ),
+    "g20_tau05": lambda: MartingaleBooster(
+        model=tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5), seed=1
+    ),
+    "best_of_g20_tau05": lambda: MartingaleBooster(
+        model=BestOfNodeLearner(
+            [tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5),
+             tree.HoeffdingTreeClassifier()]
+        ),
+        seed=1,
+    ),  # fmt: skip
     "depth2": lambda: MartingaleBooster(
         model=tree.HoeffdingTreeClassifier(grace_period=50, delta=0.01, max_depth=2), seed=1
     ),

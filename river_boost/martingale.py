@@ -15,13 +15,14 @@ import copy
 import math
 import random
 
-from river import base, tree
+from river import base
 
 from .core import (
     accepts_sample_weight,
     as_binary_label,
     check_sample_weight,
     clean_features,
+    default_model,
 )
 from .potentials import sigmoid
 
@@ -32,8 +33,9 @@ def node_model() -> base.Classifier:
     """The default node learner: a Hoeffding tree that tries to split every 50 examples with
     split confidence 0.01. A node sees only the examples routed to it, a fraction of the
     stream, and River's defaults (200, 1e-7) leave most node trees unsplit; measured in
-    ``benchmarks/RESULTS.md``."""
-    return tree.HoeffdingTreeClassifier(grace_period=50, delta=0.01)
+    ``benchmarks/RESULTS.md``. Built on :func:`~river_boost.core.default_model` (River's tree
+    with the faster, result-identical split search)."""
+    return default_model().clone({"grace_period": 50, "delta": 0.01})
 
 
 def freezing_threshold(gammas, epsilon: float) -> float:

@@ -76,7 +76,7 @@ class FastGaussianSplitter(GaussianSplitter):
         for k, estimator in self._att_dist_per_class.items():
             var = estimator._var
             per_class.append(
-                (k, var.mean.n, var.mean._mean, var.get() ** 0.5,
+                (var.mean.n, var.mean._mean, var.get() ** 0.5,
                  self._min_per_class[k], self._max_per_class[k])
             )  # fmt: skip
         pre = criterion.compute_entropy(pre_split_dist)
@@ -88,7 +88,7 @@ class FastGaussianSplitter(GaussianSplitter):
             # InfoGainSplitCriterion.merit_of_split, fused, in the same floating-point
             # operations and order, so the merits are River's to the last bit.
             l_sum = l_ent = l_pos = r_sum = r_ent = r_pos = 0.0
-            for _, n, mu, sigma, lo, hi in per_class:
+            for n, mu, sigma, lo, hi in per_class:
                 if value < lo:
                     left, right = None, n
                 elif value >= hi:

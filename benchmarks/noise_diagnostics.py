@@ -28,16 +28,18 @@ class BestOfNodeLearner(base.Classifier):
     classification noise the noisy edge is ``(1 - 2 eta)`` times the clean one, so the choice
     of tree is the one clean labels would make."""
 
-    def __init__(self, models):
+    def __init__(self, models, window: int | None = None):
         self.models = models
+        self.window = window  # None: cumulative edge; else an exponential window (forgets)
         self._scores = [0.0] * len(models)
 
     def learn_one(self, x, y, w=1.0):
         sign = 1.0 if y else -1.0
+        keep = 1.0 - 1.0 / self.window if self.window else 1.0
         for i, m in enumerate(self.models):
             proba = m.predict_proba_one(x)
             h = proba.get(True, 0.0) - proba.get(False, 0.0)
-            self._scores[i] += w * h * sign
+            self._scores[i] = keep * self._scores[i] + w * h * sign
             m.learn_one(x, y, w=w)
 
     def predict_proba_one(self, x):
@@ -66,6 +68,14 @@ VARIANTS = {
         model=BestOfNodeLearner(
             [tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5),
              tree.HoeffdingTreeClassifier()]
+        ),
+        seed=1,
+    ),  # fmt: skip
+    "best_of_g20_tau05_w300": lambda: MartingaleBooster(
+        model=BestOfNodeLearner(
+            [tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5),
+             tree.HoeffdingTreeClassifier()],
+            window=300,
         ),
         seed=1,
     ),  # fmt: skip

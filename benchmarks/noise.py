@@ -134,6 +134,10 @@ def main(argv=None):
     parser.add_argument("--streams", default=",".join(STREAMS))
     parser.add_argument("--etas", default=",".join(map(str, ETAS)))
     parser.add_argument("--seeds", default="1")
+    parser.add_argument(
+        "--models", default=None,
+        help="comma-separated labels to run (e.g. 'AdaBoost.OL,OnlineBBM(γ=0.3)'); default all",
+    )
     parser.add_argument("--n-models", type=int, default=10)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("noise-results"))
@@ -141,10 +145,14 @@ def main(argv=None):
     streams = args.streams.split(",")
     etas = [float(e) for e in args.etas.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
+    wanted = None if args.models is None else set(args.models.split(","))
+    if wanted is not None and wanted - {label(f, g) for f, g in MODELS}:
+        parser.error(f"unknown models {sorted(wanted - {label(f, g) for f, g in MODELS})}")
     tasks = [
         (s, fam, g, eta, seed, args.n_models)
         for s in streams
         for fam, g in MODELS
+        if wanted is None or label(fam, g) in wanted
         for eta in etas
         for seed in seeds
     ]

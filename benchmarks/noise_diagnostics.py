@@ -9,6 +9,10 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
         --streams agrawal,sea,bananas
     python benchmarks/noise_diagnostics.py --variants best_of,depth2,g20_tau05,best_of_g20_tau05 \
         --streams agrawal,sea,bananas
+    python benchmarks/noise_diagnostics.py --variants default,g20_tau05,best_of_g20_tau05_w300 \
+        --streams agrawal --seeds 1,2,3
+    python benchmarks/noise_diagnostics.py --variants node_tree,HT --streams agrawal \
+        --seeds 1,2,3,4,5
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from river_boost.martingale import MartingaleBooster, node_model
 
 class BestOfNodeLearner(base.Classifier):
     """A node learner tried (and not kept): several trees learn every example; the one with
-    the largest prequential weighted edge ``sum w * h(x) * (+1 / -1)`` answers. Under random
-    classification noise the noisy edge is ``(1 - 2 eta)`` times the clean one, so the choice
-    of tree is the one clean labels would make."""
+    the largest prequential weighted edge ``sum w * h(x) * (+1 / -1)`` answers (with
+    ``window``, an exponentially weighted sum over about that many recent examples). Under
+    random classification noise the noisy edge is ``(1 - 2 eta)`` times the clean one, so the
+    choice of tree is the one clean labels would make."""
 
     def __init__(self, models, window: int | None = None):
         self.models = models
@@ -48,8 +53,14 @@ class BestOfNodeLearner(base.Classifier):
         return self.models[best].predict_proba_one(x)
 
 
+def _fast_tree() -> base.Classifier:
+    """A node tree that splits fast: tries every 20 examples, splits ties early."""
+    return tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5)
+
+
 VARIANTS = {
     "HT": lambda: tree.HoeffdingTreeClassifier(),
+    "node_tree": node_model,  # the martingale booster's default node tree, alone on the stream
     "default": lambda: MartingaleBooster(seed=1),
     "L1": lambda: MartingaleBooster(n_levels=1, seed=1),
     "L3": lambda: MartingaleBooster(n_levels=3, seed=1),
@@ -62,24 +73,14 @@ VARIANTS = {
     "best_of": lambda: MartingaleBooster(
         model=BestOfNodeLearner([node_model(), tree.HoeffdingTreeClassifier()]), seed=1
     ),
-    "g20_tau05": lambda: MartingaleBooster(
-        model=tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5), seed=1
-    ),
+    "g20_tau05": lambda: MartingaleBooster(model=_fast_tree(), seed=1),
     "best_of_g20_tau05": lambda: MartingaleBooster(
-        model=BestOfNodeLearner(
-            [tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5),
-             tree.HoeffdingTreeClassifier()]
-        ),
-        seed=1,
-    ),  # fmt: skip
+        model=BestOfNodeLearner([_fast_tree(), tree.HoeffdingTreeClassifier()]), seed=1
+    ),
     "best_of_g20_tau05_w300": lambda: MartingaleBooster(
-        model=BestOfNodeLearner(
-            [tree.HoeffdingTreeClassifier(grace_period=20, delta=0.01, tau=0.5),
-             tree.HoeffdingTreeClassifier()],
-            window=300,
-        ),
+        model=BestOfNodeLearner([_fast_tree(), tree.HoeffdingTreeClassifier()], window=300),
         seed=1,
-    ),  # fmt: skip
+    ),
     "depth2": lambda: MartingaleBooster(
         model=tree.HoeffdingTreeClassifier(grace_period=50, delta=0.01, max_depth=2), seed=1
     ),
@@ -116,10 +117,8 @@ def main(argv=None):
             noisy = [100 * accuracy(stream, variant, 0.3, seed) for seed in seeds]
             mean = statistics.fmean(noisy)
             per_seed = " / ".join(f"{v:.2f}" for v in noisy)
-            print(
-                f"| {stream} | {variant} | {clean:.2f} | {mean:.2f} ({per_seed}) | {clean - mean:.2f} |",
-                flush=True,
-            )
+            row = f"| {stream} | {variant} | {clean:.2f} | {mean:.2f} ({per_seed}) "
+            print(row + f"| {clean - mean:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,22 @@
-"""FastGaussianSplitter against River's GaussianSplitter, side by side in one process.
+"""River's Hoeffding trees against the library's faster parts, side by side in one process.
 
-The same booster is run twice on the same stream, once with River's Hoeffding trees as they
-ship and once with ``FastGaussianSplitter``, alternating, ``--repeats`` times. The metric must
-be identical (the trees grow the same way); reported: the metric, the median seconds of each
-and the ratio River ÷ fast.
+The same booster is run on the same stream with three weak learners, alternating,
+``--repeats`` times:
+
+- ``river``: River's ``tree.HoeffdingTreeClassifier`` as it ships;
+- ``splitter``: the same tree with :class:`~river_boost.trees.FastGaussianSplitter`;
+- ``default``: :func:`river_boost.core.default_model`, i.e. that splitter in a
+  :class:`~river_boost.trees.FastHoeffdingTreeClassifier` (cached naive-Bayes leaves).
+
+The metric must be identical in all three (the trees grow and predict the same way; the
+script fails otherwise). Reported: the metric, the median seconds of each and the ratios
+River ÷ each.
 
     python benchmarks/fast_splitter.py --repeats 3
 
 Streams ship with River (no download). The papers' weak learners (``diversify="paper"``:
-trees that attempt a split every few examples) are where the split search dominates.
+trees that attempt a split every few examples) are where the split search dominates; the
+library's default trees (``diversify=True``) spend their time in the naive-Bayes leaves.
 """
 
 from __future__ import annotations
@@ -22,56 +30,81 @@ import time
 from river import datasets, metrics, tree
 
 import river_boost as rb
+from river_boost.core import default_model
 from river_boost.metrics import RankLoss, evaluate_ranking
 from river_boost.trees import FastGaussianSplitter
 
+TREES = {
+    "river": lambda: tree.HoeffdingTreeClassifier(),
+    "splitter": lambda: tree.HoeffdingTreeClassifier(splitter=FastGaussianSplitter()),
+    "default": default_model,
+}
 
-def multiclass(splitter, n_models):
-    model = rb.AdaBoostOLM(
-        model=tree.HoeffdingTreeClassifier(splitter=splitter), n_models=n_models,
-        diversify="paper", seed=1,
-    )  # fmt: skip
+
+def _prequential_accuracy(model, stream):
     metric = metrics.Accuracy()
-    for x, y in datasets.ImageSegments():
+    for x, y in stream:
         metric.update(y, model.predict_one(x))
         model.learn_one(x, y)
     return metric.get()
 
 
-def multilabel(splitter, n_models):
+def multiclass(make_tree, n_models, diversify):
+    model = rb.AdaBoostOLM(model=make_tree(), n_models=n_models, diversify=diversify, seed=1)
+    return _prequential_accuracy(model, datasets.ImageSegments())
+
+
+def binary(make_tree, n_models, diversify):
+    model = rb.AdaBoostOL(model=make_tree(), n_models=n_models, diversify=diversify, seed=1)
+    return _prequential_accuracy(model, datasets.Phishing())
+
+
+def multilabel(make_tree, n_models, diversify):
     model = rb.AdaOLMR(
-        model=tree.HoeffdingTreeClassifier(splitter=splitter), n_models=n_models,
-        diversify="paper", feature_fraction=20 / 103, seed=1,
+        model=make_tree(), n_models=n_models, diversify=diversify, feature_fraction=20 / 103,
+        seed=1,
     )  # fmt: skip
     return evaluate_ranking(itertools.islice(datasets.Yeast(), 600), model, RankLoss()).get()
 
 
-CASES = {"AdaBoost.OLM, ImageSegments": multiclass, "Ada.OLMR, Yeast (600 rows)": multilabel}
+CASES = {
+    "AdaBoost.OLM, ImageSegments, papers' trees": (multiclass, "paper"),
+    "Ada.OLMR, Yeast (600 rows), papers' trees": (multilabel, "paper"),
+    "AdaBoost.OLM, ImageSegments, library's trees": (multiclass, True),
+    "Ada.OLMR, Yeast (600 rows), library's trees": (multilabel, True),
+    "AdaBoost.OL, Phishing, library's trees": (binary, True),
+}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n-models", type=int, default=20)
+    parser.add_argument("--cases", default=None, help="comma-separated case numbers (1-based)")
     args = parser.parse_args(argv)
-    print(f"{args.n_models} learners (diversify='paper'), median of {args.repeats} runs")
-    print("| case | metric (River / fast) | River s | fast s | River ÷ fast |")
-    print("| --- | --- | --- | --- | --- |")
-    for name, case in CASES.items():
-        seconds = {"river": [], "fast": []}
+    cases = list(CASES.items())
+    if args.cases:
+        cases = [cases[int(i) - 1] for i in args.cases.split(",")]
+    print(f"{args.n_models} learners, median of {args.repeats} runs")
+    print("| case | metric | River s | splitter s | default s | River ÷ splitter | River ÷ default |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, (case, diversify) in cases:
+        seconds = {key: [] for key in TREES}
         values = {}
         for _ in range(args.repeats):
-            for key, splitter in (("river", None), ("fast", FastGaussianSplitter())):
+            for key, make_tree in TREES.items():
                 start = time.perf_counter()
-                values[key] = case(splitter, args.n_models)
+                values[key] = case(make_tree, args.n_models, diversify)
                 seconds[key].append(time.perf_counter() - start)
-        if values["river"] != values["fast"]:
+        if len(set(values.values())) != 1:
             print(f"{name}: results differ {values}", file=sys.stderr)
             return 1
-        river_s, fast_s = (statistics.median(seconds[k]) for k in ("river", "fast"))
+        med = {key: statistics.median(s) for key, s in seconds.items()}
         print(
-            f"| {name} | {values['river']:.4f} / {values['fast']:.4f} | {river_s:.1f} "
-            f"| {fast_s:.1f} | {river_s / fast_s:.2f} |"
+            f"| {name} | {values['river']:.4f} | {med['river']:.1f} | {med['splitter']:.1f} "
+            f"| {med['default']:.1f} | {med['river'] / med['splitter']:.2f} "
+            f"| {med['river'] / med['default']:.2f} |",
+            flush=True,
         )
     return 0
 

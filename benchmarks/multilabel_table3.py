@@ -25,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import river_boost as rb
 from river_boost import loaders
+from river_boost.core import default_model
 from river_boost.metrics import RankLoss, evaluate_ranking
 
 PAPER = {  # Table 3: (Ada.OLMR, OnlineBMR)
@@ -47,7 +48,8 @@ def load(name, data_dir: pathlib.Path):
 
 
 def run(task):
-    name, data_dir, family, gamma, n_models, seed, learning_rate, diversify, covariates, min_weight = task
+    (name, data_dir, family, gamma, n_models, seed, learning_rate, diversify, covariates,
+     min_weight, leaf_prediction) = task  # fmt: skip
     train, test = load(name, data_dir)
     n_features = len(train[0][0])
     params = dict(
@@ -56,6 +58,8 @@ def run(task):
     )
     if min_weight is not None:
         params["min_weight"] = min_weight
+    if leaf_prediction != "nba":  # River's default leaves: leave the boosters' default model
+        params["model"] = default_model().clone({"leaf_prediction": leaf_prediction})
     if family == "AdaOLMR":
         model = rb.AdaOLMR(learning_rate=learning_rate, **params)
     else:
@@ -87,6 +91,11 @@ def main(argv=None):
         "--trees", choices=("paper", "diversified"), default="paper",
         help="the papers' VFDT setup (diversify='paper') or the library default (diversify=True)",
     )  # fmt: skip
+    parser.add_argument(
+        "--leaf-prediction", choices=("nba", "nb", "mc"), default="nba",
+        help="the trees' leaves: River's default (naive Bayes adaptive), naive Bayes, or the "
+        "leaf's class distribution ('mc'), as in Domingos & Hulten's VFDT, the paper's learner",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not args.data_dir.exists():
         print(f"{args.data_dir} not found", file=sys.stderr)
@@ -96,7 +105,8 @@ def main(argv=None):
     gammas = [float(g) for g in args.gammas.split(",")]
     tasks = [
         (name, args.data_dir, fam, g, args.n_models, seed, args.learning_rate,
-         "paper" if args.trees == "paper" else True, args.covariates, args.min_weight)
+         "paper" if args.trees == "paper" else True, args.covariates, args.min_weight,
+         args.leaf_prediction)
         for name in sets
         for fam, gs in (("AdaOLMR", [None]), ("OnlineBMR", gammas))
         if fam in args.models.split(",")
@@ -106,8 +116,9 @@ def main(argv=None):
     with ProcessPoolExecutor(args.jobs) as pool:
         results = list(pool.map(run, tasks))
     thinning = "" if args.min_weight is None else f", min_weight {args.min_weight:g}"
+    leaves = "" if args.leaf_prediction == "nba" else f", leaves {args.leaf_prediction!r}"
     print(f"{args.n_models} weak learners ({args.trees} trees, {args.covariates or 'all'} covariates each"
-          f"{thinning}), seeds {seeds}; mean rank loss on the test split")
+          f"{thinning}{leaves}), seeds {seeds}; mean rank loss on the test split")
     print("| data set | Ada.OLMR | best OnlineBMR (γ) | paper Ada.OLMR / BMR | Ada.OLMR s | BMR s (median) | BMR ÷ Ada.OLMR time |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in sets:

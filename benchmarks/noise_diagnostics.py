@@ -13,6 +13,10 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
         --streams agrawal --seeds 1,2,3
     python benchmarks/noise_diagnostics.py --variants node_tree,HT --streams agrawal \
         --seeds 1,2,3,4,5
+    python benchmarks/noise_diagnostics.py --variants default,unweighted,mc_leaves,nb_leaves \
+        --streams agrawal,sea,bananas --seeds 1,2,3
+    python benchmarks/noise_diagnostics.py --variants default,g20_tau05 \
+        --streams phishing,hyperplane --seeds 1,2,3
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import statistics
 from river import base, metrics, tree
 
 from river_boost import bench
-from river_boost.martingale import MartingaleBooster, node_model
+from river_boost.martingale import MartingaleBooster, _Node, node_model
 
 
 class BestOfNodeLearner(base.Classifier):
@@ -51,6 +55,31 @@ class BestOfNodeLearner(base.Classifier):
     def predict_proba_one(self, x):
         best = max(range(len(self.models)), key=lambda i: self._scores[i])
         return self.models[best].predict_proba_one(x)
+
+
+class _UnweightedNode(_Node):
+    """A node that trains its learner on the examples as they reach it, without the
+    class-balancing importance weights; only the hypothesis is balanced (Definition 5), so
+    the learner's ranking of ``x`` by ``P(True | x)`` at the node is what moves examples."""
+
+    def learn(self, x, y, h, w, accepts_w, rng):
+        c = int(y)
+        self.n_h[c] += 1
+        self.mean_h[c] += (h - self.mean_h[c]) / min(self.n_h[c], self.memory)
+        self.counts[c] += w
+        self.model.learn_one(x, y, w=w)
+
+
+class UnweightedMartingaleBooster(MartingaleBooster):
+    """Tried: the martingale booster with :class:`_UnweightedNode` nodes. At a node far from 0
+    most examples share one class, and under noise most of the other class are flipped
+    labels; balancing weights them up by the inverse class share, which is what the node
+    trees then fit."""
+
+    def _new_node(self, position, level, parent=None):
+        node = super()._new_node(position, level, parent)
+        node.__class__ = _UnweightedNode
+        return node
 
 
 def _fast_tree() -> base.Classifier:
@@ -80,6 +109,13 @@ VARIANTS = {
     "best_of_g20_tau05_w300": lambda: MartingaleBooster(
         model=BestOfNodeLearner([_fast_tree(), tree.HoeffdingTreeClassifier()], window=300),
         seed=1,
+    ),
+    "unweighted": lambda: UnweightedMartingaleBooster(seed=1),
+    "mc_leaves": lambda: MartingaleBooster(
+        model=node_model().clone({"leaf_prediction": "mc"}), seed=1
+    ),
+    "nb_leaves": lambda: MartingaleBooster(
+        model=node_model().clone({"leaf_prediction": "nb"}), seed=1
     ),
     "depth2": lambda: MartingaleBooster(
         model=tree.HoeffdingTreeClassifier(grace_period=50, delta=0.01, max_depth=2), seed=1

@@ -34,7 +34,7 @@ def node_model() -> base.Classifier:
     split confidence 0.01. A node sees only the examples routed to it, a fraction of the
     stream, and River's defaults (200, 1e-7) leave most node trees unsplit; measured in
     ``benchmarks/RESULTS.md``. Built on :func:`~river_boost.core.default_model` (River's tree
-    with the faster, result-identical split search)."""
+    with a faster, result-identical split search and naive-Bayes leaves)."""
     return default_model().clone({"grace_period": 50, "delta": 0.01})
 
 

@@ -12,7 +12,7 @@ from river.tree.split_criterion import GiniSplitCriterion, InfoGainSplitCriterio
 from river.tree.splitter import GaussianSplitter
 
 from river_boost.core import default_model
-from river_boost.trees import FastGaussianSplitter
+from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 
 
 def _suggestion(s):
@@ -87,3 +87,106 @@ def test_a_single_value_has_no_split(n_splits):
         InfoGainSplitCriterion(0.01), {0: 5.0, 1: 5.0}, "f", True
     )
     assert suggestion.merit == -np.inf and suggestion.split_info is None
+
+
+# ---------------------------------------------------------------- FastHoeffdingTreeClassifier
+
+
+def _mixed_stream(n, seed=0):
+    """Numeric, integer and nominal (string) features, three classes, some features missing."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        y = rng.randrange(3)
+        x = {
+            "a": rng.gauss(0.5 * y, 1.0),
+            "b": round(rng.gauss(y, 2.0)),  # integer-valued: ties, zero variances early on
+            "colour": rng.choice(["red", "green", "blue"][: y + 1]),
+            "c": rng.uniform(-1, 1),
+        }
+        yield {k: v for k, v in x.items() if rng.random() > 0.1}, y
+
+
+def _trace(model, stream, weights):
+    rng = random.Random(1)
+    out = []
+    for x, y in stream:
+        out.append((model.predict_proba_one(x), model.n_inactive_leaves))
+        model.learn_one(x, y, w=rng.choice([1.0, 0.3, 57.0, rng.uniform(0.01, 20)]) if weights else 1.0)
+    return out
+
+
+@pytest.mark.parametrize("leaf_prediction", ["nba", "nb", "mc"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"grace_period": 5, "delta": 0.5, "tau": 0.5},
+        # a memory limit this small makes River deactivate and reactivate leaves
+        {"grace_period": 5, "delta": 0.5, "max_size": 0.02, "memory_estimate_period": 100},
+    ],
+)
+def test_fast_tree_predicts_as_rivers_to_the_last_bit(leaf_prediction, params):
+    streams = {
+        "segments": lambda: datasets.ImageSegments().take(800),
+        "mixed": lambda: _mixed_stream(1500),
+    }
+    inactive = 0
+    for name, stream in streams.items():
+        for weights in (False, True):
+            kwargs = {"leaf_prediction": leaf_prediction, **params}
+            river = tree.HoeffdingTreeClassifier(**kwargs)
+            fast = FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter(), **kwargs)
+            expected = _trace(river, stream(), weights)
+            assert _trace(fast, stream(), weights) == expected, name
+            assert fast.n_nodes == river.n_nodes
+            inactive = max(inactive, max(n for _, n in expected))
+    if "max_size" in params:
+        assert inactive > 0  # River's memory manager did deactivate leaves
+
+
+def test_fast_tree_clones_pickles_and_is_the_default():
+    model = default_model()
+    assert type(model) is FastHoeffdingTreeClassifier
+    assert type(model.splitter) is FastGaussianSplitter
+    clone = model.clone({"grace_period": 7})
+    assert type(clone) is FastHoeffdingTreeClassifier and clone.grace_period == 7
+    stream = list(_mixed_stream(600, seed=4))
+    for x, y in stream[:400]:
+        model.learn_one(x, y)
+    restored = pickle.loads(pickle.dumps(model))
+    for x, y in stream[400:]:
+        assert restored.predict_proba_one(x) == model.predict_proba_one(x)
+        restored.learn_one(x, y)
+        model.learn_one(x, y)
+
+
+def test_fast_tree_caches_at_most_one_entry_per_class_and_leaf():
+    model = FastHoeffdingTreeClassifier(grace_period=20, delta=0.1)
+    for x, y in _mixed_stream(3000, seed=5):
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    leaves = [leaf for leaf in model._root.iter_leaves()]
+    assert len(leaves) > 1
+    for leaf in leaves:
+        assert set(leaf._nb_terms) <= set(leaf.stats)
+        assert all(len(terms) <= len(leaf.splitters) for terms in leaf._nb_terms.values())
+
+
+def test_fast_tree_passes_rivers_checks():
+    from river.checks import check_estimator
+
+    check_estimator(FastHoeffdingTreeClassifier())
+
+
+def test_rivers_memory_manager_measures_the_fast_tree_as_rivers():
+    # River deactivates leaves by their measured size; the cache must not change that size
+    from river.tree.utils import calculate_object_size
+
+    river = tree.HoeffdingTreeClassifier(grace_period=20, delta=0.1)
+    fast = FastHoeffdingTreeClassifier(grace_period=20, delta=0.1)
+    for x, y in _mixed_stream(2000, seed=6):
+        for model in (river, fast):
+            model.predict_proba_one(x)
+            model.learn_one(x, y)
+    assert fast.n_leaves == river.n_leaves > 1
+    assert calculate_object_size(fast) == calculate_object_size(river)

@@ -38,8 +38,15 @@ MODELS = [
     ("OnlineBBM", 0.3),
     ("OSBoost", 0.1),
     ("MartingaleBooster", None),
+    ("MartingaleBooster(train_balanced=False)", None),
 ]
-BOOSTERS = {"AdaBoost.OL", "OnlineBBM", "OSBoost", "MartingaleBooster"}
+# Variants the CLI does not know: built here (n = levels, as bench.build does).
+VARIANTS = {
+    "MartingaleBooster(train_balanced=False)": lambda n, seed: MartingaleBooster(
+        n_levels=n, train_balanced=False, seed=seed
+    ),
+}
+BOOSTERS = {"AdaBoost.OL", "OnlineBBM", "OSBoost", "MartingaleBooster", *VARIANTS}
 ETAS = (0.0, 0.1, 0.2, 0.3)
 
 
@@ -47,7 +54,10 @@ def run(task):
     stream, family, gamma, eta, seed, n_models = task
     examples, _ = bench.stream_examples(stream)
     examples = list(examples)
-    model = bench.build(bench.ModelSpec(family, gamma), n_models, seed)
+    if family in VARIANTS:
+        model = VARIANTS[family](n_models, seed)
+    else:
+        model = bench.build(bench.ModelSpec(family, gamma), n_models, seed)
     flips = random.Random(f"{stream}-{eta}-{seed}")  # the same flips for every model
     acc = metrics.Accuracy()
     start = time.perf_counter()

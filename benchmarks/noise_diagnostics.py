@@ -28,7 +28,7 @@ import statistics
 from river import base, metrics, tree
 
 from river_boost import bench
-from river_boost.martingale import MartingaleBooster, _Node, node_model
+from river_boost.martingale import MartingaleBooster, node_model
 
 
 class BestOfNodeLearner(base.Classifier):
@@ -55,31 +55,6 @@ class BestOfNodeLearner(base.Classifier):
     def predict_proba_one(self, x):
         best = max(range(len(self.models)), key=lambda i: self._scores[i])
         return self.models[best].predict_proba_one(x)
-
-
-class _UnweightedNode(_Node):
-    """A node that trains its learner on the examples as they reach it, without the
-    class-balancing importance weights; only the hypothesis is balanced (Definition 5), so
-    the learner's ranking of ``x`` by ``P(True | x)`` at the node is what moves examples."""
-
-    def learn(self, x, y, h, w, accepts_w, rng):
-        c = int(y)
-        self.n_h[c] += 1
-        self.mean_h[c] += (h - self.mean_h[c]) / min(self.n_h[c], self.memory)
-        self.counts[c] += w
-        self.model.learn_one(x, y, w=w)
-
-
-class UnweightedMartingaleBooster(MartingaleBooster):
-    """Tried: the martingale booster with :class:`_UnweightedNode` nodes. At a node far from 0
-    most examples share one class, and under noise most of the other class are flipped
-    labels; balancing weights them up by the inverse class share, which is what the node
-    trees then fit."""
-
-    def _new_node(self, position, level, parent=None):
-        node = super()._new_node(position, level, parent)
-        node.__class__ = _UnweightedNode
-        return node
 
 
 def _fast_tree() -> base.Classifier:
@@ -110,7 +85,7 @@ VARIANTS = {
         model=BestOfNodeLearner([_fast_tree(), tree.HoeffdingTreeClassifier()], window=300),
         seed=1,
     ),
-    "unweighted": lambda: UnweightedMartingaleBooster(seed=1),
+    "unweighted": lambda: MartingaleBooster(train_balanced=False, seed=1),
     "mc_leaves": lambda: MartingaleBooster(
         model=node_model().clone({"leaf_prediction": "mc"}), seed=1
     ),

@@ -57,6 +57,24 @@ def test_nodes_train_on_class_balanced_weights():
     assert sum(w for *_, w in calls) == pytest.approx(len(calls), rel=0.1)  # mean weight ~1
 
 
+def test_unbalanced_training_feeds_the_nodes_examples_as_they_come():
+    """train_balanced=False: the learner gets each example's own weight; the hypothesis is
+    still balanced against the node's class means, so it stays two-sided."""
+    booster = rb.MartingaleBooster(model=FeatureVoter(), n_levels=1, train_balanced=False, seed=0)
+    rng = random.Random(1)
+    for _ in range(4000):
+        y = rng.random() < 0.9  # 90% True; the feature is informative
+        booster.learn_one({"a": rng.uniform(0.2, 1.0) if y else rng.uniform(-1.0, 0.4)}, y, w=0.5)
+    node = booster._levels[0][0]
+    assert {w for *_, w in node.model.calls} == {0.5}
+    assert node.counts == pytest.approx([0.5 * node.n_h[0], 0.5 * node.n_h[1]])
+    advantage = node.advantage(min_samples=1)
+    m = node.balanced_mean()
+    assert advantage > 0.1
+    # two-sided: the balanced hypothesis moves positives up and negatives down equally
+    assert node.mean_h[1] > m > node.mean_h[0]
+
+
 def test_freezing_threshold_is_the_formula():
     gammas, eps = [0.3, 0.2, 0.1], 0.05
     t = 3

@@ -46,7 +46,6 @@ VARIANTS = {
         n_levels=n, train_balanced=False, seed=seed
     ),
 }
-BOOSTERS = {"AdaBoost.OL", "OnlineBBM", "OSBoost", "MartingaleBooster", *VARIANTS}
 ETAS = (0.0, 0.1, 0.2, 0.3)
 
 

@@ -188,11 +188,12 @@ class MartingaleBooster(base.Classifier):
       class, most of the other class are flipped labels, and balancing weights them up by
       the inverse class share. The paper's repair (via Kalai & Servedio) is not implemented;
       ``train_balanced=False`` is a simpler one: the node's learner is trained on the node's
-      examples as they come (the noise stays independent of ``x``), and its confidence,
-      which still ranks ``x`` by the node's ``P(True | x)``, is balanced afterwards
-      (Definition 5), so Lemma 7's two-sided advantage holds whenever that ranking separates
-      the classes. Measured in ``benchmarks/RESULTS.md``: smaller drops under noise on four
-      of five streams, slightly lower accuracy without noise; not the default.
+      examples as they come (the noise stays independent of ``x``), and its confidence is
+      balanced afterwards (Definition 5). Lemma 7 then gives the two-sided advantage
+      whenever the learner's mean confidence is higher on the node's positives than on its
+      negatives, which is its advantage on the balanced distribution. Measured in
+      ``benchmarks/RESULTS.md``: smaller drops under noise on four of five streams, slightly
+      lower accuracy without noise; not the default.
 
     Size stays bounded: with steps ``>= gamma_min`` the positions at level ``t`` lie within
     ``1.5 * sum_{s<t} gamma_s`` of 0, so level ``t + 1`` has at most

@@ -17,6 +17,8 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
         --streams agrawal,sea,bananas --seeds 1,2,3
     python benchmarks/noise_diagnostics.py --variants default,g20_tau05 \
         --streams phishing,hyperplane --seeds 1,2,3
+    python benchmarks/noise_diagnostics.py --variants best_of_g20_tau05_w300,unweighted \
+        --streams phishing,hyperplane --seeds 1,2,3
 """
 
 from __future__ import annotations

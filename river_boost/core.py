@@ -19,7 +19,7 @@ import numbers
 import random
 
 import numpy as np
-from river import base, tree
+from river import base
 
 from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 

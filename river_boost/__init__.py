@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import core, metrics, potentials
+from . import booster, core, metrics, potentials, tasks
 from .binary import AdaBoostOL, NHBoostDT, OnlineBBM, OSBoost, PotentialBooster, SquintBoost
 from .martingale import MartingaleBooster
 from .multilabel import AdaOLMR, OnlineBMR
@@ -22,8 +22,10 @@ __all__ = [
     "OSBoost",
     "PotentialBooster",
     "SquintBoost",
+    "booster",
     "core",
     "metrics",
     "potentials",
+    "tasks",
     "__version__",
 ]

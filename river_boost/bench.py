@@ -25,7 +25,7 @@ from river import ensemble, forest, metrics, multioutput, tree
 from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 
 from . import anchors, binary, loaders, martingale, multiclass, multilabel
-from .base import Booster
+from .booster import Booster
 from .metrics import RankLoss
 
 __all__ = [
@@ -266,7 +266,7 @@ class _TimedTemplate:
 def _instrument(model, clock: list) -> bool:
     """Wrap the weak learners of ``model`` in timing proxies; False if they are not reachable."""
     if isinstance(model, Booster):
-        members = model._pool.models
+        members = model.pool.learners.models
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         members = model.data
     elif isinstance(model, martingale.MartingaleBooster):  # nodes are cloned as they appear

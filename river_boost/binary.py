@@ -1,9 +1,16 @@
-"""Binary online boosters: Online BBM, AdaBoost.OL (and .S) and OSBoost.
+"""Binary online boosters: Online BBM, AdaBoost.OL (and .S), OSBoost, NH-Boost.DT, SquintBoost.
 
-All three share :class:`BinaryBooster`: input checks, the weak-learner pool, the per-learner
-edge bookkeeping and the River plumbing. A booster only says, for one labelled example, which
-probability ``p`` each learner gets (``_learn``) and how the learners' votes become a
-probability of ``True`` (``_proba_true``).
+Each is the booster walk (:class:`river_boost.booster.Booster`) over the labels
+``True``/``False`` with one rule (:mod:`river_boost.potentials`). Labels may be ``bool``,
+``numpy.bool_`` or ``0``/``1``; anything else raises ``ValueError``. Sample weights
+(``learn_one(x, y, w=...)``) scale every update the example causes; a weight of 0 makes
+``learn_one`` a no-op and a negative, NaN or infinite weight raises ``ValueError``. NaN and
+infinite feature values are treated as missing features.
+
+**Edges** of the binary boosters are the papers' ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``:
+``w^i`` are the booster's weights for learner ``i`` (times the sample weights) and ``z^i``
+its +/-1 correctness, measured before it learned each example; in ``[-1/2, 1/2]``, 0 for a
+learner that has had no weight yet.
 
 """
 
@@ -11,121 +18,17 @@ from __future__ import annotations
 
 from river import base
 
-from .base import Adaptive, Booster
-from .core import (
-    as_binary_label,
-    check_sample_weight,
-)
+from .booster import BinaryBooster
 from .potentials import (
     BinomialPotential,
+    LogisticLoss,
     NormalHedgePotential,
+    OSBoostPotential,
     Potential,
     SquintPotential,
-    logistic_weight,
-    osboost_weight,
 )
 
-__all__ = [
-    "BinaryBooster",
-    "PotentialBooster",
-    "OnlineBBM",
-    "NHBoostDT",
-    "SquintBoost",
-    "AdaBoostOL",
-    "OSBoost",
-]
-
-
-class BinaryBooster(Booster, base.Classifier):
-    """Shared machinery of the binary boosters (not meant to be used directly).
-
-    Labels may be ``bool``, ``numpy.bool_`` or ``0``/``1``; anything else raises
-    ``ValueError``. Sample weights (``learn_one(x, y, w=...)``) scale every update the example
-    causes; a weight of 0 makes ``learn_one`` a no-op and a negative, NaN or infinite weight
-    raises ``ValueError``. NaN and infinite feature values are treated as missing features.
-
-    """
-
-    def __init__(
-        self,
-        model: base.Classifier | None,
-        n_models: int,
-        weighting: str,
-        diversify: bool,
-        feature_fraction: float,
-        min_weight: float,
-        seed: int | None,
-    ):
-        self._init_booster(
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-        )
-
-    # ------------------------------------------------------------------ River API
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield {"n_models": 3, "seed": 1}
-        yield {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2}
-
-    @property
-    def _multiclass(self):
-        return False
-
-    def learn_one(self, x, y, w=1.0, **kwargs):
-        y = as_binary_label(y)
-        w = check_sample_weight(w)
-        if w == 0.0:
-            return
-        x, probas = self._pool.probas(x)
-        self._n_seen += 1
-        self._learn(x, y, self._pool.to_votes(probas), w)
-
-    def _offer(self, i: int, x, y: bool, p: float, z: int, w: float) -> None:
-        """Offer ``(x, y)`` to learner ``i`` with probability ``p``; book its edge.
-
-        The binary papers' edge is ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)`` with ``z = +1/-1``
-        for a right/wrong vote before learning: the weighted accuracy minus 1/2.
-        """
-        wp = w * p
-        self._pool.record_edge(i, wp * z, 2.0 * wp)
-        self._pool.offer(i, x, y, p, w)
-
-    def predict_proba_one(self, x, **kwargs):
-        p_true = self._proba_true(self._pool.probas(x)[1])
-        return {False: 1.0 - p_true, True: p_true}
-
-    def predict_one(self, x, **kwargs):
-        # Ties go to True, the papers' sign(0) = +1.
-        return self.predict_proba_one(x)[True] >= 0.5
-
-    # ------------------------------------------------------------------ for subclasses
-
-    def _learn(self, x, y: bool, votes: list, w: float) -> None:
-        raise NotImplementedError
-
-    def _proba_true(self, probas: tuple) -> float:
-        raise NotImplementedError
-
-    def _majority_proba(self, probas: tuple) -> float:
-        """Smoothed fraction of learners voting True: ``(#True + 1/2) / (N + 1)``.
-
-        Monotone in the vote margin, exactly 1/2 on a tie, and never 0 or 1 (log loss stays
-        finite).
-        """
-        n_true = sum(1 for p in probas if p >= 0.5)
-        return (n_true + 0.5) / (len(probas) + 1.0)
-
-    # ------------------------------------------------------------------ diagnostics
-
-    @property
-    def edges(self) -> list:
-        """Empirical edge of each learner, ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``.
-
-        ``w^i`` are the booster's weights for learner ``i`` (times the sample weights) and
-        ``z^i`` its +/-1 correctness, measured before it learned each example; in
-        ``[-1/2, 1/2]``. 0 for a learner that has had no weight yet.
-        """
-        return self._pool.edges
+__all__ = ["PotentialBooster", "OnlineBBM", "NHBoostDT", "SquintBoost", "AdaBoostOL", "OSBoost"]
 
 
 class PotentialBooster(BinaryBooster):
@@ -140,27 +43,35 @@ class PotentialBooster(BinaryBooster):
     Prediction is the unweighted majority vote (ties go to ``True``);
     ``predict_proba_one`` is the smoothed vote fraction ``(#True + 1/2) / (N + 1)``.
 
-    :class:`OnlineBBM`, :class:`NHBoostDT` and :class:`SquintBoost` are this class with a
-    fixed potential; use it directly to try a potential of your own.
+    :class:`OnlineBBM`, :class:`NHBoostDT`, :class:`SquintBoost` and :class:`OSBoost` are
+    this walk with a fixed potential; use this class to try a potential of your own (a
+    surrogate loss such as :class:`~river_boost.potentials.LogisticLoss` also learns the
+    learners' vote weights, as :class:`AdaBoostOL` does, with its defaults).
 
     Parameters
     ----------
     potential
-        A :class:`river_boost.potentials.Potential`.
+        A binary :class:`river_boost.potentials.Potential`. A potential built for a number of
+        learners (``potential.n_models``) must be built for ``n_models``.
     model
         The weak learner to clone (default: :func:`~river_boost.core.default_model`).
     n_models
         Number of weak learners ``N``.
     weighting
-        ``"importance"`` or ``"sampling"``; see ``OnlineBBM``.
+        ``"importance"`` (default) passes each weight as an importance weight, rescaled so
+        that its running mean is 1 for each learner (Hoeffding trees count weight, not
+        examples); ``"sampling"`` passes the example with that probability
+        (:class:`~river_boost.core.WeakLearnerPool`).
     diversify
-        ``True``, ``"paper"`` or ``False``; see ``OnlineBBM``.
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at random,
+        all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
+        per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
     feature_fraction
         Fraction of the features each learner sees (random subset per learner).
     min_weight
         Importance weights below this are thinned without bias (see ``WeakLearnerPool``).
     seed
-        Random seed.
+        Random seed (sampling, diversification, feature subsets).
 
     Examples
     --------
@@ -189,17 +100,21 @@ class PotentialBooster(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._init_potential_booster(
-            potential, model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-        )
-
-    def _init_potential_booster(self, potential, *pool_params):
         if not isinstance(potential, Potential):
             raise TypeError(
                 f"potential must be a river_boost.potentials.Potential, got {type(potential)}"
             )
-        super().__init__(*pool_params)
-        self._potential = potential
+        sized = getattr(potential, "n_models", n_models)
+        if sized != n_models:
+            raise ValueError(
+                f"the potential is built for {sized} learners but n_models={n_models}: "
+                "learners past its horizon would vote untrained"
+            )
+        surrogate = {"prediction": "hedge", "learning_rate": 4.0} if potential.surrogate else {}
+        self._build(
+            potential, model=model, n_models=n_models, weighting=weighting, diversify=diversify,
+            feature_fraction=feature_fraction, min_weight=min_weight, seed=seed, **surrogate,
+        )  # fmt: skip
 
     @classmethod
     def _unit_test_params(cls):
@@ -207,27 +122,8 @@ class PotentialBooster(BinaryBooster):
             yield {"potential": NormalHedgePotential(), **params}
         yield {"potential": BinomialPotential(3, 0.2), "n_models": 3, "seed": 4}
 
-    @property
-    def potential(self) -> Potential:
-        """The potential that sets the weights."""
-        return self._potential
 
-    def _learn(self, x, y, votes, w):
-        sign_y = 1 if y else -1
-        pot, offer = self._potential, self._offer
-        edges = self._pool.edges  # the learners' edges before this example
-        state = worst = pot.start()
-        for i, h in enumerate(votes):
-            z = sign_y * h
-            offer(i, x, y, pot.sampling_probability(i + 1, state, worst), z, w)
-            state = pot.advance(state, z, edges[i])
-            worst = pot.advance(worst, -1, edges[i])
-
-    def _proba_true(self, probas):
-        return self._majority_proba(probas)
-
-
-class OnlineBBM(PotentialBooster):
+class OnlineBBM(BinaryBooster):
     """Online boost-by-majority (Online BBM).
 
     Algorithm 1 of Beygelzimer, Kale & Luo (2015). For each labelled example the booster walks
@@ -254,19 +150,8 @@ class OnlineBBM(PotentialBooster):
     gamma
         Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
         more examples; the paper tunes it by progressive validation.
-    weighting
-        ``"importance"`` (default; what the paper found better) passes ``p`` as an importance
-        weight, rescaled so that its running mean is 1 for each learner (Hoeffding trees count
-        weight, not examples); ``"sampling"`` passes the example with probability ``p``.
-    diversify
-        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
-        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
-        of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees (random subset per learner).
-    seed
-        Random seed (sampling, diversification, feature subsets).
+    weighting, diversify, feature_fraction, min_weight, seed
+        As in :class:`PotentialBooster` (importance weighting is what the paper found better).
 
     Examples
     --------
@@ -300,17 +185,14 @@ class OnlineBBM(PotentialBooster):
         seed: int | None = None,
     ):
         self.gamma = gamma
-        self._init_potential_booster(
-            BinomialPotential(n_models, gamma),
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
-        )
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from BinaryBooster._unit_test_params()
+        self._build(
+            BinomialPotential(n_models, gamma), model=model, n_models=n_models,
+            weighting=weighting, diversify=diversify, feature_fraction=feature_fraction,
+            min_weight=min_weight, seed=seed,
+        )  # fmt: skip
 
 
-class NHBoostDT(PotentialBooster):
+class NHBoostDT(BinaryBooster):
     """Online NH-Boost.DT: boosting with NormalHedge.DT's potential, parameter-free.
 
     NH-Boost.DT (Luo & Schapire 2014; Algorithm 3 of Otten 2016) is a batch booster whose
@@ -362,7 +244,7 @@ class NHBoostDT(PotentialBooster):
 
     On this small, noisy stream the later learners, fed mostly the examples the first ones
     got wrong, barely beat chance on them (see the edges), and the unweighted majority vote
-    trails a single tree; see ``benchmarks/RESULTS.md`` for the streams where it wins.
+    trails a single tree; ``benchmarks/RESULTS.md`` has the streams where it wins.
 
     References
     ----------
@@ -370,8 +252,6 @@ class NHBoostDT(PotentialBooster):
     applications to boosting. In Advances in Neural Information Processing Systems.
     [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
     Leiden University.
-    [^3]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
-    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
 
     """
 
@@ -385,17 +265,14 @@ class NHBoostDT(PotentialBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._init_potential_booster(
-            NormalHedgePotential(),
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
-        )
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from BinaryBooster._unit_test_params()
+        self._build(
+            NormalHedgePotential(), model=model, n_models=n_models, weighting=weighting,
+            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
+            seed=seed,
+        )  # fmt: skip
 
 
-class SquintBoost(PotentialBooster):
+class SquintBoost(BinaryBooster):
     """Online SquintBoost: boosting with the Squint potential, parameter-free.
 
     SquintBoost (Otten 2016, Algorithm 4) is NH-Boost.DT with the Squint allocation algorithm
@@ -455,18 +332,76 @@ class SquintBoost(PotentialBooster):
         seed: int | None = None,
     ):
         self.prior = prior
-        self._init_potential_booster(
-            SquintPotential(prior),
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
-        )
+        self._build(
+            SquintPotential(prior), model=model, n_models=n_models, weighting=weighting,
+            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
+            seed=seed,
+        )  # fmt: skip
 
     @classmethod
     def _unit_test_params(cls):
-        yield from BinaryBooster._unit_test_params()
+        yield from super()._unit_test_params()
         yield {"n_models": 3, "prior": "uniform", "seed": 5}
 
 
-class AdaBoostOL(Adaptive, BinaryBooster):
+class OSBoost(BinaryBooster):
+    """Online smooth boosting (OSBoost), the baseline of Beygelzimer et al. (2015).
+
+    Chen, Lin & Lu (2012). Along the learners the booster keeps ``s <- s + z_i - theta`` with
+    ``theta = gamma / (2 + gamma)`` and ``z_i = +1/-1`` for a right/wrong vote; learner ``i+1``
+    gets the example with weight ``1`` if ``s <= 0`` and ``(1 - gamma)^(s/2)`` otherwise (a
+    smooth distribution: no example weighs more than 1;
+    :class:`~river_boost.potentials.OSBoostPotential`). Prediction is the uniform majority
+    vote; ``predict_proba_one`` is the smoothed vote fraction, as in ``OnlineBBM``.
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
+    n_models
+        Number of weak learners.
+    gamma
+        Assumed edge, in ``(0, 1)``.
+    weighting, diversify, feature_fraction, min_weight, seed
+        As in :class:`PotentialBooster`.
+
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> import river_boost
+
+    >>> model = river_boost.OSBoost(n_models=5, gamma=0.1, seed=42)
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 88.00%
+
+    References
+    ----------
+    [^1]: Chen, S.T., Lin, H.T. and Lu, C.J., 2012. An online boosting algorithm with
+    theoretical justifications. In International Conference on Machine Learning.
+
+    """
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        gamma: float = 0.1,
+        weighting: str = "importance",
+        diversify: bool | str = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        self.gamma = gamma
+        self._build(
+            OSBoostPotential(gamma), model=model, n_models=n_models, weighting=weighting,
+            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
+            seed=seed,
+        )  # fmt: skip
+
+
+class AdaBoostOL(BinaryBooster):
     """AdaBoost.OL: adaptive, parameter-free online boosting with the logistic loss.
 
     Algorithm 2 of Beygelzimer, Kale & Luo (2015). Along the learners the booster keeps the
@@ -474,7 +409,8 @@ class AdaBoostOL(Adaptive, BinaryBooster):
     probability ``p = 1 / (1 + exp(s^{i-1}))`` (minus the logistic-loss derivative), the vote
     weights ``alpha_i`` follow online gradient descent on the logistic loss with rate
     ``4 / sqrt(t)``, projected on ``[-2, 2]``, and the ``N`` experts (expert ``i`` votes
-    ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``.
+    ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``
+    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Experts`).
     With ``weighting="sampling"`` this is AdaBoost.OL.S.
 
     **Prediction.** The paper draws an expert from the Hedge distribution. Three options:
@@ -487,9 +423,9 @@ class AdaBoostOL(Adaptive, BinaryBooster):
     - ``"random"``: the paper's algorithm: ``predict_one`` draws an expert (seeded) and returns
       its vote; ``predict_proba_one`` returns the distribution it draws from (as ``"vote"``).
 
-    The default was chosen by measurement (``benchmarks/RESULTS.md``): on the foundation
-    streams ``"hedge"`` is at least as accurate as ``"vote"`` and, unlike it, gives graded
-    probabilities (useful for log loss and ROC AUC).
+    The default was chosen by measurement (``benchmarks/RESULTS.md``): ``"hedge"`` is at
+    least as accurate as ``"vote"`` and, unlike it, gives graded probabilities (useful for
+    log loss and ROC AUC).
 
     Parameters
     ----------
@@ -498,20 +434,14 @@ class AdaBoostOL(Adaptive, BinaryBooster):
     n_models
         Number of weak learners ``N``.
     weighting
-        ``"importance"`` (AdaBoost.OL) or ``"sampling"`` (AdaBoost.OL.S); see ``OnlineBBM``.
+        ``"importance"`` (AdaBoost.OL) or ``"sampling"`` (AdaBoost.OL.S); see
+        :class:`PotentialBooster`.
     prediction
         ``"hedge"``, ``"vote"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
-    diversify
-        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
-        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
-        of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees (random subset per learner).
-    seed
-        Random seed (sampling, random prediction, diversification, feature subsets).
+    diversify, feature_fraction, min_weight, seed
+        As in :class:`PotentialBooster` (the seed also drives the random prediction).
 
     Examples
     --------
@@ -545,132 +475,14 @@ class AdaBoostOL(Adaptive, BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        super().__init__(
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-        )
-        self._init_adaptive(prediction, learning_rate)
+        self._build(
+            LogisticLoss(), model=model, n_models=n_models, weighting=weighting,
+            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
+            seed=seed, prediction=prediction, learning_rate=learning_rate,
+        )  # fmt: skip
 
-    def _learn(self, x, y, votes, w):
-        sign_y = 1 if y else -1
-        rate = self._ogd.tick()
-        alphas, offer, step = self._ogd.values, self._offer, self._ogd.step
-        s = 0.0
-        weight = 0.5  # 1 / (1 + exp(s^0))
-        mistakes = []
-        for i, h in enumerate(votes):
-            z = sign_y * h
-            offer(i, x, y, weight, z, w)
-            s += alphas[i] * z
-            # Expert i predicts sign(F_i) with sign(0) = +1, so y * F_i = s decides.
-            mistakes.append(1.0 if (s < 0 or (s == 0 and not y)) else 0.0)
-            # 1 / (1 + exp(s^i)) is both minus the derivative of ln(1 + exp(-(s^{i-1} + alpha
-            # z))) over z, for alpha_i's projected gradient step, and learner i+1's weight.
-            weight = logistic_weight(s)
-            step(i, -w * z * weight, rate)
-        self._hedge.update(mistakes, scale=w)
+    @classmethod
+    def _unit_test_params(cls):
+        yield from super()._unit_test_params()
+        yield {"n_models": 3, "prediction": "random", "seed": 3}
 
-    def _expert_scores(self, probas) -> list:
-        """``F_i(x) = sum_{j<=i} alpha_j h_j(x)`` for every expert ``i``."""
-        scores, f = [], 0.0
-        for alpha, p in zip(self._ogd.values, probas):
-            f += alpha if p >= 0.5 else -alpha
-            scores.append(f)
-        return scores
-
-    def _proba_true(self, probas):
-        scores = self._expert_scores(probas)
-        p = 0.0
-        if self.prediction == "hedge":
-            for v, f in zip(self._hedge._weights, scores):
-                if v:
-                    p += v * (1.0 - logistic_weight(f))
-        else:
-            for v, f in zip(self._hedge._weights, scores):
-                if f >= 0:
-                    p += v
-        return min(1.0, p)
-
-    def predict_one(self, x, **kwargs):
-        if self.prediction != "random":
-            return super().predict_one(x)
-        i = self._hedge.draw(self._rng)
-        return self._expert_scores(self._pool.probas(x)[1])[i] >= 0
-
-
-
-class OSBoost(BinaryBooster):
-    """Online smooth boosting (OSBoost), the baseline of Beygelzimer et al. (2015).
-
-    Chen, Lin & Lu (2012). Along the learners the booster keeps ``s <- s + z_i - theta`` with
-    ``theta = gamma / (2 + gamma)`` and ``z_i = +1/-1`` for a right/wrong vote; learner ``i+1``
-    gets the example with weight ``1`` if ``s <= 0`` and ``(1 - gamma)^(s/2)`` otherwise (a
-    smooth distribution: no example weighs more than 1). Prediction is the uniform majority
-    vote; ``predict_proba_one`` is the smoothed vote fraction, as in ``OnlineBBM``.
-
-    Parameters
-    ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners.
-    gamma
-        Assumed edge, in ``(0, 1)``.
-    weighting
-        ``"importance"`` (default) or ``"sampling"``; see ``OnlineBBM``.
-    diversify
-        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at
-        random, all but the first learner's (see ``WeakLearnerPool``); ``"paper"``: the
-        papers' code (grace period 1-10, per-learner weight scale 10-200); ``False``: clones
-        of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees (random subset per learner).
-    seed
-        Random seed.
-
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
-
-    >>> model = river_boost.OSBoost(n_models=5, gamma=0.1, seed=42)
-    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 88.00%
-
-    References
-    ----------
-    [^1]: Chen, S.T., Lin, H.T. and Lu, C.J., 2012. An online boosting algorithm with
-    theoretical justifications. In International Conference on Machine Learning.
-
-    """
-
-    def __init__(
-        self,
-        model: base.Classifier | None = None,
-        n_models: int = 10,
-        gamma: float = 0.1,
-        weighting: str = "importance",
-        diversify: bool | str = True,
-        feature_fraction: float = 1.0,
-        min_weight: float = 0.3,
-        seed: int | None = None,
-    ):
-        super().__init__(
-            model, n_models, weighting, diversify, feature_fraction, min_weight, seed
-        )
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
-        self.gamma = gamma
-        self._theta = gamma / (2.0 + gamma)
-
-    def _learn(self, x, y, votes, w):
-        sign_y = 1 if y else -1
-        offer = self._offer
-        s = 0.0
-        for i, h in enumerate(votes):
-            z = sign_y * h
-            offer(i, x, y, osboost_weight(s, self.gamma), z, w)
-            s += z - self._theta
-
-    def _proba_true(self, probas):
-        return self._majority_proba(probas)

@@ -1,12 +1,16 @@
 """The small core every booster shares.
 
 - :class:`WeakLearnerPool`: ``n_models`` clones of a River classifier, optionally diversified
-  (random Hoeffding-tree parameters, random feature subsets), that vote and learn with a weight
-  ``p`` in ``[0, 1]`` either as an importance weight or by rejection sampling.
-- :class:`Hedge`: exponential weights over the boosters' ``N`` experts.
-- :class:`ProjectedOGD`: online gradient descent on the learner weights ``alpha``, projected on
-  an interval.
-- input checks shared by all boosters (labels, sample weights, feature values).
+  (random Hoeffding-tree parameters, random feature subsets). It takes the raw feature dict,
+  cleans it once, remembers the learners' predictions for it, teaches learner ``i`` with a
+  weight ``p`` in ``[0, 1]`` (an importance weight or a rejection-sampling probability) and
+  keeps each learner's edge and counters.
+- :class:`ModelLearners`: the learners themselves, behind the pool (``predict_proba_all``,
+  ``learn_one(i, ...)``), so that the ``N`` learners can be one object.
+- :class:`Experts`: the adaptive boosters' learner weights ``alpha`` (projected online gradient
+  descent, :class:`ProjectedOGD`) and :class:`Hedge` over the ``N`` experts.
+- input checks shared by all boosters (labels, sample weights, feature values) and small
+  utilities (:class:`BoundedCache`, :func:`check_open_unit`).
 
 """
 
@@ -25,11 +29,18 @@ from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 
 __all__ = [
     "WeakLearnerPool",
+    "ModelLearners",
+    "FeatureSubsets",
+    "Experts",
     "Hedge",
     "ProjectedOGD",
+    "BoundedCache",
     "as_binary_label",
     "check_sample_weight",
+    "check_open_unit",
     "clean_features",
+    "replicas",
+    "default_model",
     "WEIGHTINGS",
 ]
 
@@ -61,6 +72,9 @@ def default_model() -> base.Classifier:
     return FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter())
 
 
+# ----------------------------------------------------------------------------- input checks
+
+
 def as_binary_label(y) -> bool:
     """Map a binary label (bool, numpy bool, 0/1 integer or float) to a Python bool.
 
@@ -89,6 +103,19 @@ def check_sample_weight(w) -> float:
     return w
 
 
+def check_open_unit(name: str, value: float) -> float:
+    """``value`` if it lies in ``(0, 1)``, else ``ValueError`` naming the parameter."""
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {value}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> None:
+    """``ValueError`` naming the parameter unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+
+
 def _feature_order(name):
     return (type(name).__name__, name)
 
@@ -103,14 +130,61 @@ def clean_features(x: dict) -> dict:
 
     ``x`` itself is never modified.
     """
-    items = [
-        (k, v) for k, v in x.items() if not (isinstance(v, float) and not math.isfinite(v))
-    ]
+    items = [(k, v) for k, v in x.items() if not (isinstance(v, float) and not math.isfinite(v))]
     try:
         items.sort(key=lambda kv: kv[0])
     except TypeError:  # keys of mixed types
         items.sort(key=lambda kv: _feature_order(kv[0]))
     return dict(items)
+
+
+class CleanMemo:
+    """The last raw feature dict, its cleaned form, and one value computed from it.
+
+    River's progressive validation predicts an ``x`` and then learns the same ``x``: both
+    steps clean it once and share what was computed for it (the learners' predictions),
+    until :meth:`forget` says the learners changed. ``x`` is compared by value, so a dict
+    mutated in place is seen.
+    """
+
+    def __init__(self):
+        self.x: dict | None = None
+        self.clean: dict | None = None
+        self.value = None
+
+    def cleaned(self, x: dict) -> dict:
+        if self.x is None or x != self.x:
+            self.clean = clean_features(x)
+            self.x = dict(x)
+            self.value = None
+        return self.clean
+
+    def forget(self) -> None:
+        self.value = None
+
+
+# ----------------------------------------------------------------------------- utilities
+
+
+class BoundedCache(dict):
+    """A dict that drops its oldest entry beyond ``size`` entries and pickles empty.
+
+    For exact, recomputable results (potentials, cost matrices): a copy recomputes them on
+    demand, so caches never make a pickle or a long stream grow without bound.
+    """
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = max(1, size)
+
+    def put(self, key, value):
+        if len(self) >= self.size:
+            self.pop(next(iter(self)))  # the oldest entry (insertion order)
+        self[key] = value
+        return value
+
+    def __reduce__(self):
+        return (type(self), (self.size,))
 
 
 def accepts_sample_weight(model) -> bool:
@@ -122,12 +196,78 @@ def accepts_sample_weight(model) -> bool:
     return any(p.name == "w" or p.kind is p.VAR_KEYWORD for p in params)
 
 
+def replicas(w: float, rng: random.Random) -> int:
+    """How many times a learner without sample weights learns an example of weight ``w``:
+    ``floor(w)``, plus once more with probability ``frac(w)`` (``w`` in expectation)."""
+    return int(w) + (rng.random() < w - int(w))
+
+
 def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
+# ----------------------------------------------------------------------------- learners
+
+
+class FeatureSubsets:
+    """Which features learner ``i`` sees: about ``fraction`` of them, at random.
+
+    Membership of a feature is a deterministic hash of (salt of learner ``i``, feature name),
+    so features that appear mid-stream are assigned consistently and no feature list must be
+    known in advance; answers are cached per learner.
+    """
+
+    def __init__(self, fraction: float, salts: list):
+        self.fraction = fraction
+        self.salts = salts
+        self._masks: list[dict] = [{} for _ in salts]
+
+    def keeps(self, i: int, feature) -> bool:
+        mask = self._masks[i]
+        keep = mask.get(feature)
+        if keep is None:
+            digest = hashlib.blake2b(
+                repr(feature).encode(), digest_size=8, key=self.salts[i].to_bytes(8, "little")
+            ).digest()
+            keep = mask[feature] = int.from_bytes(digest, "little") < self.fraction * 2**64
+        return keep
+
+    def view(self, i: int, x: dict) -> dict:
+        """The features of ``x`` learner ``i`` sees."""
+        if self.fraction >= 1.0:
+            return x
+        return {f: v for f, v in x.items() if self.keeps(i, f)}
+
+
+class ModelLearners:
+    """``N`` River classifiers, learner ``i`` seeing its subset of the features.
+
+    The interface the pool needs from its learners, whatever they are: every learner's
+    ``predict_proba_one`` for an ``x`` in one call, and learner ``i`` learning with weight ``w``.
+    """
+
+    def __init__(self, models: list, subsets: FeatureSubsets):
+        self.models = models
+        self.subsets = subsets
+
+    def predict_proba_all(self, x: dict) -> tuple:
+        view = self.subsets.view
+        return tuple(m.predict_proba_one(view(i, x)) for i, m in enumerate(self.models))
+
+    def learn_one(self, i: int, x: dict, y, w: float | None = None) -> None:
+        """Learner ``i`` learns ``x`` with weight ``w`` (``None``: a learner without weights)."""
+        if w is None:
+            self.models[i].learn_one(self.subsets.view(i, x), y)
+        else:
+            self.models[i].learn_one(self.subsets.view(i, x), y, w=w)
+
+
 class WeakLearnerPool:
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
+
+    The pool owns its invariants: it takes the raw feature dict, cleans it once
+    (:func:`clean_features`), remembers the learners' predictions for the last ``x`` until a
+    learner changes, and keeps the per-learner bookkeeping (weights offered, updates, edges).
 
     Parameters
     ----------
@@ -155,15 +295,11 @@ class WeakLearnerPool:
         once per learner, uniform in ``[10, 200]`` (when the model takes weights). Only
         parameters the model has are drawn.
         The first learner stays ``model`` as given, so the first expert is the plain model:
-        with all learners diversified, AdaBoost.OL's accuracy varied by ±1.9 points across
-        seeds on Hyperplane (a bad draw for learner 1 hurts every expert); keeping learner 1
-        plain brought that to ±0.1 and made it at least as accurate as a single tree on every
-        benchmark stream (``benchmarks/RESULTS.md``).
+        with all learners diversified, a bad draw for learner 1 hurts every expert of the
+        adaptive boosters (``benchmarks/RESULTS.md``).
     feature_fraction
-        Each learner sees a random subset of about this fraction of the features. Membership
-        of a feature is a deterministic hash of (seed, learner, feature name), so features
-        that appear mid-stream are assigned consistently and no feature list must be known in
-        advance. ``1.0`` (default) gives every learner every feature.
+        Each learner sees a random subset of about this fraction of the features
+        (:class:`FeatureSubsets`). ``1.0`` gives every learner every feature.
     min_weight
         Importance mode only: a rescaled weight ``w < min_weight`` is passed as ``min_weight``
         with probability ``w / min_weight`` and skipped otherwise. The expected weight is
@@ -180,45 +316,40 @@ class WeakLearnerPool:
         model: base.Classifier,
         n_models: int,
         weighting: str = "importance",
-        diversify: bool = False,
+        diversify: bool | str = False,
         feature_fraction: float = 1.0,
         min_weight: float = 0.0,
         seed: int | None = None,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
-        if weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
-        if diversify not in DIVERSIFY_MODES:
-            raise ValueError(f"diversify must be one of {DIVERSIFY_MODES}, got {diversify!r}")
+        check_choice("weighting", weighting, WEIGHTINGS)
+        check_choice("diversify", diversify, DIVERSIFY_MODES)
         if not 0.0 < feature_fraction <= 1.0:
             raise ValueError(f"feature_fraction must lie in (0, 1], got {feature_fraction}")
-        self.n_models = n_models
-        self.weighting = weighting
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
+        self.n_models = n_models
+        self.weighting = weighting
+        self.min_weight = min_weight
         self._accepts_w = accepts_sample_weight(model)
         if weighting == "importance" and not self._accepts_w:
             raise ValueError(
                 f"{type(model).__name__}.learn_one takes no sample weight `w`, so it cannot be "
                 "given importance weights; use weighting='sampling'"
             )
-        self.feature_fraction = feature_fraction
-        self.min_weight = min_weight
         self._rng = random.Random(seed)
         # The first learner is always `model` as given: expert 1 (the first learner alone) is
         # then the plain model, which Hedge-based boosters can always fall back to.
-        self.models = [
-            self._make_clone(model, diversify if i > 0 else False) for i in range(n_models)
-        ]
+        models = [self._make_clone(model, diversify if i > 0 else False) for i in range(n_models)]
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
-        self._salts = [self._rng.getrandbits(64) for _ in range(n_models)]
+        salts = [self._rng.getrandbits(64) for _ in range(n_models)]
+        self.learners = ModelLearners(models, FeatureSubsets(feature_fraction, salts))
         self._weight_scales = [1.0] * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] = self._rng.uniform(*PAPER_WEIGHT_SCALE)
-        self._feature_masks: list[dict] = [{} for _ in range(n_models)]
         self._offered = [0.0] * n_models  # sum of p offered to each learner
         self._n_offered = [0] * n_models
         self._n_updates = [0] * n_models  # learn_one calls per learner
@@ -226,8 +357,7 @@ class WeakLearnerPool:
         # numerator and denominator of each learner's empirical edge (see record_edge)
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
-        self._memo_x: dict | None = None
-        self._memo_votes: tuple | None = None
+        self._memo = CleanMemo()
 
     def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
         if not diversify:
@@ -243,75 +373,29 @@ class WeakLearnerPool:
             new["grace_period"] = self._rng.randint(*ranges["grace_period"])
         return model.clone(new)
 
-    # ------------------------------------------------------------------ features
-
-    def _view(self, i: int, x: dict) -> dict:
-        """The features learner ``i`` sees."""
-        if self.feature_fraction >= 1.0:
-            return x
-        mask = self._feature_masks[i]
-        out = {}
-        for f, v in x.items():
-            keep = mask.get(f)
-            if keep is None:
-                digest = hashlib.blake2b(
-                    repr(f).encode(), digest_size=8, key=self._salts[i].to_bytes(8, "little")
-                ).digest()
-                keep = mask[f] = int.from_bytes(digest, "little") < self.feature_fraction * 2**64
-            if keep:
-                out[f] = v
-        return out
-
-    # ------------------------------------------------------------------ voting
+    # ------------------------------------------------------------------ predicting
 
     def predict(self, x: dict) -> tuple:
-        """``(clean x, each learner's predict_proba_one)`` for a raw feature dict ``x``.
+        """Each learner's ``predict_proba_one`` for the raw feature dict ``x`` (cleaned first).
 
-        ``x`` goes through :func:`clean_features` first. The result is memoised for the last
-        ``x`` (compared by value) until the next update, because River's progressive
-        validation asks for a prediction and then learns the same ``x``.
+        Remembered for the last ``x`` until a learner learns.
         """
-        if self._memo_votes is not None and x == self._memo_x:
-            return self._memo_votes
-        clean = clean_features(x)
-        result = (
-            clean,
-            tuple(m.predict_proba_one(self._view(i, clean)) for i, m in enumerate(self.models)),
-        )
-        self._memo_x = dict(x)
-        self._memo_votes = result
-        return result
-
-    def probas(self, x: dict) -> tuple:
-        """``(clean x, each learner's probability of True)``; 0.5 for a learner with no opinion."""
-        clean, dists = self.predict(x)
-        out = []
-        for proba in dists:
-            p_true = proba.get(True, 0.0)
-            total = p_true + proba.get(False, 0.0)
-            out.append(p_true / total if total > 0 else 0.5)
-        return clean, tuple(out)
-
-    @staticmethod
-    def to_votes(probas) -> list:
-        """Hard votes in ``{-1, +1}``; a learner at exactly 0.5 votes +1 (``sign(0) = 1``)."""
-        return [1 if p >= 0.5 else -1 for p in probas]
+        memo = self._memo
+        clean = memo.cleaned(x)
+        if memo.value is None:
+            memo.value = self.learners.predict_proba_all(clean)
+        return memo.value
 
     # ------------------------------------------------------------------ learning
 
-    def record_edge(self, i: int, numerator: float, denominator: float) -> None:
-        """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
-
-        Each booster family defines its edge (papers differ); the pool only accumulates.
+    def learn(self, x: dict, offers, sample_weight: float = 1.0) -> list:
+        """Teach the raw feature dict ``x``: ``offers`` are ``(learner i, label, p)`` with
+        ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
         """
-        self._edge_num[i] += numerator
-        self._edge_den[i] += denominator
+        clean = self._memo.cleaned(x)
+        return [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
 
-    def offer(self, i: int, x: dict, y, p: float, sample_weight: float = 1.0) -> float:
-        """Offer ``(x, y)`` to learner ``i`` with probability / importance ``p`` in [0, 1].
-
-        Returns the weight passed to the learner (0 if it was not called).
-        """
+    def _offer(self, i: int, x: dict, y, p: float, sample_weight: float) -> float:
         self._offered[i] += p
         self._n_offered[i] += 1
         if p <= 0.0:
@@ -329,23 +413,62 @@ class WeakLearnerPool:
             w = sample_weight * self._weight_scales[i]
         else:
             return 0.0
-        self._memo_votes = None  # a learner changes: the memoised predictions are stale
+        self._memo.forget()  # a learner changes: the remembered predictions are stale
         self._n_updates[i] += 1
         if self._accepts_w:
-            self.models[i].learn_one(self._view(i, x), y, w=w)
+            self.learners.learn_one(i, x, y, w)
         else:
-            # Sampling mode with a learner that takes no weight: learn the example floor(w)
-            # times plus once more with probability frac(w), which is w in expectation.
-            copies = int(w) + (self._rng.random() < w - int(w))
-            for _ in range(copies):
-                self.models[i].learn_one(self._view(i, x), y)
+            for _ in range(replicas(w, self._rng)):
+                self.learners.learn_one(i, x, y)
         return w
+
+    def record_edge(self, i: int, numerator: float, denominator: float) -> None:
+        """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
+
+        Each booster family defines its edge (papers differ); the pool only accumulates.
+        """
+        self._edge_num[i] += numerator
+        self._edge_den[i] += denominator
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def models(self) -> list:
+        """The weak learners, in boosting order."""
+        return self.learners.models
 
     @property
     def edges(self) -> list:
         """Each learner's recorded edge (0 while nothing has been recorded)."""
         return [n / d if d else 0.0 for n, d in zip(self._edge_num, self._edge_den)]
 
+    @property
+    def offered(self) -> list:
+        """Sum of the ``p`` offered to each learner."""
+        return list(self._offered)
+
+    @property
+    def mean_offered(self) -> list:
+        """Running mean of the ``p`` offered to each learner (0 before any offer)."""
+        return [s / n if n else 0.0 for s, n in zip(self._offered, self._n_offered)]
+
+    @property
+    def learner_updates(self) -> list:
+        """How many times each learner's ``learn_one`` was called."""
+        return list(self._n_updates)
+
+    @property
+    def zero_weights(self) -> list:
+        """How many examples each learner was offered with weight exactly 0 (no update)."""
+        return list(self._n_zero)
+
+    @property
+    def weight_scales(self) -> list:
+        """The constant each learner's weights are multiplied by (``diversify="paper"``)."""
+        return list(self._weight_scales)
+
+
+# ----------------------------------------------------------------------------- experts
 
 
 class Hedge:
@@ -356,7 +479,7 @@ class Hedge:
 
     def __init__(self, n: int):
         self.log_weights = [0.0] * n
-        self._weights = [1.0 / n] * n
+        self.weights = (1.0 / n,) * n  # normalised, read on every prediction: cached
 
     def update(self, losses, scale: float = 1.0) -> None:
         if not any(losses):
@@ -371,12 +494,7 @@ class Hedge:
         exp = math.exp
         raw = [exp(w) for w in self.log_weights]
         total = sum(raw)
-        self._weights = [r / total for r in raw]  # read on every prediction: cache it
-
-    @property
-    def weights(self) -> list:
-        """Normalised expert weights (a probability vector)."""
-        return list(self._weights)
+        self.weights = tuple(r / total for r in raw)
 
     def draw(self, rng: random.Random) -> int:
         """Index of an expert drawn with probability proportional to its weight."""
@@ -403,3 +521,41 @@ class ProjectedOGD:
     def step(self, i: int, gradient: float, rate: float) -> None:
         v = self.values[i] - rate * gradient
         self.values[i] = min(self.bound, max(-self.bound, v))
+
+
+class Experts:
+    """The adaptive boosters' learner weights and experts.
+
+    Expert ``i`` predicts with the first ``i`` learners weighted by ``alpha``; ``alpha``
+    follows projected online gradient descent on ``[-2, 2]`` (rate ``learning_rate /
+    sqrt(t)``, scaled by the rule) and the experts are weighted by Hedge,
+    ``v_i <- v_i exp(-w * loss_i)``. ``prediction`` says how the experts become one
+    prediction: ``"hedge"`` (the Hedge mixture), ``"vote"`` (Hedge-weighted vote) or
+    ``"random"`` (draw an expert, as the papers do).
+    """
+
+    def __init__(self, n: int, learning_rate: float, prediction: str, predictions: tuple):
+        check_choice("prediction", prediction, predictions)
+        if not (learning_rate > 0 and math.isfinite(learning_rate)):
+            raise ValueError(f"learning_rate must be finite and > 0, got {learning_rate}")
+        self.prediction = prediction
+        self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
+        self.hedge = Hedge(n)
+
+    @property
+    def alphas(self) -> list:
+        return self.ogd.values
+
+    @property
+    def weights(self) -> tuple:
+        return self.hedge.weights
+
+    def update(self, gradients, losses, rate: float, w: float) -> None:
+        """One example's step: ``alpha_i -= rate * gradients[i]``; Hedge on ``losses``."""
+        step = self.ogd.step
+        for i, g in enumerate(gradients):
+            step(i, g, rate)
+        self.hedge.update(losses, scale=w)
+
+    def draw(self, rng: random.Random) -> int:
+        return self.hedge.draw(rng)

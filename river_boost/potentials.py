@@ -1,43 +1,63 @@
-"""Pure math behind the boosters: potentials, their weights and the logistic surrogate.
+"""The rules behind the boosters: potentials, surrogate losses, and their exact math.
 
-Everything here is a plain function or a small immutable object without learning state, so it
-can be tested against brute force on its own.
+Every booster walks along its learners ``i = 1..N`` with each labelled example. The example
+carries a *state*: in the binary task its margin (or whatever the potential tracks, moved by
+each vote ``z = +1`` right / ``-1`` wrong and by the learner's running edge), in the multiclass
+and ranking tasks its score vector ``s`` over the labels (moved by each vote ``e_l`` or each
+weak distribution ``h``). A *rule* (:class:`Potential`) says, from that state, how much the
+example weighs for learner ``i``: a weight (binary), or a cost for every label (multiclass,
+ranking), and a bound that turns weights into probabilities in ``[0, 1]``. Surrogate losses
+(:class:`LogisticLoss`) also learn the learners' vote weights ``alpha``.
+
+Everything here is a plain function or a small object without learning state, so it can be
+tested against brute force on its own.
 
 Notation follows Beygelzimer, Kale & Luo (2015): there are ``N`` weak learners; for an
 example, ``s`` is its running (unnormalised) margin after the first ``i - 1`` learners, i.e.
 ``s = s^{i-1} = sum_{j<i} alpha_j * z_j`` with ``z_j = y * h_j(x)`` in ``{-1, +1}``.
 
-A *potential* is a sequence of non-increasing functions ``Phi_0, ..., Phi_N`` with
+A binary *potential* is a sequence of non-increasing functions ``Phi_0, ..., Phi_N`` with
 ``Phi_N(s) >= 1{s <= 0}`` and ``Phi_{i-1}(s) >= (1-gamma)/2 Phi_i(s-1) + (1+gamma)/2 Phi_i(s+1)``
 (the paper's condition (4)). Any such sequence gives an online booster whose learner ``i``
 receives the example with weight ``w = (Phi_i(s-1) - Phi_i(s+1)) / 2`` (section 3.1); dividing
-by a bound on ``max_t w_t^i`` turns it into a probability. :class:`Potential` is that interface;
-:class:`BinomialPotential` is boost-by-majority, the optimal instance.
+by a bound on ``max_t w_t^i`` turns it into a probability. :class:`BinomialPotential` is
+boost-by-majority, the optimal instance; the multiclass (:class:`MulticlassZeroOnePotential`)
+and ranking (:class:`RankingPairPotential`) papers generalise it to cost vectors.
 
 """
 
 from __future__ import annotations
 
-import abc
 import math
 
 import numpy as np
 from river import base
+
+from .core import BoundedCache, check_choice, check_open_unit
 
 __all__ = [
     "Potential",
     "BinomialPotential",
     "NormalHedgePotential",
     "SquintPotential",
-    "squint_log_integral",
+    "OSBoostPotential",
+    "LogisticLoss",
+    "MulticlassZeroOnePotential",
     "RankingPairPotential",
+    "squint_log_integral",
     "erfcx",
     "binomial_log_pmf",
     "logistic_weight",
     "sigmoid",
+    "sigmoid_array",
     "logistic_loss",
     "osboost_weight",
+    "rank_loss",
+    "logistic_rank_gradient",
 ]
+
+# Potentials are exact up to float rounding (~1e-16); a weight below this is an exact zero.
+ZERO_WEIGHT = 1e-12
 
 
 def binomial_log_pmf(n: int, k: int, q: float) -> float:
@@ -59,23 +79,79 @@ def binomial_log_pmf(n: int, k: int, q: float) -> float:
     return log_choose + log_q + log_1q
 
 
-class Potential(base.Base, abc.ABC):
-    """An online drifting-game potential: the one thing a potential-based booster needs.
+def logistic_weight(s: float) -> float:
+    """``1 / (1 + exp(s))``: minus the derivative of the logistic loss, without overflow."""
+    if s >= 0:
+        e = math.exp(-s)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(s))
 
-    For one labelled example, :class:`~river_boost.binary.PotentialBooster` walks along the
-    learners ``i = 1..N`` (1-indexed). The example carries a *state* (a float or a tuple): it
-    starts at :meth:`start` and, after learner ``i`` votes ``z`` (``+1`` right, ``-1`` wrong),
-    moves to :meth:`advance` ``(state, z, edge)``, where ``edge`` is learner ``i``'s running
-    empirical edge (in ``[-1/2, 1/2]``). Learner ``i`` receives the example with probability
-    ``exp(log_weight(i, state) - log_max_weight(i, worst))``, clipped to ``[0, 1]``, where
-    ``worst`` is the state the example would have had if every learner before ``i`` had been
-    wrong. Weights are handled as logarithms so that exponentially large potentials
-    (NormalHedge, Squint) never overflow; ``-inf`` means weight exactly 0 (no update).
 
-    A new potential is a few lines: say how the state moves and what the log weight is, and
-    give a bound on it over the states learner ``i`` can meet. For a weight that is larger
-    the worse the example has done so far (NormalHedge, Squint), the bound is the weight at
-    ``worst``; boost-by-majority is not monotone and uses its exact mode instead.
+def sigmoid(z: float) -> float:
+    """``1 / (1 + exp(-z))`` without overflow (``logistic_weight(-z)``): the probability the
+    boosters read off a score.
+
+    >>> sigmoid(0.0), sigmoid(1000.0), sigmoid(-1000.0)
+    (0.5, 1.0, 0.0)
+
+    """
+    return logistic_weight(-z)
+
+
+def logistic_loss(s: float) -> float:
+    """``ln(1 + exp(-s))``, stable for large ``|s|``."""
+    if s >= 0:
+        return math.log1p(math.exp(-s))
+    return -s + math.log1p(math.exp(s))
+
+
+def osboost_weight(s: float, gamma: float) -> float:
+    """Online smooth boosting weight (Chen, Lin & Lu 2012): 1 if ``s <= 0`` else ``(1-gamma)^(s/2)``."""
+    if s <= 0:
+        return 1.0
+    return (1.0 - gamma) ** (s / 2.0)
+
+
+def sigmoid_array(z):
+    """``1 / (1 + exp(-z))`` elementwise (numpy), without overflow."""
+    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=float)))
+
+
+# ----------------------------------------------------------------------------- the interface
+
+
+class Potential(base.Base):
+    """A boosting rule: how much a labelled example weighs for each learner, from its state.
+
+    A booster (:class:`river_boost.booster.Booster`) walks along the learners ``i = 1..N``
+    (1-indexed below) with each labelled example and asks its rule, learner by learner, what
+    learner ``i`` is taught and how the example's state moves. The rule states the math once
+    per task it makes sense for (``tasks``); the walk is the booster's:
+
+    - **binary** (margins): the state starts at :meth:`start` and, after learner ``i`` votes
+      ``z`` (``+1`` right, ``-1`` wrong), moves to :meth:`advance` ``(state, z, edge)``, where
+      ``edge`` is learner ``i``'s running empirical edge (in ``[-1/2, 1/2]``). Learner ``i``
+      receives the example with probability ``exp(log_weight(i, state) -
+      log_max_weight(i, worst))``, clipped to ``[0, 1]``, where ``worst`` is the state the
+      example would have had if every learner before ``i`` had been wrong. Weights are handled
+      as logarithms so that exponentially large potentials (NormalHedge, Squint) never
+      overflow; ``-inf`` means weight exactly 0 (no update). A new binary potential is a few
+      lines: say how the state moves and what the log weight is, and give a bound on it over
+      the states learner ``i`` can meet. For a weight that is larger the worse the example has
+      done so far (NormalHedge, Squint), the bound is the weight at ``worst``;
+      boost-by-majority is not monotone and uses its exact mode instead.
+    - **multiclass** (vote vectors ``s``): :meth:`cost_matrix` ``(n, s)`` gives
+      ``C[r, l] = phi_n^r(s + e_l)`` with ``n`` votes left, :meth:`cost_row` one row of it and
+      :meth:`max_weight` ``(n)`` a bound on the weight ``sum_l (C[y, l] - C[y, y])`` (Jung,
+      Goetz & Tewari 2017, Algorithm 1).
+    - **ranking** (score vectors ``s``, relevant labels ``Y``): :meth:`cost_vector`
+      ``(s, relevant, n)`` gives ``c[l] = phi^n(s + e_l)`` and :attr:`cost_bound` bounds
+      ``max(c) - min(c)``; learner ``i`` is taught every relevant ``l`` with weight
+      ``(max(c) - c[l]) / cost_bound`` (Jung & Tewari 2018, Algorithm 2).
+
+    The ``*_step`` methods turn these into what the walk needs, in the papers' terms; a
+    surrogate loss (:class:`LogisticLoss`) overrides them, since the adaptive algorithms also
+    learn the learners' vote weights ``alpha`` from its gradient (``surrogate = True``).
 
     Section 3.1 of Beygelzimer, Kale & Luo (2015): any sequence of potentials ``Phi_i``
     satisfying their condition (4) gives an online booster with weights
@@ -83,6 +159,15 @@ class Potential(base.Base, abc.ABC):
     log space.
 
     """
+
+    #: the tasks this rule runs in (``"binary"``, ``"multiclass"``, ``"ranking"``)
+    tasks: tuple = ("binary",)
+    #: whether the learners' vote weights ``alpha`` follow this loss's gradient (adaptive)
+    surrogate = False
+    #: binary form: whether :meth:`advance` reads the learners' running edges
+    needs_edges = True
+
+    # -------------------------------------------------------------- binary form
 
     def start(self):
         """The state of an example before any learner has voted."""
@@ -92,14 +177,14 @@ class Potential(base.Base, abc.ABC):
         """The state after a learner with empirical edge ``edge`` voted ``z`` (+1/-1)."""
         return state + z
 
-    @abc.abstractmethod
     def log_weight(self, i: int, state) -> float:
         """Log of learner ``i``'s (unnormalised) weight for an example in ``state``."""
+        raise NotImplementedError
 
-    @abc.abstractmethod
     def log_max_weight(self, i: int, worst) -> float:
         """Log of a bound on :meth:`log_weight` ``(i, .)`` over the states learner ``i`` can
         meet; ``worst`` is the all-wrong state (see the class docstring)."""
+        raise NotImplementedError
 
     def sampling_probability(self, i: int, state, worst=None) -> float:
         """``weight / max_weight``, clipped to ``[0, 1]``; exactly 0 for a zero weight."""
@@ -118,8 +203,103 @@ class Potential(base.Base, abc.ABC):
             return -math.inf
         return log_phi_minus + math.log1p(-math.exp(log_phi_plus - log_phi_minus)) - _LOG2
 
+    # -------------------------------------------------------------- label-vector forms
+
+    def for_classes(self, n_classes: int) -> Potential:
+        """This rule for ``n_classes`` labels (itself, unless it depends on their number)."""
+        return self
+
+    def cost_matrix(self, n: int, s):
+        """Multiclass: ``C[r, l] = phi_n^r(s + e_l)`` for every pair of labels."""
+        raise NotImplementedError
+
+    def cost_row(self, n: int, s, r: int) -> list:
+        """Multiclass: row ``r`` of :meth:`cost_matrix`."""
+        raise NotImplementedError
+
+    def max_weight(self, n: int) -> float:
+        """Multiclass: a bound on ``sum_l (C[y, l] - C[y, y])`` with ``n`` votes left."""
+        raise NotImplementedError
+
+    def cost_vector(self, s, relevant, n: int):
+        """Ranking: ``c[l] = phi^n(s + e_l)`` for every label."""
+        raise NotImplementedError
+
+    #: ranking: a bound on ``max(c) - min(c)``
+    cost_bound = 1.0
+
+    # -------------------------------------------------------------- what the walk asks
+    #
+    # ``ex`` is the walk's view of one labelled example (river_boost.tasks.Example): its
+    # label, sample weight ``w``, the learners' votes and the experts' scores. A step returns
+    # ``(teach, edge, next state, alpha gradient)``: what learner i is taught (a probability,
+    # or for ranking the costs and their bound), its contribution to the learner's edge
+    # ``(numerator, denominator)`` or None, and the gradient of the loss in alpha_i (None
+    # unless ``surrogate``).
+
+    def binary_start(self, ex):
+        s = self.start()
+        return s, s  # (state, the all-wrong state)
+
+    def binary_step(self, i: int, state, ex):
+        state, worst = state
+        z = ex.sign * ex.votes[i]
+        p = self.sampling_probability(i + 1, state, worst)
+        edge = ex.edges[i]
+        return (
+            p,
+            binary_edge(ex.w, p, z),
+            (self.advance(state, z, edge), self.advance(worst, -1, edge)),
+            None,
+        )
+
+    def multiclass_start(self, ex):
+        return np.zeros(ex.k, dtype=int)
+
+    def multiclass_vote_costs(self, n: int, s, k: int) -> tuple:
+        """``(C, D)``: the cost matrix with ``n`` votes left and its normalised form (5),
+        ``D[r] = (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])``, for cost-sensitive votes."""
+        C = self.for_classes(k).cost_matrix(n, s)
+        D = C - np.diag(C)[:, None]
+        w = D.sum(axis=1, keepdims=True)
+        return C, np.divide(D, w, out=np.zeros_like(D), where=w > 0)
+
+    def multiclass_step(self, i: int, s, ex):
+        """Algorithm 1 of Jung, Goetz & Tewari (2017): weight ``sum_l (C[y, l] - C[y, y])``
+        over its bound; edge ``1 - k D[y, l_i]`` weighted by it (condition (1))."""
+        pot = self.for_classes(ex.k)
+        n = ex.n_models - (i + 1)
+        yi, k = ex.yi, ex.k
+        row = ex.costs[i][yi].tolist() if ex.costs is not None else pot.cost_row(n, s, yi)
+        weight = math.fsum(c - row[yi] for c in row)
+        if weight < ZERO_WEIGHT:  # an exact 0 (decided example) seen through float noise
+            weight, edge = 0.0, None
+        else:
+            d_yl = (row[ex.votes[i]] - row[yi]) / weight
+            edge = (ex.w * weight * (1.0 - k * d_yl), ex.w * weight)
+        return min(1.0, weight / pot.max_weight(n)), edge, ex.scores[i], None
+
+    def ranking_start(self, ex):
+        return np.zeros(ex.k)
+
+    def ranking_step(self, i: int, s, ex):
+        """Algorithm 2 of Jung & Tewari (2018); the edge is the learner's cost-weighted
+        advantage over a uniform vote, ``(mean(c) - c . h) / (max(c) - min(c))``."""
+        cost = self.cost_vector(s, ex.relevant, ex.n_models - i - 1)
+        spread = float(cost.max() - cost.min())
+        h = ex.rows[i]
+        edge = (ex.w * float(cost.mean() - cost @ h), ex.w * spread)
+        return (cost, self.cost_bound), edge, s + h, None
+
 
 _LOG2 = math.log(2.0)
+
+
+def binary_edge(w: float, p: float, z: int) -> tuple:
+    """The binary papers' edge ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``: one example's share
+    ``(w p z, 2 w p)``, ``z = +1/-1`` for a right/wrong vote before learning."""
+    wp = w * p
+    return wp * z, 2.0 * wp
 
 
 class BinomialPotential(Potential):
@@ -158,13 +338,13 @@ class BinomialPotential(Potential):
 
     """
 
+    needs_edges = False
+
     def __init__(self, n_models: int, gamma: float):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
         self.n_models = n_models
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
-        self.gamma = gamma
+        self.gamma = check_open_unit("gamma", gamma)
         q = (1.0 + gamma) / 2.0
         self._log_q = math.log(q)
         self._log_1q = math.log1p(-q)
@@ -415,40 +595,129 @@ class SquintPotential(Potential):
         return self.log_weight(i, worst)
 
 
-def logistic_weight(s: float) -> float:
-    """``1 / (1 + exp(s))``: minus the derivative of the logistic loss, without overflow."""
-    if s >= 0:
-        e = math.exp(-s)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(s))
 
 
-def sigmoid(z: float) -> float:
-    """``1 / (1 + exp(-z))`` without overflow (``logistic_weight(-z)``): the probability the
-    boosters read off a score.
+class OSBoostPotential(Potential):
+    """Online smooth boosting's weight as a potential (Chen, Lin & Lu 2012).
 
-    >>> sigmoid(0.0), sigmoid(1000.0), sigmoid(-1000.0)
-    (0.5, 1.0, 0.0)
+    The state moves by ``s <- s + (z_i - theta)`` with ``theta = gamma / (2 + gamma)``, and
+    learner ``i + 1`` gets the example with weight ``1`` if ``s <= 0`` and ``(1 - gamma)^(s/2)``
+    otherwise (:func:`osboost_weight`): a smooth distribution, no example weighs more than 1,
+    so the weight is already a probability.
+
+    >>> pot = OSBoostPotential(gamma=0.2)
+    >>> pot.sampling_probability(1, pot.start()), round(pot.sampling_probability(2, 2.0), 2)
+    (1.0, 0.8)
 
     """
-    return logistic_weight(-z)
+
+    needs_edges = False
+
+    def __init__(self, gamma: float):
+        self.gamma = check_open_unit("gamma", gamma)
+        self._theta = gamma / (2.0 + gamma)
+
+    def advance(self, state, z, edge):
+        return state + (z - self._theta)
+
+    def log_weight(self, i, state):
+        return 0.0 if state <= 0 else (state / 2.0) * math.log1p(-self.gamma)
+
+    def log_max_weight(self, i, worst=None):
+        return 0.0
+
+    def sampling_probability(self, i, state, worst=None):
+        return osboost_weight(state, self.gamma)
 
 
-def logistic_loss(s: float) -> float:
-    """``ln(1 + exp(-s))``, stable for large ``|s|``."""
-    if s >= 0:
-        return math.log1p(math.exp(-s))
-    return -s + math.log1p(math.exp(s))
+class LogisticLoss(Potential):
+    """The logistic loss as a surrogate potential: the rule of the adaptive boosters.
+
+    In every task, learner ``i`` is weighted by the gradient of the logistic loss at the
+    state the earlier learners left, and the learners' vote weights ``alpha_i`` follow
+    projected online gradient descent on that loss (``surrogate = True``), with Hedge over the
+    ``N`` experts (:class:`river_boost.core.Experts`):
+
+    - **binary** (AdaBoost.OL, Beygelzimer, Kale & Luo 2015, Algorithm 2): along the learners
+      the weighted margin ``s^i = s^{i-1} + alpha_i z_i``; learner ``i`` gets the example with
+      probability ``1 / (1 + exp(s^{i-1}))`` (minus the derivative of ``ln(1 + exp(-s))``), and
+      ``alpha_i``'s gradient is ``-z_i / (1 + exp(s^i))``.
+    - **multiclass** (AdaBoost.OLM, Jung, Goetz & Tewari 2017, Algorithm 2): the cost matrix
+      (9), the gradient of ``L^r(s) = sum_{l != r} ln(1 + exp(s[l] - s[r]))`` at ``s^{i-1}``,
+      ``C[r, l] = 1 / (1 + exp(s[r] - s[l]))`` off the diagonal, rows summing to 0; the weight
+      is ``-C[y, y] / (k - 1)`` in ``[0, 1]``, the edge ``sum C[y, l_i] / sum C[y, y]``, and
+      ``alpha_i``'s gradient is (10).
+    - **ranking** (Ada.OLMR, Jung & Tewari 2018, Algorithm 3): the cost vector is the gradient
+      (8) of the logistic rank surrogate (:func:`logistic_rank_gradient`); every relevant label
+      ``l`` is taught with weight ``max(c) - c[l]`` over its bound 2, the edge is (10),
+      ``-c . h / (||c||_1 / 2)``, and ``alpha_i``'s gradient is ``c^{i+1} . h^i``.
+
+    >>> LogisticLoss().tasks
+    ('binary', 'multiclass', 'ranking')
+
+    """
+
+    tasks = ("binary", "multiclass", "ranking")
+    surrogate = True
+    needs_edges = False
+
+    def binary_start(self, ex):
+        return 0.0, 0.5  # (s^0, 1 / (1 + exp(s^0)))
+
+    def binary_step(self, i, state, ex):
+        s, p = state
+        z = ex.sign * ex.votes[i]
+        s += ex.alphas[i] * z
+        # 1 / (1 + exp(s^i)) is both minus the derivative of ln(1 + exp(-(s^{i-1} + alpha z)))
+        # over alpha, for alpha_i's gradient, and learner i+1's weight.
+        q = logistic_weight(s)
+        return p, binary_edge(ex.w, p, z), (s, q), -ex.w * z * q
+
+    @staticmethod
+    def cost_matrix_of(s):
+        """(9): ``C[r, l] = 1 / (1 + exp(s[r] - s[l]))`` off the diagonal, rows sum to 0."""
+        C = sigmoid_array(s[None, :] - s[:, None])
+        np.fill_diagonal(C, 0.0)
+        np.fill_diagonal(C, -C.sum(axis=1))
+        return C
+
+    def multiclass_start(self, ex):
+        return np.zeros(ex.k)
+
+    def multiclass_vote_costs(self, n, s, k):
+        C = self.cost_matrix_of(s)
+        return C, C
+
+    def multiclass_step(self, i, s, ex):
+        yi, lab, w = ex.yi, ex.votes[i], ex.w
+        # -C[y, j] for j != y: the logistic weights of the wrong labels
+        sig = sigmoid_array(s - s[yi])
+        sig[yi] = 0.0
+        total = float(sig.sum())
+        c_yl = float(sig[lab]) if lab != yi else -total
+        alpha = ex.alphas[i]
+        if lab == yi:  # f'(alpha) of L^y(s + alpha e_y)
+            others = np.delete(s, yi)
+            grad = -float(sigmoid_array(others - (s[yi] + alpha)).sum())
+        else:
+            grad = float(sigmoid_array(s[lab] - s[yi] + alpha))
+        return total / (ex.k - 1), (w * c_yl, -w * total), ex.scores[i], w * grad
+
+    def ranking_start(self, ex):
+        s = np.zeros(ex.k)
+        return s, logistic_rank_gradient(s, ex.relevant)
+
+    def ranking_step(self, i, state, ex):
+        _, cost = state
+        h, w = ex.rows[i], ex.w
+        edge = (-w * float(cost @ h), w * 0.5 * float(np.abs(cost).sum()))
+        s = ex.scores[i]
+        nxt = logistic_rank_gradient(s, ex.relevant)  # f_i'(alpha_i) = c^{i+1} . h^i
+        # max c - c[l] <= 1/|Y^c| + 1/|Y| <= 2
+        return (cost, 2.0), edge, (s, nxt), w * float(nxt @ h)
 
 
-def osboost_weight(s: float, gamma: float) -> float:
-    """Online smooth boosting weight (Chen, Lin & Lu 2012): 1 if ``s <= 0`` else ``(1-gamma)^(s/2)``."""
-    if s <= 0:
-        return 1.0
-    return (1.0 - gamma) ** (s / 2.0)
-
-
-class MulticlassZeroOnePotential:
+class MulticlassZeroOnePotential(Potential):
     """Exact potentials of the multiclass 0-1 loss (Jung, Goetz & Tewari 2017, (2)-(3)).
 
     ``phi_n^r(s)`` is the probability that, after ``n`` more votes drawn from ``u_gamma^r``
@@ -489,23 +758,27 @@ class MulticlassZeroOnePotential:
 
     """
 
+    tasks = ("multiclass",)
+
     def __init__(self, n_classes: int, gamma: float, cache_size: int = 100_000):
         if n_classes < 2:
             raise ValueError(f"n_classes must be >= 2, got {n_classes}")
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
         self.n_classes = n_classes
-        self.gamma = gamma
+        self.gamma = check_open_unit("gamma", gamma)
         self.cache_size = cache_size
         self.p_right = (1.0 - gamma) / n_classes + gamma
-        self._cache: dict = {}
-        self._matrices: dict = {}
+        self._cache = BoundedCache(cache_size)
+        self._matrices = BoundedCache(cache_size // 10)
+        self._max_weights: dict = {}  # one per number of votes left: at most N
+        self._resized = None
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_cache"] = {}
-        state["_matrices"] = {}
-        return state
+    def for_classes(self, n_classes: int) -> MulticlassZeroOnePotential:
+        """The same potential for ``n_classes`` labels (classes may join mid-stream)."""
+        if n_classes == self.n_classes:
+            return self
+        if self._resized is None or self._resized.n_classes != n_classes:
+            self._resized = type(self)(n_classes, self.gamma, self.cache_size)
+        return self._resized
 
     # -------------------------------------------------------------- public
 
@@ -525,13 +798,9 @@ class MulticlassZeroOnePotential:
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
-        cache = self._cache
-        out = cache.get(key)
+        out = self._cache.get(key)
         if out is None:
-            out = self._compute(n, key[1])
-            if len(cache) >= self.cache_size:
-                cache.pop(next(iter(cache)))  # drop the oldest entry (insertion order)
-            cache[key] = out
+            out = self._cache.put(key, self._compute(n, key[1]))
         return out
 
     def _class_row(self, n: int, uniq, counts, a: int):
@@ -563,19 +832,14 @@ class MulticlassZeroOnePotential:
         same few vote vectors over and over.
         """
         key = (n, tuple(s))
-        cache = self._matrices
-        C = cache.get(key)
+        C = self._matrices.get(key)
         if C is None:
             C = self._cost_matrix(n, s)
             C.flags.writeable = False
-            if len(cache) >= max(1, self.cache_size // 10):
-                cache.pop(next(iter(cache)))
-            cache[key] = C
+            self._matrices.put(key, C)
         return C
 
     def _cost_matrix(self, n: int, s):
-        import numpy as np
-
         uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
         uniq, counts = uniq.tolist(), counts.tolist()
         G = len(uniq)
@@ -590,8 +854,6 @@ class MulticlassZeroOnePotential:
 
     def cost_row(self, n: int, s, r: int) -> list:
         """Row ``r`` of :meth:`cost_matrix`: ``phi_n^r(s + e_l)`` for every label ``l``."""
-        import numpy as np
-
         uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
         off, diag = self._class_row(n, uniq.tolist(), counts.tolist(), int(inv[r]))
         row = [off[c] for c in inv.tolist()]
@@ -613,15 +875,13 @@ class MulticlassZeroOnePotential:
         ``||w||_inf <= (k - 1) min(1, k M_n)``. ``M_n`` is computed exactly (the votes of
         ``r`` and one wrong label are a trinomial pair) and is ``O(1 / sqrt(n))``.
         """
-        bounds = self.__dict__.setdefault("_max_weights", {})
+        bounds = self._max_weights
         if n not in bounds:
             bounds[n] = (self.n_classes - 1) * min(1.0, self.n_classes * self._max_gap_pmf(n))
         return bounds[n]
 
     def _max_gap_pmf(self, n: int) -> float:
         """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``."""
-        import numpy as np
-
         if n == 0:
             return 1.0
         p_other = (1.0 - self.gamma) / self.n_classes
@@ -640,8 +900,6 @@ class MulticlassZeroOnePotential:
     # -------------------------------------------------------------- exact computation
 
     def _compute(self, n: int, gaps: tuple) -> float:
-        import numpy as np
-
         k = self.n_classes
         if n == 0:
             return 1.0 if min(gaps) <= 0 else 0.0
@@ -666,23 +924,20 @@ class MulticlassZeroOnePotential:
         return min(1.0, max(0.0, 1.0 - win))
 
 
-_TABLES: dict = {}
+_TABLES = BoundedCache(512)
 
 
 def _cached_table(key, build):
     """Module-level cache of pure, read-only tables (bounded)."""
     table = _TABLES.get(key)
     if table is None:
-        if len(_TABLES) > 512:
-            _TABLES.clear()
-        table = _TABLES[key] = build()
+        table = build()
         table.flags.writeable = False
+        _TABLES.put(key, table)
     return table
 
 
 def _vote_differences(n: int):
-    import numpy as np
-
     def build():
         a = np.arange(n + 1)
         return a[:, None] - a[None, :]
@@ -693,8 +948,6 @@ def _vote_differences(n: int):
 def _transition(n: int, labels: int):
     """``T[a, b] = P(Binomial(a, 1/labels) = a - b)`` for ``b <= a <= n``, else 0: one label
     takes ``a - b`` of the ``a`` votes left, uniformly spread over ``labels`` labels."""
-    import numpy as np
-
     def build():
         q = 1.0 / labels
         T = np.zeros((n + 1, n + 1))
@@ -707,7 +960,7 @@ def _transition(n: int, labels: int):
     return _cached_table(("transition", n, labels), build)
 
 
-class RankingPairPotential:
+class RankingPairPotential(Potential):
     """Exact potentials of OnlineBMR (Jung & Tewari 2018, (1)-(3)) for the rank or hinge loss.
 
     ``phi^n(s) = E L^Y(s + X)`` where ``X`` counts ``n`` draws from ``u_gamma^Y`` (each relevant
@@ -750,21 +1003,20 @@ class RankingPairPotential:
     """
 
     LOSSES = ("hinge", "rank")
+    tasks = ("ranking",)
 
     def __init__(self, gamma: float, loss: str = "hinge", cache_size: int = 10_000):
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
-        if loss not in self.LOSSES:
-            raise ValueError(f"loss must be one of {self.LOSSES}, got {loss!r}")
-        self.gamma = gamma
+        check_choice("loss", loss, self.LOSSES)
+        self.gamma = check_open_unit("gamma", gamma)
         self.loss = loss
         self.cache_size = cache_size
-        self._cache: dict = {}
+        self._cache = BoundedCache(cache_size)  # recomputed exactly on demand, not pickled
 
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_cache"] = {}  # recomputed exactly on demand
-        return state
+    @property
+    def cost_bound(self) -> float:
+        """A bound on ``max(c) - min(c)``: 2 for the hinge loss (the paper's appendix), 1 for
+        the rank loss (its potentials lie in ``[0, 1]``)."""
+        return 2.0 if self.loss == "hinge" else 1.0
 
     def baseline(self, n_relevant: int, n_labels: int) -> tuple:
         """``(a + gamma, a)``: the baseline's probability of each relevant / irrelevant label."""
@@ -786,10 +1038,7 @@ class RankingPairPotential:
             d = np.arange(-n, n + 1)
             SP = np.append(np.cumsum(P[::-1])[::-1], 0.0)
             SD = np.append(np.cumsum((d * P)[::-1])[::-1], 0.0)
-            law = (P, SP, SD)
-            if len(self._cache) >= self.cache_size:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = law
+            law = self._cache.put(key, (P, SP, SD))
         return law
 
     def pair_terms(self, gaps, n: int, n_relevant: int, n_labels: int) -> np.ndarray:
@@ -827,3 +1076,47 @@ class RankingPairPotential:
         c[relevant] = total - F.sum(axis=1) + self.pair_terms(G - 1.0, *args).sum(axis=1)
         c[~relevant] = total - F.sum(axis=0) + self.pair_terms(G + 1.0, *args).sum(axis=0)
         return w * c
+
+
+def _pairs(scores: np.ndarray, relevant: np.ndarray):
+    """Score differences ``s[r] - s[l]`` for every (relevant l, irrelevant r) pair."""
+    return scores[~relevant][None, :] - scores[relevant][:, None]
+
+
+def rank_loss(scores, relevant) -> float:
+    """The paper's rank loss: the share of (relevant, irrelevant) pairs ranked the wrong way
+    round, ties counting 1/2. ``nan`` when ``relevant`` is empty or full (no pairs).
+
+    >>> rank_loss([3.0, 1.0, 2.0], [True, True, False])
+    0.5
+
+    """
+    scores, relevant = np.asarray(scores, dtype=float), np.asarray(relevant, dtype=bool)
+    n_rel = int(relevant.sum())
+    if n_rel == 0 or n_rel == len(relevant):
+        return math.nan
+    # compared, not subtracted: labels scored -inf (missing from a prediction) tie
+    rel, irr = scores[relevant][:, None], scores[~relevant][None, :]
+    above = irr > rel
+    return float((above.sum() + 0.5 * (irr == rel).sum()) / above.size)
+
+
+def logistic_rank_gradient(scores, relevant) -> np.ndarray:
+    """Gradient of the logistic rank surrogate
+    ``L(s) = w_Y sum_{l in Y} sum_{r not in Y} log(1 + exp(s[r] - s[l]))``, ``w_Y = 1/(|Y||Y^c|)``.
+
+    Relevant labels get negative entries, irrelevant ones positive, summing to 0; ``||c||_1 / 2``
+    is the paper's weight (9).
+
+    >>> [float(c) for c in logistic_rank_gradient([0.0, 0.0, 0.0], [True, False, False])]
+    [-0.5, 0.25, 0.25]
+
+    """
+    scores, relevant = np.asarray(scores, dtype=float), np.asarray(relevant, dtype=bool)
+    d = _pairs(scores, relevant)
+    sig = sigmoid_array(d)  # sigmoid(s[r] - s[l])
+    w = 1.0 / d.size
+    grad = np.empty(len(scores))
+    grad[relevant] = -w * sig.sum(axis=1)
+    grad[~relevant] = w * sig.sum(axis=0)
+    return grad

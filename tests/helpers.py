@@ -36,7 +36,7 @@ class FeatureVoter(base.Classifier):
 def pool_of_voters(booster_cls, features, **kwargs):
     """A booster whose learner i votes with ``FeatureVoter(features[i])``."""
     booster = booster_cls(model=FeatureVoter(), n_models=len(features), diversify=False, **kwargs)
-    for m, f in zip(booster._pool.models, features):
+    for m, f in zip(booster.models, features):
         m.feature = f
     return booster
 

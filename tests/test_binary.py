@@ -46,7 +46,8 @@ def test_river_check_estimator_default_parameters(cls):
 def test_repr_is_compact_and_clone_keeps_parameters(cls):
     model = cls(n_models=4, seed=3)
     assert repr(model).startswith(cls.__name__ + " (")
-    assert "HoeffdingTreeClassifier" not in repr(model)  # model=None: no member listing
+    # the repr names the default weak learner, not `model=None`
+    assert "model=FastHoeffdingTreeClassifier" in repr(model)
     clone = model.clone()
     assert clone._get_params() == model._get_params()
 
@@ -86,7 +87,7 @@ def test_online_bbm_probabilities_are_formula_5_normalised_by_the_exact_maximum(
             assert m.calls == []
         else:  # first call of each learner: the rescaled importance weight is exactly 1
             assert m.calls == [(x, False, pytest.approx(1.0))]
-        assert booster._pool._offered[i - 1] == pytest.approx(p, abs=1e-12)
+        assert booster.pool.offered[i - 1] == pytest.approx(p, abs=1e-12)
         s += -1 if votes[i - 1] else 1  # y = False: a True vote is wrong
 
 
@@ -116,7 +117,7 @@ def test_adaboost_ol_follows_algorithm_2():
             alpha[i] = max(-2.0, min(2.0, alpha[i] + eta * z / (1 + math.exp(s_new))))
             s = s_new
         assert booster.alphas == pytest.approx(alpha, rel=1e-12)
-        assert booster._pool._offered == pytest.approx(offered, rel=1e-12)
+        assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
         top = max(log_v)
         expected_v = [math.exp(lv - top) for lv in log_v]
         assert booster.expert_weights == pytest.approx([e / sum(expected_v) for e in expected_v])
@@ -133,7 +134,7 @@ def test_osboost_weights_follow_chen_lin_lu():
     for feat in "abcd":
         expected.append(1.0 if s <= 0 else (1 - gamma) ** (s / 2))
         s += (1 if x[feat] else -1) - theta
-    assert booster._pool._offered == pytest.approx(expected)
+    assert booster.pool.offered == pytest.approx(expected)
 
 
 def test_edges_follow_the_papers_definition():
@@ -323,8 +324,8 @@ def test_random_prediction_draws_from_predict_proba():
     for x, y in stream[:300]:
         model.learn_one(x, y)
     # make the experts disagree and spread their weights
-    model._ogd.values[:] = [1.0, -2.0, 0.5, 2.0]
-    model._hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
+    model._experts.ogd.values[:] = [1.0, -2.0, 0.5, 2.0]
+    model._experts.hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
     x = next(x for x, _ in stream if 0.2 < model.predict_proba_one(x)[True] < 0.8)
     p_true = model.predict_proba_one(x)[True]
     # the draw is seeded: a copy of the booster repeats it

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from river import linear_model, tree
 
+from river_boost.tasks import BinaryTask
 from river_boost.core import (
     DIVERSIFY_RANGES,
     Hedge,
@@ -27,10 +28,15 @@ def make_pool(**kwargs):
     return WeakLearnerPool(model=FeatureVoter(), seed=kwargs.pop("seed", 0), **kwargs)
 
 
+def offer(pool, i, x, y, p, sample_weight=1.0):
+    """Teach learner i alone; the weight it was passed."""
+    return pool.learn(x, [(i, y, p)], sample_weight)[0]
+
+
 def test_importance_weights_are_rescaled_to_unit_running_mean():
     pool = make_pool(weighting="importance")
     ps = [0.5, 0.1, 0.4, 0.0, 1.0]
-    passed = [pool.offer(0, {"a": 1}, True, p) for p in ps]
+    passed = [offer(pool, 0, {"a": 1}, True, p) for p in ps]
     # w_t = p_t / mean(p_1..p_t): relative weights kept, total weight ~ number of examples
     expected = [p / (sum(ps[: t + 1]) / (t + 1)) for t, p in enumerate(ps)]
     assert passed == pytest.approx(expected)
@@ -41,18 +47,18 @@ def test_importance_weights_are_rescaled_to_unit_running_mean():
 
 def test_importance_weights_multiply_the_sample_weight():
     pool = make_pool()
-    assert pool.offer(0, {"a": 1}, True, 0.5, sample_weight=3.0) == pytest.approx(3.0)
+    assert offer(pool, 0, {"a": 1}, True, 0.5, sample_weight=3.0) == pytest.approx(3.0)
 
 
 def test_min_weight_thinning_is_unbiased():
     pool = make_pool(min_weight=0.5, seed=1)
-    pool.offer(0, {}, True, 1.0)  # mean p so far = 1, so p below is also the rescaled weight
+    offer(pool, 0, {}, True, 1.0)  # mean p so far = 1, so p below is also the rescaled weight
     # feed p = 0.05 many times, keeping the running mean about constant by interleaving p = 1
     total, n = 0.0, 20000
     for _ in range(n):
-        pool.offer(0, {}, True, 1.0)
-        mean_p = pool._offered[0] / pool._n_offered[0]
-        w = pool.offer(0, {}, True, 0.05)
+        offer(pool, 0, {}, True, 1.0)
+        mean_p = pool.mean_offered[0]
+        w = offer(pool, 0, {}, True, 0.05)
         assert w in (0.0, 0.5)
         total += w * mean_p
     assert total / n == pytest.approx(0.05, rel=0.1)
@@ -61,32 +67,46 @@ def test_min_weight_thinning_is_unbiased():
 def test_sampling_passes_examples_with_probability_p_and_unit_weight():
     pool = make_pool(weighting="sampling", seed=3)
     n = 20000
-    passed = [pool.offer(0, {}, True, 0.3, sample_weight=2.0) for _ in range(n)]
+    passed = [offer(pool, 0, {}, True, 0.3, sample_weight=2.0) for _ in range(n)]
     assert set(passed) == {0.0, 2.0}
     assert sum(1 for w in passed if w) / n == pytest.approx(0.3, abs=0.015)
 
 
 def test_votes_convention_and_no_opinion():
+    task = BinaryTask()
     pool = WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1)
-    assert pool.probas({"a": 1})[1] == (0.5,)  # a learner with no opinion
-    assert pool.to_votes([0.5, 0.51, 0.49, 0.0, 1.0]) == [1, 1, -1, -1, 1]
+    assert task.walk(pool.predict({"a": 1}), None, None, 1).rows == [0.5]  # no opinion
+    dists = [{True: p, False: 1 - p} for p in (0.5, 0.51, 0.49, 0.0, 1.0)]
+    assert task.walk(dists, None, None, 5).votes == [1, 1, -1, -1, 1]
+
+
+def p_true(pool, x):
+    return [d[True] for d in pool.predict(x)]
+
+
+class Recorder(FeatureVoter):
+    def predict_proba_one(self, x):
+        self.seen = dict(x)
+        return super().predict_proba_one(x)
 
 
 def test_votes_are_memoised_only_until_an_update():
     pool = make_pool(n_models=1)
     x = {"a": 1}
-    assert pool.probas(x)[1] == (1.0,)
+    assert p_true(pool, x) == [1.0]
     pool.models[0].feature = "b"  # the memo answers for the same x ...
-    assert pool.probas(x)[1] == (1.0,)
-    assert pool.probas({"a": 1, "b": 0})[1] == (0.0,)  # ... but not for another x
+    assert p_true(pool, x) == [1.0]
+    assert p_true(pool, {"a": 1, "b": 0}) == [0.0]  # ... but not for another x
     x["a"] = -1  # mutating x in place is seen
-    assert pool.probas(x)[1] == (0.0,)
-    pool.probas({"a": 1})
-    pool.offer(0, {"a": 1}, True, 1.0)  # learning invalidates it
+    assert p_true(pool, x) == [0.0]
+    p_true(pool, {"a": 1})
+    offer(pool, 0, {"a": 1}, True, 1.0)  # learning invalidates it
     pool.models[0].feature = "a"
-    assert pool.probas({"a": 1, "b": 0})[1] == (1.0,)
+    assert p_true(pool, {"a": 1, "b": 0}) == [1.0]
     # learners see the cleaned features
-    assert pool.probas({"b": float("nan"), "a": 2})[0] == {"a": 2}
+    recorder = WeakLearnerPool(Recorder(), n_models=1)
+    recorder.predict({"b": float("nan"), "a": 2})
+    assert recorder.models[0].seen == {"a": 2}
 
 
 def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
@@ -119,19 +139,19 @@ def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
 def test_feature_subsets_are_consistent_and_cover_about_the_fraction():
     pool = WeakLearnerPool(FeatureVoter(), 4, feature_fraction=0.5, seed=11)
     x = {f"f{j}": j for j in range(400)}
-    views = [pool._view(i, x) for i in range(4)]
+    views = [pool.learners.subsets.view(i, x) for i in range(4)]
     for v in views:
         assert 140 < len(v) < 260
     assert len({tuple(v) for v in views}) == 4  # learners see different subsets
     # consistent across calls, order of features and features that appear later
     shuffled = dict(reversed(list(x.items())))
-    assert [set(pool._view(i, shuffled)) for i in range(4)] == [set(v) for v in views]
+    assert [set(pool.learners.subsets.view(i, shuffled)) for i in range(4)] == [set(v) for v in views]
     x_more = {**x, "late": 1.0}
     for i in range(4):
-        assert set(pool._view(i, x_more)) - {"late"} == set(views[i])
+        assert set(pool.learners.subsets.view(i, x_more)) - {"late"} == set(views[i])
     # the same seed gives the same subsets in another pool (hash, not Python's salted hash)
     other = WeakLearnerPool(FeatureVoter(), 4, feature_fraction=0.5, seed=11)
-    assert [set(other._view(i, x)) for i in range(4)] == [set(v) for v in views]
+    assert [set(other.learners.subsets.view(i, x)) for i in range(4)] == [set(v) for v in views]
 
 
 @pytest.mark.parametrize(
@@ -219,7 +239,7 @@ def test_sampling_replicates_sample_weights_for_learners_without_w():
     pool = WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0)
     n = 4000
     for _ in range(n):
-        pool.offer(0, {}, True, 1.0, sample_weight=2.5)
+        offer(pool, 0, {}, True, 1.0, sample_weight=2.5)
     assert len(pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
     with pytest.raises(ValueError, match="sampling"):
         WeakLearnerPool(Unweighted(), 1, weighting="importance")
@@ -228,16 +248,16 @@ def test_sampling_replicates_sample_weights_for_learners_without_w():
 def test_paper_mode_scales_each_learners_weights_by_a_drawn_constant():
     # The papers' code multiplied learner i's weights by a constant drawn in [10, 200].
     pool = make_pool(n_models=4, diversify="paper", seed=3)
-    scales = pool._weight_scales
+    scales = pool.weight_scales
     assert scales[0] == 1.0  # the first learner stays the model as given
     assert all(10.0 <= s <= 200.0 for s in scales[1:]) and len(set(scales[1:])) == 3
     for i in range(4):
-        assert pool.offer(i, {"a": 1}, True, 0.5, sample_weight=2.0) == pytest.approx(
+        assert offer(pool, i, {"a": 1}, True, 0.5, sample_weight=2.0) == pytest.approx(
             2.0 * scales[i]
         )
         assert pool.models[i].calls[-1][2] == pytest.approx(2.0 * scales[i])
     sampling = make_pool(n_models=3, diversify="paper", weighting="sampling", seed=3)
-    assert sampling.offer(2, {"a": 1}, True, 1.0) == pytest.approx(sampling._weight_scales[2])
+    assert offer(sampling, 2, {"a": 1}, True, 1.0) == pytest.approx(sampling.weight_scales[2])
     # other modes leave weights alone
     for diversify in (False, True):
-        assert make_pool(n_models=3, diversify=diversify)._weight_scales == [1.0] * 3
+        assert make_pool(n_models=3, diversify=diversify).weight_scales == [1.0] * 3

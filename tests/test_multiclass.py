@@ -13,7 +13,8 @@ import pytest
 from river import base, checks, datasets, evaluate, metrics
 
 import river_boost as rb
-from river_boost.potentials import BinomialPotential, MulticlassZeroOnePotential
+from river_boost.potentials import BinomialPotential, LogisticLoss, MulticlassZeroOnePotential
+from river_boost.tasks import MulticlassTask
 
 from .helpers import FeatureVoter, assert_reproducible_and_restorable, phishing, pool_of_voters
 
@@ -245,7 +246,7 @@ def test_online_mbbm_with_two_classes_weighs_like_online_bbm():
         model=FeatureVoter(), n_models=6, gamma=0.2, classes=(False, True),
         weak_prediction="argmax", diversify=False, min_weight=0.0,
     )  # fmt: skip
-    for m, f in zip(mbbm._pool.models, features):
+    for m, f in zip(mbbm.models, features):
         m.feature = f
     rng = random.Random(5)
     for _ in range(300):
@@ -260,15 +261,15 @@ def test_online_mbbm_with_two_classes_weighs_like_online_bbm():
 
 def test_cost_sensitive_weak_prediction_differs_from_argmax_only_when_unsure():
     """A learner sure of its label keeps it; an unsure one follows the cheaper label."""
-    model = rb.AdaBoostOLM(n_models=2, seed=0, classes=("a", "b", "c"))
+    task = MulticlassTask(classes=("a", "b", "c"))
     s = np.array([2.0, 0.0, 0.0])
-    C = model._cost_matrix(s)
+    C = LogisticLoss.cost_matrix_of(s)
     sure = np.array([0.0, 1.0, 0.0])
-    assert model._weak_label(sure, C) == 1
+    assert task.weak_label(sure, C) == 1
     unsure = np.array([0.3, 0.36, 0.34])  # argmax says "b"
-    assert model._weak_label(unsure, None) == 1
+    assert task.weak_label(unsure, None) == 1
     expected = int(np.argmin(unsure @ C))
-    assert model._weak_label(unsure, C) == expected
+    assert task.weak_label(unsure, C) == expected
 
 
 class _Constant(base.Classifier):

@@ -215,7 +215,7 @@ def test_with_one_relevant_label_of_two_ada_olmr_is_adaboost_olm():
 
     def build(cls, **kw):
         booster = cls(model=OneHotVoter(), n_models=3, diversify=False, min_weight=0.0, seed=0, **kw)
-        for m, f in zip(booster._pool.models, features):
+        for m, f in zip(booster.models, features):
             m.feature = f
         return booster
 
@@ -228,7 +228,7 @@ def test_with_one_relevant_label_of_two_ada_olmr_is_adaboost_olm():
         olmr.learn_one(x, {"a": label == "a", "b": label == "b"})
         olm.learn_one(x, label)
         assert olmr.alphas == pytest.approx(olm.alphas, rel=1e-12, abs=1e-15)
-        assert olmr._pool._offered == pytest.approx(olm._pool._offered, rel=1e-12)
+        assert olmr.pool.offered == pytest.approx(olm.pool.offered, rel=1e-12)
     assert olmr.edges == pytest.approx(olm.edges, rel=1e-9)
 
 

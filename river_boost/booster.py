@@ -1,0 +1,247 @@
+"""The one walk every booster shares.
+
+For each labelled example a booster walks along its ``N`` weak learners. The *task*
+(:mod:`river_boost.tasks`: binary, multiclass or multi-label ranking) reads each learner's
+prediction as a vote and keeps the experts' scores; the *rule*
+(:class:`river_boost.potentials.Potential`) says, from the state the earlier learners left,
+how much the example weighs for learner ``i`` and how the state moves; the weak-learner
+*pool* (:class:`river_boost.core.WeakLearnerPool`) cleans ``x``, remembers the learners'
+predictions for it and teaches them. Surrogate rules (the adaptive boosters) also learn the
+learners' vote weights ``alpha`` by online gradient descent and weight the experts by Hedge
+(:class:`river_boost.core.Experts`).
+
+Every public booster is this walk with a task and a rule: a new booster is one rule class.
+
+"""
+
+from __future__ import annotations
+
+import random
+
+from river import base
+
+from .core import Experts, WeakLearnerPool, check_sample_weight, default_model
+from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
+
+__all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
+
+
+class Booster(base.Estimator):
+    """A task, a rule and a pool of weak learners, and the walk that ties them.
+
+    Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
+    that choose the task and the rule and list their parameters River-style. The shared
+    parameters are documented on each of them.
+    """
+
+    def _build(
+        self, task, rule, *, model, n_models, weighting, diversify, feature_fraction,
+        min_weight, seed, prediction=None, learning_rate=None,
+    ):  # fmt: skip
+        """Store the shared parameters under their own names (so ``clone()`` and the repr see
+        them) and build the pool, and for surrogate rules the experts."""
+        if task.kind not in rule.tasks:
+            raise ValueError(
+                f"{type(rule).__name__} has no {task.kind} form (it runs in: "
+                f"{', '.join(rule.tasks)})"
+            )
+        self.model = model if model is not None else default_model()
+        self.n_models = n_models
+        self.weighting = weighting
+        self.diversify = diversify
+        self.feature_fraction = feature_fraction
+        self.min_weight = min_weight
+        self.seed = seed
+        self._task = task
+        self._rule = rule
+        self._rng = random.Random(seed)
+        self._pool = WeakLearnerPool(
+            model=self.model,
+            n_models=n_models,
+            weighting=weighting,
+            diversify=diversify,
+            feature_fraction=feature_fraction,
+            min_weight=min_weight,
+            seed=self._rng.getrandbits(64) if seed is not None else None,
+        )
+        self._experts = None
+        if rule.surrogate:
+            self.prediction = prediction
+            self.learning_rate = learning_rate
+            self._experts = Experts(n_models, learning_rate, prediction, task.predictions)
+        self._n_seen = 0
+        self._no_edges = [0.0] * n_models
+        self._walk_memo = None  # (learners' predictions, number of labels, Walk)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"n_models": 3, "seed": 1}
+        yield {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2}
+
+    @property
+    def _multiclass(self):
+        return self._task.multiclass
+
+    # ------------------------------------------------------------------ the walk
+
+    def _walk(self, x):
+        """The prediction walk for the raw ``x`` (None while the task has too few labels).
+
+        It depends only on ``x`` and the booster's state, so the one made for a prediction
+        is reused by the ``learn_one`` that follows on the same ``x``.
+        """
+        task = self._task
+        if not task.ready:
+            return None
+        dists = self._pool.predict(x)
+        memo = self._walk_memo
+        k = getattr(task, "k", 2)
+        if memo is not None and memo[0] is dists and memo[1] == k:
+            return memo[2]
+        alphas = self._experts.alphas if self._experts is not None else None
+        walk = task.walk(dists, alphas, self._rule, self.n_models)
+        self._walk_memo = (dists, k, walk)
+        return walk
+
+    def learn_one(self, x, y, w=1.0, **kwargs):
+        w = check_sample_weight(w)
+        task = self._task
+        y = task.check_label(y)
+        if w == 0.0:
+            return
+        label = task.commit(y, w)
+        if label is None:  # nothing to learn from this label (see the task)
+            return
+        self._n_seen += 1
+        pool = self._pool
+        if not task.ready:  # fewer than two classes: nothing to boost, every learner learns
+            pool.learn(x, [(i, y, 1.0) for i in range(self.n_models)], w)
+            self._walk_memo = None
+            return
+        rule, experts = self._rule, self._experts
+        ex = Example(
+            self._walk(x), w, self.n_models,
+            experts.alphas if experts is not None else None,
+            pool.edges if rule.needs_edges else self._no_edges,
+            **label,
+        )  # fmt: skip
+        step = getattr(rule, task.kind + "_step")
+        state = getattr(rule, task.kind + "_start")(ex)
+        teach, gradients = [], []
+        for i in range(self.n_models):
+            p, edge, state, gradient = step(i, state, ex)
+            teach.append(p)
+            gradients.append(gradient)
+            if edge is not None:
+                pool.record_edge(i, *edge)
+        if experts is not None:
+            rate = task.alpha_rate(experts.ogd.tick())
+            experts.update(gradients, task.expert_losses(ex), rate, w)
+        pool.learn(x, task.offers(ex, teach), w)
+        self._walk_memo = None  # the walk depends on alpha and Hedge, which just changed
+
+    def predict_proba_one(self, x, **kwargs):
+        return self._task.proba(self._walk(x), self._experts)
+
+    def predict_one(self, x, **kwargs):
+        return self._task.predict(self._walk(x), self._experts, self._rng)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def models(self) -> list:
+        """The weak learners, in boosting order."""
+        return list(self._pool.models)
+
+    @property
+    def potential(self):
+        """The rule that weighs the examples (a :class:`~river_boost.potentials.Potential`)."""
+        return self._rule
+
+    @property
+    def pool(self) -> WeakLearnerPool:
+        """The weak-learner pool, with its per-learner diagnostics (``offered``, ...)."""
+        return self._pool
+
+    @property
+    def edges(self) -> list:
+        """Empirical edge of each learner, as the booster's paper defines it (class docs)."""
+        return self._pool.edges
+
+    @property
+    def learner_updates(self) -> list:
+        """How many times each learner's ``learn_one`` was called."""
+        return self._pool.learner_updates
+
+    @property
+    def zero_weights(self) -> list:
+        """How many examples each learner was offered with weight exactly 0 (no update)."""
+        return self._pool.zero_weights
+
+    @property
+    def n_seen(self) -> int:
+        """Number of examples learned (with non-zero weight)."""
+        return self._n_seen
+
+    @property
+    def alphas(self) -> list:
+        """Vote weight of each learner (all 1 for unweighted majority votes)."""
+        if self._experts is None:
+            return [1.0] * self.n_models
+        return list(self._experts.alphas)
+
+    @property
+    def expert_weights(self) -> list:
+        """Weight of each expert (prefix of learners) in the final prediction: Hedge's
+        normalised weights, or the last expert alone for majority votes."""
+        if self._experts is None:
+            return [0.0] * (self.n_models - 1) + [1.0]
+        return list(self._experts.weights)
+
+
+class BinaryBooster(Booster, base.Classifier):
+    """A booster over the labels ``True``/``False``."""
+
+    def _build(self, rule, **params):
+        super()._build(BinaryTask(), rule, **params)
+
+
+class MulticlassBooster(Booster, base.Classifier):
+    """A booster over any hashable labels, which may join mid-stream."""
+
+    def _build(self, rule, *, classes, weak_prediction, **params):
+        self.classes = classes
+        self.weak_prediction = weak_prediction
+        super()._build(MulticlassTask(classes, weak_prediction), rule, **params)
+
+    @property
+    def known_classes(self) -> list:
+        """The labels known so far (given ``classes``, then new ones in order of arrival)."""
+        return list(self._task.classes)
+
+
+class RankingBooster(Booster, base.MultiLabelClassifier):
+    """A booster that ranks the labels of multi-label examples ``{label: bool}``."""
+
+    def _build(self, rule, **params):
+        super()._build(RankingTask(), rule, **params)
+
+    def score_one(self, x) -> dict:
+        """The booster's label scores (higher ranks first): its ranking of the labels."""
+        return self._task.scores(self._walk(x), self._experts, self._rng)
+
+    def predict_proba_one(self, x, **kwargs):
+        return self._task.proba(self.score_one(x))
+
+    def predict_one(self, x, **kwargs):
+        return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
+
+    @property
+    def labels(self) -> list:
+        """The label space so far, in order of first appearance."""
+        return list(self._task.labels)
+
+    @property
+    def n_skipped(self) -> int:
+        """Labelled examples with an empty or full label set (nothing to rank, not learned)."""
+        return self._task.n_skipped

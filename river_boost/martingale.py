@@ -18,11 +18,13 @@ import random
 from river import base
 
 from .core import (
+    CleanMemo,
     accepts_sample_weight,
     as_binary_label,
+    check_choice,
     check_sample_weight,
-    clean_features,
     default_model,
+    replicas,
 )
 from .potentials import sigmoid
 
@@ -54,6 +56,14 @@ def freezing_threshold(gammas, epsilon: float) -> float:
     return math.sqrt(8.0 * sum(g * g for g in gammas) * (2.0 * math.log(t) + math.log(4.0 / epsilon)))
 
 
+def grid_neighbours(target: float, step: float) -> tuple:
+    """``(i, rho)`` with ``target = (i + rho) * step`` and ``0 <= rho < 1``: the grid point
+    below ``target`` and how far up to the next one it lies."""
+    scaled = target / step
+    i = math.floor(scaled)
+    return i, scaled - i
+
+
 def round_to_grid(target: float, step: float, u: float) -> int:
     """Randomised rounding of ``target`` to a multiple of ``step`` (section 3).
 
@@ -64,9 +74,8 @@ def round_to_grid(target: float, step: float, u: float) -> int:
     (4, 3)
 
     """
-    scaled = target / step
-    i = math.floor(scaled)
-    return i + 1 if u < scaled - i else i
+    i, rho = grid_neighbours(target, step)
+    return i + 1 if u < rho else i
 
 
 def balance(h: float, mean: float) -> float:
@@ -140,7 +149,7 @@ class _Node:
         if accepts_w:
             self.model.learn_one(x, y, w=weight)
         else:
-            for _ in range(int(weight) + (rng.random() < weight - int(weight))):
+            for _ in range(replicas(weight, rng)):
                 self.model.learn_one(x, y)
 
 
@@ -281,10 +290,8 @@ class MartingaleBooster(base.Classifier):
             raise ValueError(f"gamma_min must lie in (0, 1], got {gamma_min}")
         if grace_period < 1 or min_node_samples < 0 or memory < 1:
             raise ValueError("grace_period and memory must be >= 1, min_node_samples >= 0")
-        if step_rule not in self.STEP_RULES:
-            raise ValueError(f"step_rule must be one of {self.STEP_RULES}, got {step_rule!r}")
-        if prediction not in self.PREDICTIONS:
-            raise ValueError(f"prediction must be one of {self.PREDICTIONS}, got {prediction!r}")
+        check_choice("step_rule", step_rule, self.STEP_RULES)
+        check_choice("prediction", prediction, self.PREDICTIONS)
         self.model = model
         self.n_levels = n_levels
         self.epsilon = epsilon
@@ -308,8 +315,7 @@ class MartingaleBooster(base.Classifier):
         # Platt scaling of the expected final position (AdaGrad on the log loss).
         self._platt = [4.0, 0.0]
         self._platt_g2 = [1e-8, 1e-8]
-        self._memo_x: dict | None = None
-        self._memo_final: list | None = None
+        self._memo = CleanMemo()  # the cleaned x and its final-position distribution
 
     @classmethod
     def _unit_test_params(cls):
@@ -334,15 +340,19 @@ class MartingaleBooster(base.Classifier):
             model = self._template.clone()
         return _Node(position, model, self.memory)
 
+    def _qualified(self, t: int) -> list:
+        """``(node, advantage)`` for level ``t``'s live nodes with enough data of each class."""
+        return [
+            (node, a)
+            for node in self._levels[t].values()
+            if not node.frozen and (a := node.advantage(self.min_node_samples)) is not None
+        ]
+
     def _level_gamma(self, t: int) -> float:
         """Committed step of level ``t``, or the live estimate for the deepest level."""
         if t < len(self._steps):
             return self._steps[t]
-        qualified = [
-            (a, sum(node.n_h))
-            for node in self._levels[t].values()
-            if not node.frozen and (a := node.advantage(self.min_node_samples)) is not None
-        ]
+        qualified = [(a, sum(node.n_h)) for node, a in self._qualified(t)]
         if not qualified:
             return self.gamma_min
         if self.step_rule == "min":
@@ -357,11 +367,7 @@ class MartingaleBooster(base.Classifier):
             deepest + 1 < self.n_levels
             and self._level_seen[deepest] >= self.grace_period
             # stable: nodes with an advantage estimate carry at least half the level's traffic
-            and 2 * sum(
-                sum(n.n_h)
-                for n in self._levels[deepest].values()
-                if not n.frozen and n.advantage(self.min_node_samples) is not None
-            )
+            and 2 * sum(sum(n.n_h) for n, _ in self._qualified(deepest))
             >= self._level_seen[deepest]
         ):
             self._steps.append(self._level_gamma(deepest))  # committed for good
@@ -388,10 +394,7 @@ class MartingaleBooster(base.Classifier):
                 if t == depth - 1:
                     final.append((target, p))
                     continue
-                step = gamma / 2.0
-                scaled = target / step
-                i = math.floor(scaled)
-                rho = scaled - i
+                i, rho = grid_neighbours(target, gamma / 2.0)
                 nxt[i] = nxt.get(i, 0.0) + p * (1.0 - rho)
                 if rho > 0.0:
                     nxt[i + 1] = nxt.get(i + 1, 0.0) + p * rho
@@ -401,10 +404,13 @@ class MartingaleBooster(base.Classifier):
     def _position(self, t: int, key: int) -> float:
         return 0.0 if t == 0 else key * self._steps[t - 1] / 2.0
 
-    def _final(self, x) -> list:
-        if self._memo_final is None or self._memo_x != x:
-            self._memo_x, self._memo_final = x, self._walk(x)
-        return self._memo_final
+    def _final(self, x) -> tuple:
+        """``(clean x, exact distribution of the final position)`` for the raw ``x``."""
+        memo = self._memo
+        clean = memo.cleaned(x)
+        if memo.value is None:
+            memo.value = self._walk(clean)
+        return clean, memo.value
 
     # ------------------------------------------------------------------ River API
 
@@ -413,8 +419,8 @@ class MartingaleBooster(base.Classifier):
         w = check_sample_weight(w)
         if w == 0.0:
             return
-        x = clean_features(x)
-        mean_position = sum(b * p for b, p in self._final(x))
+        x, final = self._final(x)
+        mean_position = sum(b * p for b, p in final)
         self._fit_platt(mean_position, y, w)
         # Train along one random path (the paper's randomised routing).
         beta, key, parent = 0.0, 0, None
@@ -435,7 +441,7 @@ class MartingaleBooster(base.Classifier):
             gamma = self._steps[t]
             key = round_to_grid(beta + gamma * h_bal, gamma / 2.0, self._rng.random())
             beta = key * gamma / 2.0
-        self._memo_final = None  # learners changed
+        self._memo.forget()  # learners changed
         self._maybe_activate_next_level()
 
     def _fit_platt(self, score: float, y: bool, w: float) -> None:
@@ -448,7 +454,7 @@ class MartingaleBooster(base.Classifier):
         self._platt[0] = max(0.0, self._platt[0])
 
     def predict_proba_one(self, x, **kwargs):
-        final = self._final(clean_features(x))
+        _, final = self._final(x)
         if self.prediction == "sign":
             p_true = sum(p * (1.0 if b > 0 else 0.5 if b == 0 else 0.0) for b, p in final)
         else:
@@ -481,10 +487,5 @@ class MartingaleBooster(base.Classifier):
     def advantages(self) -> list:
         """Per level, ``{position: two-sided advantage}`` of the nodes with enough data."""
         return [
-            {
-                node.position: a
-                for node in level.values()
-                if not node.frozen and (a := node.advantage(self.min_node_samples)) is not None
-            }
-            for level in self._levels
+            {node.position: a for node, a in self._qualified(t)} for t in range(len(self._levels))
         ]

@@ -68,7 +68,7 @@ def run(task):
     loss = evaluate_ranking(test, model, RankLoss(), train=train)
     seconds = time.perf_counter() - start
     # The paper's code averaged over every test row, an empty label set counting 0.
-    paper_mean = loss.get() * loss._n / (loss._n + loss.n_skipped)
+    paper_mean = loss.get() * loss.n_scored / (loss.n_scored + loss.n_skipped)
     return name, family, gamma, seed, loss.get(), seconds, paper_mean, loss.n_skipped
 
 

@@ -17,6 +17,8 @@ import math
 
 from river import base, metrics
 
+from .potentials import rank_loss
+
 __all__ = ["RankLoss", "OneError", "Coverage", "AveragePrecision", "evaluate_ranking"]
 
 
@@ -64,6 +66,11 @@ class RankingMetric(metrics.base.Metric):
     def get(self):
         return self._sum / self._n if self._n else 0.0
 
+    @property
+    def n_scored(self) -> float:
+        """Total weight of the rows the metric has a value for (skipped rows excluded)."""
+        return self._n
+
     def works_with(self, model) -> bool:
         return isinstance(model, base.MultiLabelClassifier)
 
@@ -89,14 +96,8 @@ class RankLoss(RankingMetric):
     bigger_is_better = False
 
     def _row(self, relevant, scores):
-        irrelevant = [label for label in scores if label not in relevant]
-        if not relevant or not irrelevant:
-            return None
-        bad = 0.0
-        for l in relevant:
-            for r in irrelevant:
-                bad += 1.0 if scores[l] < scores[r] else 0.5 if scores[l] == scores[r] else 0.0
-        return bad / (len(relevant) * len(irrelevant))
+        value = rank_loss(list(scores.values()), [label in relevant for label in scores])
+        return None if math.isnan(value) else value
 
 
 class OneError(RankingMetric):

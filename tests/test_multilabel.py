@@ -241,7 +241,7 @@ def test_evaluate_ranking_train_then_test_while_learning():
     metrics_ = evaluate_ranking(stream[200:], model, [RankLoss(), OneError()], train=stream[:200])
     assert model.n_seen == 300
     assert 0.0 < metrics_[0].get() < 0.4 and 0.0 <= metrics_[1].get() <= 1.0
-    assert metrics_[0]._n == 100
+    assert metrics_[0].n_scored == 100
 
 
 # ----------------------------------------------------------------------------- OnlineBMR potentials

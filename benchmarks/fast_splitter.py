@@ -10,7 +10,7 @@ The same booster is run on the same stream with three weak learners, alternating
 
 The metric must be identical in all three (the trees grow and predict the same way; the
 script fails otherwise). Reported: the metric, the median seconds of each and the ratios
-River ÷ each.
+River ÷ each. Runs are ``river_boost.bench`` runs.
 
     python benchmarks/fast_splitter.py --repeats 3
 
@@ -22,16 +22,14 @@ library's default trees (``diversify=True``) spend their time in the naive-Bayes
 from __future__ import annotations
 
 import argparse
-import itertools
 import statistics
 import sys
-import time
 
-from river import datasets, metrics, tree
+from river import tree
 
 import river_boost as rb
+from river_boost import bench
 from river_boost.core import default_model
-from river_boost.metrics import RankLoss, evaluate_ranking
 from river_boost.trees import FastGaussianSplitter
 
 TREES = {
@@ -41,39 +39,49 @@ TREES = {
 }
 
 
-def _prequential_accuracy(model, stream):
-    metric = metrics.Accuracy()
-    for x, y in stream:
-        metric.update(y, model.predict_one(x))
-        model.learn_one(x, y)
-    return metric.get()
-
-
-def multiclass(make_tree, n_models, diversify):
-    model = rb.AdaBoostOLM(model=make_tree(), n_models=n_models, diversify=diversify, seed=1)
-    return _prequential_accuracy(model, datasets.ImageSegments())
-
-
-def binary(make_tree, n_models, diversify):
-    model = rb.AdaBoostOL(model=make_tree(), n_models=n_models, diversify=diversify, seed=1)
-    return _prequential_accuracy(model, datasets.Phishing())
-
-
-def multilabel(make_tree, n_models, diversify):
-    model = rb.AdaOLMR(
-        model=make_tree(), n_models=n_models, diversify=diversify, feature_fraction=20 / 103,
-        seed=1,
-    )  # fmt: skip
-    return evaluate_ranking(itertools.islice(datasets.Yeast(), 600), model, RankLoss()).get()
-
-
+# case -> (booster class, stream, rows, extra parameters, diversify); the metric is the
+# bench's: prequential accuracy, or 1 - rank loss on Yeast
 CASES = {
-    "AdaBoost.OLM, ImageSegments, papers' trees": (multiclass, "paper"),
-    "Ada.OLMR, Yeast (600 rows), papers' trees": (multilabel, "paper"),
-    "AdaBoost.OLM, ImageSegments, library's trees": (multiclass, True),
-    "Ada.OLMR, Yeast (600 rows), library's trees": (multilabel, True),
-    "AdaBoost.OL, Phishing, library's trees": (binary, True),
+    "AdaBoost.OLM, ImageSegments, papers' trees": (
+        rb.AdaBoostOLM,
+        "imagesegments",
+        None,
+        {},
+        "paper",
+    ),
+    "Ada.OLMR, Yeast (600 rows), papers' trees": (
+        rb.AdaOLMR,
+        "yeast",
+        600,
+        {"feature_fraction": 20 / 103},
+        "paper",
+    ),
+    "AdaBoost.OLM, ImageSegments, library's trees": (
+        rb.AdaBoostOLM,
+        "imagesegments",
+        None,
+        {},
+        True,
+    ),
+    "Ada.OLMR, Yeast (600 rows), library's trees": (
+        rb.AdaOLMR,
+        "yeast",
+        600,
+        {"feature_fraction": 20 / 103},
+        True,
+    ),
+    "AdaBoost.OL, Phishing, library's trees": (rb.AdaBoostOL, "phishing", None, {}, True),
 }
+
+
+def _run(case, make_tree, n_models):
+    cls, stream, rows, extra, diversify = case
+
+    def build(n, seed):
+        return cls(model=make_tree(), n_models=n, diversify=diversify, seed=seed, **extra)
+
+    spec = bench.ModelSpec(cls.__name__, factory=build)
+    return bench.run_one(stream, spec, 1, n_models, bench.Protocol(n_samples=rows))
 
 
 def main(argv=None):
@@ -86,16 +94,18 @@ def main(argv=None):
     if args.cases:
         cases = [cases[int(i) - 1] for i in args.cases.split(",")]
     print(f"{args.n_models} learners, median of {args.repeats} runs")
-    print("| case | metric | River s | splitter s | default s | River ÷ splitter | River ÷ default |")
+    print(
+        "| case | metric | River s | splitter s | default s | River ÷ splitter | River ÷ default |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, (case, diversify) in cases:
+    for name, case in cases:
         seconds = {key: [] for key in TREES}
         values = {}
         for _ in range(args.repeats):
             for key, make_tree in TREES.items():
-                start = time.perf_counter()
-                values[key] = case(make_tree, args.n_models, diversify)
-                seconds[key].append(time.perf_counter() - start)
+                r = _run(case, make_tree, args.n_models)
+                values[key] = r.accuracy
+                seconds[key].append(r.seconds)
         if len(set(values.values())) != 1:
             print(f"{name}: results differ {values}", file=sys.stderr)
             return 1

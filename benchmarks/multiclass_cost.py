@@ -2,74 +2,60 @@
 
 The multiclass paper estimated OnlineMBBM's potentials by Monte Carlo and reports it up to 27x
 slower than AdaBoost.OLM. With exact potentials the ratio should stay small. Both boosters run
-prequentially on the same stream, one after the other in the same process, ``--repeats`` times;
-reported: accuracy, seconds (median) and the ratio of medians.
+prequentially on the same stream (``river_boost.bench`` runs), one after the other in the
+same process, ``--repeats`` times; reported: accuracy, seconds (median) and the ratio of
+medians.
 
-    python benchmarks/multiclass_cost.py --data-dir ../shared/data --n-models 20
+    python benchmarks/multiclass_cost.py --data-dir DIR --n-models 20
 
-letter needs ../shared/data/letter (skipped with a notice when absent).
+``DIR`` holds the papers' sets (the README says where each comes from); letter is skipped
+with a notice when it is absent.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import pathlib
 import statistics
 import sys
-import time
 
-from river import datasets, metrics
-
-import river_boost as rb
-
-
-def letter(data_dir: pathlib.Path):
-    path = data_dir / "letter" / "letter-recognition.data"
-    with open(path) as f:
-        for row in csv.reader(f):
-            if row:
-                yield {f"x{j}": float(v) for j, v in enumerate(row[1:])}, row[0]
-
-
-def run(model, examples):
-    metric = metrics.Accuracy()
-    start = time.perf_counter()
-    for x, y in examples:
-        metric.update(y, model.predict_one(x))
-        model.learn_one(x, y)
-    return metric.get(), time.perf_counter() - start
+from river_boost import bench
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=pathlib.Path, default=pathlib.Path("../shared/data"))
+    parser.add_argument("--data-dir", type=pathlib.Path, default=None)
     parser.add_argument("--n-models", type=int, default=20)
     parser.add_argument("--gamma", type=float, default=0.3)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--n-rows", type=int, default=None)
     args = parser.parse_args(argv)
-    streams = {"imagesegments": list(datasets.ImageSegments())}
-    if (args.data_dir / "letter").exists():
-        streams["letter"] = list(letter(args.data_dir))
+    streams = ["imagesegments"]
+    if args.data_dir is not None and (args.data_dir / "letter").exists():
+        streams.append("letter")
     else:
-        print("letter not found: skipped", file=sys.stderr)
+        print("letter not found (give --data-dir): skipped", file=sys.stderr)
+    protocol = bench.Protocol(n_samples=args.n_rows or 20_000)
+    specs = {
+        "olm": bench.ModelSpec("AdaBoost.OLM"),
+        "mbbm": bench.ModelSpec("OnlineMBBM", args.gamma),
+    }
     print(f"n_models={args.n_models}, OnlineMBBM gamma={args.gamma}, repeats={args.repeats}")
     print("| stream | k | rows | AdaBoost.OLM acc | OnlineMBBM acc | OLM s | MBBM s | MBBM ÷ OLM |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, rows in streams.items():
-        rows = rows[: args.n_rows]
-        times = {"olm": [], "mbbm": []}
+    for name in streams:
+        runs = {key: [] for key in specs}
         for rep in range(args.repeats):
-            acc_olm, t = run(rb.AdaBoostOLM(n_models=args.n_models, seed=rep), rows)
-            times["olm"].append(t)
-            acc_mb, t = run(rb.OnlineMBBM(n_models=args.n_models, gamma=args.gamma, seed=rep), rows)
-            times["mbbm"].append(t)
-        t_olm, t_mb = statistics.median(times["olm"]), statistics.median(times["mbbm"])
-        k = len({y for _, y in rows})
+            for key, spec in specs.items():
+                runs[key].append(
+                    bench.run_one(name, spec, rep, args.n_models, protocol, args.data_dir)
+                )
+        t_olm, t_mb = (statistics.median(r.seconds for r in runs[key]) for key in specs)
+        examples, _ = bench.stream_examples(name, protocol.n_samples, args.data_dir)
+        labels = [y for _, y in examples]
         print(
-            f"| {name} | {k} | {len(rows)} | {acc_olm:.4f} | {acc_mb:.4f} | {t_olm:.0f} | "
-            f"{t_mb:.0f} | {t_mb / t_olm:.2f} |"
+            f"| {name} | {len(set(labels))} | {len(labels)} | {runs['olm'][-1].accuracy:.4f} | "
+            f"{runs['mbbm'][-1].accuracy:.4f} | {t_olm:.0f} | {t_mb:.0f} | {t_mb / t_olm:.2f} |"
         )
     return 0
 

@@ -4,6 +4,7 @@ Ada.OLMR and OnlineBMR (several γ) beside River's ``multioutput.ClassifierChain
 ``multioutput.PerOutputClassifier`` (one Hoeffding tree per label), all built from Hoeffding
 trees. Ranking metrics take each model's label scores (the boosters' ``score_one``; for River's
 models the True probabilities); label-set metrics (exact match, micro-F1) take ``predict_one``.
+Runs are ``river_boost.bench`` runs with extra metrics.
 
     python benchmarks/multilabel_yeast.py --n-models 10 --seeds 1,2 --jobs 2
 """
@@ -13,48 +14,34 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 
-from river import datasets, metrics, multioutput, tree
+from river import datasets, multioutput, tree
 
 import river_boost as rb
-from river_boost.metrics import AveragePrecision, OneError, RankLoss
-
+from river_boost import bench
 
 LABELS = list(next(iter(datasets.Yeast()))[1])
-MODELS = {
-    "River.PerOutputClassifier(HT)": lambda n, seed, g: multioutput.PerOutputClassifier(
-        tree.HoeffdingTreeClassifier()
-    ),
-    "River.ClassifierChain(HT)": lambda n, seed, g: multioutput.ClassifierChain(
-        tree.HoeffdingTreeClassifier(), order=LABELS
-    ),
-    "AdaOLMR": lambda n, seed, g: rb.AdaOLMR(n_models=n, seed=seed),
-    "OnlineBMR": lambda n, seed, g: rb.OnlineBMR(n_models=n, gamma=g, seed=seed),
-}
+ROWS = 2417
+METRICS = ("rank_loss", "one_error", "average_precision", "exact_match", "micro_f1")
 
 
-def run(task):
-    name, gamma, seed, n_models = task
-    model = MODELS[name](n_models, seed, gamma)
-    ranking = [RankLoss(), OneError(), AveragePrecision()]
-    exact, micro = metrics.multioutput.ExactMatch(), metrics.multioutput.MicroAverage(metrics.F1())
-    start = time.perf_counter()
-    for x, y in datasets.Yeast():
-        scores = model.score_one(x) if hasattr(model, "score_one") else {
-            label: p.get(True, 0.0) for label, p in model.predict_proba_one(x).items()
-        }  # fmt: skip
-        y_pred = model.predict_one(x)
-        for m in ranking:
-            m.update(y, scores)
-        if y_pred:
-            full = {label: bool(y_pred.get(label, False)) for label in y}
-            exact.update(y, full)
-            micro.update(y, full)
-        model.learn_one(x, y)
-    seconds = time.perf_counter() - start
-    return (name, gamma, seed, *(m.get() for m in ranking), exact.get(), micro.get(), seconds)
+def per_output(n, seed):
+    return multioutput.PerOutputClassifier(tree.HoeffdingTreeClassifier())
+
+
+def chain(n, seed):
+    return multioutput.ClassifierChain(tree.HoeffdingTreeClassifier(), order=LABELS)
+
+
+def ada_olmr(n, seed):
+    return rb.AdaOLMR(n_models=n, seed=seed)
+
+
+def online_bmr(gamma):
+    def build(n, seed):
+        return rb.OnlineBMR(n_models=n, gamma=gamma, seed=seed)
+
+    return build
 
 
 def main(argv=None):
@@ -66,24 +53,27 @@ def main(argv=None):
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     gammas = [float(g) for g in args.gammas.split(",")]
-    tasks = [
-        (name, g, seed, args.n_models)
-        for name in MODELS
-        for g in (gammas if name == "OnlineBMR" else [None])
-        for seed in seeds
-    ]
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(run, tasks))
-    print(f"Yeast (River's bundled copy, 2,417 rows), prequential; {args.n_models} weak learners; seeds {seeds}")
-    print("| model | rank loss | one-error | average precision | exact match | micro-F1 | seconds |")
+    specs = [
+        bench.ModelSpec("River.PerOutputClassifier(HT)", factory=per_output),
+        bench.ModelSpec("River.ClassifierChain(HT)", factory=chain),
+        bench.ModelSpec("AdaOLMR", factory=ada_olmr),
+    ] + [bench.ModelSpec("OnlineBMR", g, factory=online_bmr(g)) for g in gammas]
+    protocol = bench.Protocol(n_samples=ROWS, extra_metrics=METRICS)
+    runs = [("yeast", spec, seed, args.n_models, protocol) for spec in specs for seed in seeds]
+    results = bench.run_grid(runs, jobs=args.jobs)
+    print(
+        f"Yeast (River's bundled copy, {ROWS:,} rows), prequential; {args.n_models} weak "
+        f"learners; seeds {seeds}"
+    )
+    print(
+        "| model | rank loss | one-error | average precision | exact match | micro-F1 | seconds |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    keys = list(dict.fromkeys((r[0], r[1]) for r in results))
-    for name, g in keys:
-        rs = [r for r in results if r[0] == name and r[1] == g]
-        label = name if g is None else f"{name}(γ={g:g})"
-        cells = [statistics.fmean(r[i] for r in rs) for i in range(3, 8)]
-        secs = statistics.median(r[8] for r in rs)
-        print(f"| {label} | " + " | ".join(f"{c:.4f}" for c in cells) + f" | {secs:.0f} |")
+    for label in dict.fromkeys(r.model for r in results):
+        rs = [r for r in results if r.model == label]
+        cells = [statistics.fmean(r.extra[m] for r in rs) for m in METRICS]
+        seconds = statistics.median(r.seconds for r in rs)
+        print(f"| {label} | " + " | ".join(f"{c:.4f}" for c in cells) + f" | {seconds:.0f} |")
     return 0
 
 

@@ -1,10 +1,11 @@
 """Random classification noise: how much accuracy each booster loses when training labels flip.
 
-Protocol (issue 5): each binary stream of the foundation benchmark is run prequentially; with
+Protocol: each binary stream of the foundation benchmark is run prequentially; with
 probability ``eta`` the label a model *learns* is flipped (independently per example, seeded),
-while predictions are always scored against the *clean* label. Every model sees the same
-flips for a given (stream, eta, seed). Reported: accuracy at each eta, the drop from eta = 0,
-throughput, and the martingale booster's node count next to the other boosters' tree count.
+while predictions are always scored against the *clean* label
+(``bench.Protocol(label_noise=eta)``). Every model sees the same flips for a given (stream,
+eta, seed). Reported: accuracy at each eta, the drop from eta = 0, throughput, and the
+martingale booster's node count next to the other boosters' tree count.
 
     python benchmarks/noise.py --seeds 1,2 --jobs 2 --out noise-results
 
@@ -17,77 +18,53 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import random
 import statistics
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-
-from river import metrics
 
 from river_boost import bench
-from river_boost.martingale import MartingaleBooster
 
 STREAMS = ["phishing", "bananas", "sea", "agrawal", "hyperplane"]
 MODELS = [
-    ("HoeffdingTree", None),
-    ("River.AdaBoost", None),
-    ("River.ARF", None),
-    ("AdaBoost.OL", None),
-    ("OnlineBBM", 0.1),
-    ("OnlineBBM", 0.3),
-    ("OSBoost", 0.1),
-    ("MartingaleBooster", None),
-    ("MartingaleBooster(train_balanced=False)", None),
+    bench.ModelSpec("HoeffdingTree"),
+    bench.ModelSpec("River.AdaBoost"),
+    bench.ModelSpec("River.ARF"),
+    bench.ModelSpec("AdaBoost.OL"),
+    bench.ModelSpec("OnlineBBM", 0.1),
+    bench.ModelSpec("OnlineBBM", 0.3),
+    bench.ModelSpec("OSBoost", 0.1),
+    bench.ModelSpec("MartingaleBooster"),
+    bench.ModelSpec("MartingaleBooster", params=(("train_balanced", False),)),
 ]
-# Variants the CLI does not know: built here (n = levels, as bench.build does).
-VARIANTS = {
-    "MartingaleBooster(train_balanced=False)": lambda n, seed: MartingaleBooster(
-        n_levels=n, train_balanced=False, seed=seed
-    ),
-}
 ETAS = (0.0, 0.1, 0.2, 0.3)
 
 
-def run(task):
-    stream, family, gamma, eta, seed, n_models = task
-    examples, _ = bench.stream_examples(stream)
-    examples = list(examples)
-    if family in VARIANTS:
-        model = VARIANTS[family](n_models, seed)
-    else:
-        model = bench.build(bench.ModelSpec(family, gamma), n_models, seed)
-    flips = random.Random(f"{stream}-{eta}-{seed}")  # the same flips for every model
-    acc = metrics.Accuracy()
-    start = time.perf_counter()
-    for x, y in examples:
-        acc.update(y, model.predict_one(x))
-        model.learn_one(x, (not y) if flips.random() < eta else y)
-    seconds = time.perf_counter() - start
-    nodes = sum(model.n_nodes) if isinstance(model, MartingaleBooster) else None
+def record(r, eta) -> dict:
     return {
-        "stream": stream, "family": family, "gamma": gamma, "eta": eta, "seed": seed,
-        "accuracy": acc.get(), "throughput": len(examples) / seconds, "nodes": nodes,
-    }  # fmt: skip
-
-
-def label(family, gamma):
-    return family if gamma is None else f"{family}(γ={gamma:g})"
+        "stream": r.stream,
+        "model": r.model,
+        "eta": eta,
+        "seed": r.seed,
+        "accuracy": r.accuracy,
+        "throughput": r.throughput,
+        "nodes": r.nodes,
+    }
 
 
 def summarize(results, streams, etas):
     """{(model, stream): {eta: mean accuracy}} and throughput / node medians."""
     table, speed, nodes = {}, {}, {}
     for r in results:
-        key = (label(r["family"], r["gamma"]), r["stream"])
+        key = (r["model"], r["stream"])
         table.setdefault(key, {}).setdefault(r["eta"], []).append(r["accuracy"])
         speed.setdefault(key, []).append(r["throughput"])
         if r["nodes"] is not None:
             nodes.setdefault(key, []).append(r["nodes"])
     acc = {k: {eta: statistics.fmean(v) for eta, v in d.items()} for k, d in table.items()}
-    return acc, {k: statistics.median(v) for k, v in speed.items()}, {
-        k: statistics.median(v) for k, v in nodes.items()
-    }
+    return (
+        acc,
+        {k: statistics.median(v) for k, v in speed.items()},
+        {k: statistics.median(v) for k, v in nodes.items()},
+    )
 
 
 def print_tables(acc, speed, nodes, streams, etas, n_models):
@@ -114,7 +91,8 @@ def print_tables(acc, speed, nodes, streams, etas, n_models):
     for m in models:
         size = [f"{nodes[m, s]:.0f}" for s in streams if (m, s) in nodes]
         print(
-            f"| {m} | " + " | ".join(f"{speed[m, s]:,.0f}" for s in streams)
+            f"| {m} | "
+            + " | ".join(f"{speed[m, s]:,.0f}" for s in streams)
             + f" | {'/'.join(size) if size else '-'} |"
         )
 
@@ -144,7 +122,8 @@ def main(argv=None):
     parser.add_argument("--etas", default=",".join(map(str, ETAS)))
     parser.add_argument("--seeds", default="1")
     parser.add_argument(
-        "--models", default=None,
+        "--models",
+        default=None,
         help="comma-separated labels to run (e.g. 'AdaBoost.OL,OnlineBBM(γ=0.3)'); default all",
     )
     parser.add_argument("--n-models", type=int, default=10)
@@ -155,18 +134,20 @@ def main(argv=None):
     etas = [float(e) for e in args.etas.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     wanted = None if args.models is None else set(args.models.split(","))
-    if wanted is not None and wanted - {label(f, g) for f, g in MODELS}:
-        parser.error(f"unknown models {sorted(wanted - {label(f, g) for f, g in MODELS})}")
-    tasks = [
-        (s, fam, g, eta, seed, args.n_models)
+    known = {spec.label for spec in MODELS}
+    if wanted is not None and wanted - known:
+        parser.error(f"unknown models {sorted(wanted - known)}")
+    runs = [
+        (s, spec, seed, args.n_models, bench.Protocol(label_noise=eta))
         for s in streams
-        for fam, g in MODELS
-        if wanted is None or label(fam, g) in wanted
+        for spec in MODELS
+        if wanted is None or spec.label in wanted
         for eta in etas
         for seed in seeds
     ]
-    with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(run, tasks))
+    results = [
+        record(r, run[4].label_noise) for r, run in zip(bench.run_grid(runs, jobs=args.jobs), runs)
+    ]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "noise.json").write_text(json.dumps(results, indent=1))
     acc, speed, nodes = summarize(results, streams, etas)

@@ -1,8 +1,9 @@
 """Where the martingale booster loses under label noise: variants at eta = 0 and 0.3.
 
 Same protocol and flips as ``benchmarks/noise.py`` (training labels flipped with probability
-``eta``, seeded per stream; accuracy against the clean labels), model seed 1. Each variant
-is the class with one parameter changed; ``HT`` is River's default Hoeffding tree alone.
+``eta``, seeded per stream; accuracy against the clean labels: ``bench.Protocol(label_noise=
+eta, noise_seed=...)``), model seed 1. Each variant is the class with one parameter changed;
+``HT`` is River's default Hoeffding tree alone.
 
     python benchmarks/noise_diagnostics.py --variants HT,L1,L3,L6,default,sign --streams agrawal
     python benchmarks/noise_diagnostics.py --variants default,ht_default,ht_d1e-4 \
@@ -24,10 +25,9 @@ is the class with one parameter changed; ``HT`` is River's default Hoeffding tre
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 
-from river import base, metrics, tree
+from river import base, tree
 
 from river_boost import bench
 from river_boost.martingale import MartingaleBooster, node_model
@@ -100,15 +100,18 @@ VARIANTS = {
 }
 
 
+def _factory(variant):
+    def build(n_models, seed):  # each variant fixes its own parameters and seed
+        return VARIANTS[variant]()
+
+    return build
+
+
 def accuracy(stream: str, variant: str, eta: float, seed: int = 1) -> float:
-    examples, _ = bench.stream_examples(stream)
-    model = VARIANTS[variant]()
-    flips = random.Random(f"{stream}-{eta}-{seed}")  # the flips of benchmarks/noise.py
-    acc = metrics.Accuracy()
-    for x, y in examples:
-        acc.update(y, model.predict_one(x))
-        model.learn_one(x, (not y) if flips.random() < eta else y)
-    return acc.get()
+    """Clean-label accuracy with the flips of ``benchmarks/noise.py`` for flip seed ``seed``."""
+    spec = bench.ModelSpec(variant, factory=_factory(variant))
+    protocol = bench.Protocol(label_noise=eta, noise_seed=seed)
+    return bench.run_one(stream, spec, seed=1, protocol=protocol).accuracy
 
 
 def main(argv=None):
@@ -116,7 +119,8 @@ def main(argv=None):
     parser.add_argument("--variants", default="default,L1,sign,ht_default")
     parser.add_argument("--streams", default="agrawal")
     parser.add_argument(
-        "--seeds", default="1",
+        "--seeds",
+        default="1",
         help="flip seeds at eta = 0.3 (the noisy accuracy is their mean; one tree's accuracy "
         "under noise varies by several points between flip seeds)",
     )

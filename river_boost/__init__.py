@@ -5,8 +5,8 @@ from __future__ import annotations
 from . import booster, core, metrics, potentials, tasks
 from .binary import AdaBoostOL, NHBoostDT, OnlineBBM, OSBoost, PotentialBooster, SquintBoost
 from .martingale import MartingaleBooster
-from .multilabel import AdaOLMR, OnlineBMR
 from .multiclass import AdaBoostOLM, OnlineMBBM
+from .multilabel import AdaOLMR, OnlineBMR
 
 __version__ = "0.1.0"
 

@@ -131,7 +131,9 @@ class MOAClassifier(base.Classifier):
         self._features = sorted(x, key=str)
         names = [f"f_{_UNSAFE.sub('_', str(f))}" for f in self._features]
         self._schema = Schema.from_custom(
-            [*names, "class"], target="class", categories={"class": ["False", "True"]},
+            [*names, "class"],
+            target="class",
+            categories={"class": ["False", "True"]},
             name="river_boost",
         )
         cls_name, size_param = self.LEARNERS[self.learner]
@@ -170,19 +172,24 @@ def _number(value) -> float:
     try:
         value = float(value)
     except (TypeError, ValueError):
-        return 0.0  # nominal values are not encoded for MOA (the bench's binary streams are numeric)
+        return (
+            0.0  # nominal values are not encoded for MOA (the bench's binary streams are numeric)
+        )
     return value if math.isfinite(value) else 0.0
 
 
-# name -> (library, factory(n, seed, gamma))
+# name -> (library, factory(n_models, seed))
 ANCHORS = {
-    "VW.BBM": ("vowpalwabbit", lambda n, seed, gamma: VWBoostingClassifier(n, "BBM", gamma or 0.1, seed)),
-    "VW.logistic": ("vowpalwabbit", lambda n, seed, gamma: VWBoostingClassifier(n, "logistic", 0.1, seed)),
-    "VW.adaptive": ("vowpalwabbit", lambda n, seed, gamma: VWBoostingClassifier(n, "adaptive", 0.1, seed)),
-    "MOA.OzaBoost": ("capymoa", lambda n, seed, gamma: MOAClassifier("OzaBoost", n, seed)),
-    "MOA.OnlineSmoothBoost": ("capymoa", lambda n, seed, gamma: MOAClassifier("OnlineSmoothBoost", n, seed)),
-    "MOA.SGBT": ("capymoa", lambda n, seed, gamma: MOAClassifier("SGBT", n, seed)),
-}  # fmt: skip
+    "VW.BBM": ("vowpalwabbit", lambda n, seed: VWBoostingClassifier(n, "BBM", 0.1, seed)),
+    "VW.logistic": ("vowpalwabbit", lambda n, seed: VWBoostingClassifier(n, "logistic", 0.1, seed)),
+    "VW.adaptive": ("vowpalwabbit", lambda n, seed: VWBoostingClassifier(n, "adaptive", 0.1, seed)),
+    "MOA.OzaBoost": ("capymoa", lambda n, seed: MOAClassifier("OzaBoost", n, seed)),
+    "MOA.OnlineSmoothBoost": (
+        "capymoa",
+        lambda n, seed: MOAClassifier("OnlineSmoothBoost", n, seed),
+    ),
+    "MOA.SGBT": ("capymoa", lambda n, seed: MOAClassifier("SGBT", n, seed)),
+}
 
 
 def missing_notice(name: str) -> str:

@@ -1,22 +1,27 @@
 """Prequential comparisons of the boosters against River's own ensembles.
 
 A *run* is one (stream, model, seed): the model predicts each example, is scored, then learns
-it, exactly as :func:`river.evaluate.progressive_val_score`. Each run records the final
-accuracy, an accuracy curve, the wall time, and the time spent inside the weak learners'
-``learn_one`` / ``predict_proba_one`` / ``predict_one`` (measured by wrapping each weak
-learner in a timing proxy), from which the booster's own overhead share follows.
+it, exactly as :func:`river.evaluate.progressive_val_score`; a :class:`Protocol` can shuffle
+the rows, learn a prefix without scoring it (a train split), flip training labels, or score
+the prefix and the rest separately (the papers' protocols). Each run records the final
+accuracy (``1 - rank loss`` on multi-label streams), an accuracy curve, the wall time, and
+the time spent inside the weak learners, from which the booster's own overhead share follows.
 
+Every model the bench knows is one :class:`Entry` of :data:`REGISTRY`: a factory, the tasks
+it runs on, the grid parameters it takes, and whether it is an outside anchor or an ablation.
 Runs are independent, so they are fanned out over processes. Every number that is not a
-timing depends only on (stream, model, seed): serial and parallel runs agree.
+timing depends only on (stream, model, seed, protocol): serial and parallel runs agree.
 
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import itertools
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Iterable
@@ -26,11 +31,14 @@ from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 
 from . import anchors, binary, loaders, martingale, multiclass, multilabel
 from .booster import Booster
-from .metrics import RankLoss
+from .metrics import AveragePrecision, OneError, RankLoss
 
 __all__ = [
     "STREAMS",
-    "MODELS",
+    "REGISTRY",
+    "Entry",
+    "ModelSpec",
+    "Protocol",
     "RunResult",
     "run_one",
     "run_grid",
@@ -41,7 +49,7 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- streams
 
-# name -> (factory returning an iterable of (x, y), number of examples, task)
+# name -> (factory returning an iterable of (x, y), default number of examples, task)
 STREAMS: dict[str, tuple[Callable[[], Iterable], int, str]] = {
     "phishing": (Phishing, 1250, "binary"),
     "bananas": (Bananas, 5300, "binary"),
@@ -65,20 +73,21 @@ DEFAULT_STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "image
 def task_of(stream: str) -> str:
     if stream in STREAMS:
         return STREAMS[stream][2]
-    return loaders.PAPER_SETS[stream][0]
+    return loaders.PAPER_SETS[stream].task
 
 
 def stream_examples(name: str, n_samples: int | None = None, data_dir=None):
     """``(examples, n)``: River's bundled / synthetic streams by name, or one of the papers'
-    sets (``loaders.PAPER_SETS``) read from ``data_dir``."""
+    sets (``loaders.PAPER_SETS``) read from ``data_dir``; the first ``n_samples`` examples
+    (default: the stream's default length; a data set may end sooner)."""
     if name in STREAMS:
         factory, length, _ = STREAMS[name]
     elif data_dir is not None:
-        length = loaders.PAPER_SETS[name][2]
+        length = loaders.PAPER_SETS[name].rows
         factory = functools.partial(loaders.paper_set, name, data_dir)
     else:
         raise ValueError(f"stream {name!r} is one of the papers' sets: give --data-dir")
-    n = length if n_samples is None else min(n_samples, length)
+    n = length if n_samples is None else n_samples
     return itertools.islice(factory(), n), n
 
 
@@ -86,22 +95,35 @@ def stream_examples(name: str, n_samples: int | None = None, data_dir=None):
 
 
 @dataclasses.dataclass(frozen=True)
-class ModelSpec:
-    """How to build a model: ``family`` names the algorithm, ``gamma`` its edge if any,
-    ``learning_rate`` its learning-rate constant if not the family's default."""
+class Entry:
+    """A model the bench can run.
 
-    family: str
-    gamma: float | None = None
-    learning_rate: float | None = None
+    ``factory(n_models, seed, **grid)`` builds it, ``grid`` holding the values of the grid
+    parameters it ``takes`` (``"gamma"``, ``"learning_rate"``); ``gammas`` is its own edge grid
+    when it should not follow the run's (OSBoost, the papers' baseline, runs at one edge);
+    ``kind`` is ``"baseline"`` (River), ``"booster"``, ``"anchor"`` (outside libraries,
+    skipped unless ``library`` is installed) or ``"ablation"`` (a variant behind a documented
+    default, run only when asked for).
+    """
+
+    factory: Callable
+    tasks: frozenset
+    takes: tuple = ()
+    kind: str = "booster"
+    gammas: tuple | None = None
+    library: str | None = None
 
     @property
-    def label(self) -> str:
-        params = []
-        if self.gamma is not None:
-            params.append(f"γ={self.gamma:g}")
-        if self.learning_rate is not None:
-            params.append(f"lr={self.learning_rate:g}")
-        return f"{self.family}({', '.join(params)})" if params else self.family
+    def in_default_run(self) -> bool:
+        if self.kind == "ablation":
+            return False
+        return self.library is None or anchors.available(self.library)
+
+
+BINARY, MULTICLASS, MULTILABEL = (frozenset({t}) for t in ("binary", "multiclass", "multilabel"))
+CLASSIFICATION = BINARY | MULTICLASS
+GAMMA, LEARNING_RATE = ("gamma",), ("learning_rate",)
+OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --osboost-gammas is given
 
 
 def _ht():
@@ -112,119 +134,212 @@ def _mc_ht():
     return tree.HoeffdingTreeClassifier(leaf_prediction="mc")
 
 
-MODELS: dict[str, Callable] = {
+REGISTRY: dict[str, Entry] = {
     # River's baselines
-    "HoeffdingTree": lambda n, seed, gamma: _ht(),
-    "River.AdaBoost": lambda n, seed, gamma: ensemble.AdaBoostClassifier(_ht(), n, seed=seed),
-    "River.BOLE": lambda n, seed, gamma: ensemble.BOLEClassifier(_ht(), n, seed=seed),
-    "River.ARF": lambda n, seed, gamma: forest.ARFClassifier(n_models=n, seed=seed),
+    "HoeffdingTree": Entry(lambda n, seed: _ht(), CLASSIFICATION, kind="baseline"),
+    "River.AdaBoost": Entry(
+        lambda n, seed: ensemble.AdaBoostClassifier(_ht(), n, seed=seed),
+        CLASSIFICATION,
+        kind="baseline",
+    ),
+    "River.BOLE": Entry(
+        lambda n, seed: ensemble.BOLEClassifier(_ht(), n, seed=seed),
+        CLASSIFICATION,
+        kind="baseline",
+    ),
+    "River.ARF": Entry(
+        lambda n, seed: forest.ARFClassifier(n_models=n, seed=seed),
+        CLASSIFICATION,
+        kind="baseline",
+    ),
     # river_boost
-    "OnlineBBM": lambda n, seed, gamma: binary.OnlineBBM(n_models=n, gamma=gamma, seed=seed),
-    "AdaBoost.OL": lambda n, seed, gamma: binary.AdaBoostOL(n_models=n, seed=seed),
-    "AdaBoost.OL.S": lambda n, seed, gamma: binary.AdaBoostOL(
-        n_models=n, weighting="sampling", seed=seed
+    "OnlineBBM": Entry(
+        lambda n, seed, gamma: binary.OnlineBBM(n_models=n, gamma=gamma, seed=seed),
+        BINARY,
+        GAMMA,
     ),
-    "OSBoost": lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
-    "NHBoostDT": lambda n, seed, gamma: binary.NHBoostDT(n_models=n, seed=seed),
-    "SquintBoost": lambda n, seed, gamma: binary.SquintBoost(n_models=n, seed=seed),
+    "AdaBoost.OL": Entry(
+        lambda n, seed, **lr: binary.AdaBoostOL(n_models=n, seed=seed, **lr),
+        BINARY,
+        LEARNING_RATE,
+    ),
+    "AdaBoost.OL.S": Entry(
+        lambda n, seed, **lr: binary.AdaBoostOL(n_models=n, weighting="sampling", seed=seed, **lr),
+        BINARY,
+        LEARNING_RATE,
+    ),
+    "OSBoost": Entry(
+        lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
+        BINARY,
+        GAMMA,
+        gammas=(OSBOOST_GAMMA,),
+    ),
+    "NHBoostDT": Entry(lambda n, seed: binary.NHBoostDT(n_models=n, seed=seed), BINARY),
+    "SquintBoost": Entry(lambda n, seed: binary.SquintBoost(n_models=n, seed=seed), BINARY),
     # n_models is the number of levels (each example trains one node per level)
-    "MartingaleBooster": lambda n, seed, gamma: martingale.MartingaleBooster(
-        n_levels=n, seed=seed
+    "MartingaleBooster": Entry(
+        lambda n, seed, **kw: martingale.MartingaleBooster(n_levels=n, seed=seed, **kw), BINARY
     ),
-    "AdaBoost.OLM": lambda n, seed, gamma: multiclass.AdaBoostOLM(n_models=n, seed=seed),
-    "River.ClassifierChain": lambda n, seed, gamma: multioutput.ClassifierChain(_ht()),
+    "AdaBoost.OLM": Entry(
+        lambda n, seed, **lr: multiclass.AdaBoostOLM(n_models=n, seed=seed, **lr),
+        MULTICLASS,
+        LEARNING_RATE,
+    ),
+    "River.ClassifierChain": Entry(
+        lambda n, seed: multioutput.ClassifierChain(_ht()), MULTILABEL, kind="baseline"
+    ),
     # Multi-label boosters with majority-class-leaf trees (diversified as usual): one update
     # per relevant label makes River's NB-adaptive leaves 4-5x slower on Yeast for the same
     # rank loss (multilabel.AdaOLMR's docstring has the caveat for undiversified trees).
-    "AdaOLMR": lambda n, seed, gamma: multilabel.AdaOLMR(model=_mc_ht(), n_models=n, seed=seed),
-    "OnlineBMR": lambda n, seed, gamma: multilabel.OnlineBMR(
-        model=_mc_ht(), n_models=n, gamma=gamma, seed=seed
+    "AdaOLMR": Entry(
+        lambda n, seed: multilabel.AdaOLMR(model=_mc_ht(), n_models=n, seed=seed), MULTILABEL
     ),
-    "OnlineMBBM": lambda n, seed, gamma: multiclass.OnlineMBBM(
-        n_models=n, gamma=gamma, seed=seed
+    "OnlineBMR": Entry(
+        lambda n, seed, gamma: multilabel.OnlineBMR(
+            model=_mc_ht(), n_models=n, gamma=gamma, seed=seed
+        ),
+        MULTILABEL,
+        GAMMA,
+    ),
+    "OnlineMBBM": Entry(
+        lambda n, seed, gamma: multiclass.OnlineMBBM(n_models=n, gamma=gamma, seed=seed),
+        MULTICLASS,
+        GAMMA,
+    ),
+    # outside anchors (Vowpal Wabbit, MOA via capymoa), run only where their library is installed
+    **{
+        name: Entry(factory, BINARY, kind="anchor", library=library)
+        for name, (library, factory) in anchors.ANCHORS.items()
+    },
+    # variants behind the documented defaults (not run unless asked for with --models)
+    "AdaBoost.OL[vote]": Entry(
+        lambda n, seed: binary.AdaBoostOL(n_models=n, prediction="vote", seed=seed),
+        BINARY,
+        kind="ablation",
+    ),
+    "AdaBoost.OL[random]": Entry(
+        lambda n, seed: binary.AdaBoostOL(n_models=n, prediction="random", seed=seed),
+        BINARY,
+        kind="ablation",
+    ),
+    "AdaBoost.OL[no-diversify]": Entry(
+        lambda n, seed: binary.AdaBoostOL(n_models=n, diversify=False, seed=seed),
+        BINARY,
+        kind="ablation",
+    ),
+    "AdaBoost.OL[min_weight=0]": Entry(
+        lambda n, seed: binary.AdaBoostOL(n_models=n, min_weight=0.0, seed=seed),
+        BINARY,
+        kind="ablation",
+    ),
+    "OnlineBBM[no-diversify]": Entry(
+        lambda n, seed, gamma: binary.OnlineBBM(
+            n_models=n, gamma=gamma, diversify=False, seed=seed
+        ),
+        BINARY,
+        GAMMA,
+        "ablation",
+    ),
+    "OnlineBBM[min_weight=0]": Entry(
+        lambda n, seed, gamma: binary.OnlineBBM(n_models=n, gamma=gamma, min_weight=0.0, seed=seed),
+        BINARY,
+        GAMMA,
+        "ablation",
     ),
 }
-DEFAULT_MODELS = list(MODELS)
-# Outside anchors (Vowpal Wabbit, MOA via capymoa), run only where their library is installed.
-MODELS.update({name: factory for name, (_, factory) in anchors.ANCHORS.items()})
-DEFAULT_MODELS += [name for name, (lib, _) in anchors.ANCHORS.items() if anchors.available(lib)]
-# Which tasks each model family runs on (River's ensembles and the tree do both).
-TASKS = {
-    "OnlineBBM": {"binary"},
-    "AdaBoost.OL": {"binary"},
-    "AdaBoost.OL.S": {"binary"},
-    "OSBoost": {"binary"},
-    "NHBoostDT": {"binary"},
-    "SquintBoost": {"binary"},
-    "MartingaleBooster": {"binary"},
-    **{name: {"binary"} for name in anchors.ANCHORS},
-    "AdaBoost.OLM": {"multiclass"},
-    "River.ClassifierChain": {"multilabel"},
-    "AdaOLMR": {"multilabel"},
-    "OnlineBMR": {"multilabel"},
-    "OnlineMBBM": {"multiclass"},
-}
-# Variants behind the documented defaults (not run unless asked for with --models).
-ABLATIONS: dict[str, Callable] = {
-    "AdaBoost.OL[vote]": lambda n, seed, gamma: binary.AdaBoostOL(
-        n_models=n, prediction="vote", seed=seed
-    ),
-    "AdaBoost.OL[random]": lambda n, seed, gamma: binary.AdaBoostOL(
-        n_models=n, prediction="random", seed=seed
-    ),
-    "AdaBoost.OL[no-diversify]": lambda n, seed, gamma: binary.AdaBoostOL(
-        n_models=n, diversify=False, seed=seed
-    ),
-    "AdaBoost.OL[min_weight=0]": lambda n, seed, gamma: binary.AdaBoostOL(
-        n_models=n, min_weight=0.0, seed=seed
-    ),
-    "OnlineBBM[no-diversify]": lambda n, seed, gamma: binary.OnlineBBM(
-        n_models=n, gamma=gamma, diversify=False, seed=seed
-    ),
-    "OnlineBBM[min_weight=0]": lambda n, seed, gamma: binary.OnlineBBM(
-        n_models=n, gamma=gamma, min_weight=0.0, seed=seed
-    ),
-}
-MODELS.update(ABLATIONS)
-TASKS.update({name: TASKS[name.split("[")[0]] for name in ABLATIONS})
-TAKES_GAMMA = {
-    "OnlineBBM", "OSBoost", "OnlineMBBM", "OnlineBMR", "OnlineBBM[no-diversify]",
-    "OnlineBBM[min_weight=0]",
-}  # fmt: skip
+DEFAULT_MODELS = [name for name, entry in REGISTRY.items() if entry.kind != "ablation"]
+ABLATIONS = [name for name, entry in REGISTRY.items() if entry.kind == "ablation"]
+DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSpec:
+    """How to build a model: ``family`` names a :data:`REGISTRY` entry, ``gamma`` and
+    ``learning_rate`` its grid values (None: the entry's default), ``params`` other
+    constructor parameters as ``((name, value), ...)`` (applied with ``clone``), and
+    ``factory`` builds a model the registry does not know (``factory(n_models, seed)``)."""
+
+    family: str
+    gamma: float | None = None
+    learning_rate: float | None = None
+    params: tuple = ()
+    factory: Callable | None = dataclasses.field(default=None, compare=False)
+
+    @property
+    def label(self) -> str:
+        params = []
+        if self.gamma is not None:
+            params.append(f"γ={self.gamma:g}")
+        if self.learning_rate is not None:
+            params.append(f"lr={self.learning_rate:g}")
+        params += [f"{k}={v!r}" for k, v in self.params]
+        return f"{self.family}({', '.join(params)})" if params else self.family
+
+
+def build(spec: ModelSpec, n_models: int, seed: int):
+    if spec.factory is not None:
+        model = spec.factory(n_models, seed)
+    else:
+        grid = {}
+        if spec.gamma is not None:
+            grid["gamma"] = spec.gamma
+        if spec.learning_rate is not None:
+            grid["learning_rate"] = spec.learning_rate
+        model = REGISTRY[spec.family].factory(n_models, seed, **grid)
+    return model.clone(dict(spec.params)) if spec.params else model
+
+
+def runs_on(family: str, stream: str) -> bool:
+    entry = REGISTRY.get(family)
+    return entry is None or task_of(stream) in entry.tasks
 
 
 def usable_models(models):
     """``models`` without the anchors whose library is missing, and a notice for each."""
     keep, notices = [], []
     for name in models:
-        if name in anchors.ANCHORS and not anchors.available(anchors.ANCHORS[name][0]):
+        library = REGISTRY[name].library
+        if library is not None and not anchors.available(library):
             notices.append(anchors.missing_notice(name))
         else:
             keep.append(name)
     return keep, notices
 
 
-def runs_on(family: str, stream: str) -> bool:
-    return task_of(stream) in TASKS.get(family, {"binary", "multiclass"})
-DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
-OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --gammas-osboost is given
-
-
-TAKES_LEARNING_RATE = {"AdaBoost.OL", "AdaBoost.OL.S", "AdaBoost.OLM"}
-
-
-def build(spec: ModelSpec, n_models: int, seed: int):
-    model = MODELS[spec.family](n_models, seed, spec.gamma)
-    if spec.learning_rate is not None:
-        model = model.clone({"learning_rate": spec.learning_rate})
-    return model
-
-
 # ----------------------------------------------------------------------------- timing
 
 
-class _Timed:
-    """Forwards to a weak learner and adds the time spent in its hot methods to a counter."""
+def _forward(self, name):
+    """Attributes the timing proxies do not have are their inner object's."""
+    if name in ("_inner", "_clock") or name.startswith("__"):
+        raise AttributeError(name)  # not set yet (copying, unpickling): no recursion
+    return getattr(self._inner, name)
+
+
+class _TimedLearners:
+    """The pool's learners (River models or a compiled forest), timing every call."""
+
+    def __init__(self, inner, clock: list):
+        self._inner = inner
+        self._clock = clock
+
+    def predict_proba_all(self, x):
+        t = time.perf_counter()
+        out = self._inner.predict_proba_all(x)
+        self._clock[0] += time.perf_counter() - t
+        return out
+
+    def learn_one(self, i, x, y, w=None):
+        t = time.perf_counter()
+        self._inner.learn_one(i, x, y, w)
+        self._clock[0] += time.perf_counter() - t
+
+    __getattr__ = _forward
+
+
+class _TimedModel:
+    """A River classifier whose hot methods add their time to a clock; its clones too (for
+    boosters that create learners on the fly, such as the martingale booster's nodes)."""
 
     def __init__(self, inner, clock: list):
         self._inner = inner
@@ -232,9 +347,8 @@ class _Timed:
 
     def learn_one(self, x, y, **kwargs):
         t = time.perf_counter()
-        out = self._inner.learn_one(x, y, **kwargs)
+        self._inner.learn_one(x, y, **kwargs)
         self._clock[0] += time.perf_counter() - t
-        return out
 
     def predict_proba_one(self, x, **kwargs):
         t = time.perf_counter()
@@ -242,47 +356,54 @@ class _Timed:
         self._clock[0] += time.perf_counter() - t
         return out
 
-    def predict_one(self, x, **kwargs):
-        t = time.perf_counter()
-        out = self._inner.predict_one(x, **kwargs)
-        self._clock[0] += time.perf_counter() - t
-        return out
+    def clone(self, *args, **kwargs):
+        return _TimedModel(self._inner.clone(*args, **kwargs), self._clock)
 
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
+    def __deepcopy__(self, memo):  # River's clone deep-copies parameters: keep the clock
+        return _TimedModel(copy.deepcopy(self._inner, memo), self._clock)
 
-
-class _TimedTemplate:
-    """A template whose clones are timed (for boosters that create learners on the fly)."""
-
-    def __init__(self, inner, clock: list):
-        self._inner = inner
-        self._clock = clock
-
-    def clone(self):
-        return _Timed(self._inner.clone(), self._clock)
+    __getattr__ = _forward
 
 
-def _instrument(model, clock: list) -> bool:
-    """Wrap the weak learners of ``model`` in timing proxies; False if they are not reachable."""
+def _instrument(model, clock: list):
+    """``(model, measured)``: the model with its weak learners timed, where they can be."""
     if isinstance(model, Booster):
-        members = model.pool.learners.models
+        model.pool.learners = _TimedLearners(model.pool.learners, clock)
+    elif isinstance(model, martingale.MartingaleBooster):
+        template = model.model if model.model is not None else martingale.node_model()
+        model = model.clone({"model": _TimedModel(template, clock)})
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
-        members = model.data
-    elif isinstance(model, martingale.MartingaleBooster):  # nodes are cloned as they appear
-        for level in model._levels:
-            for node in level.values():
-                if node.model is not None:
-                    node.model = _Timed(node.model, clock)
-        model._template = _TimedTemplate(model._template, clock)
-        return True
-    else:  # a single tree (timed as a whole by run_one) or ARF (members created lazily)
-        return False
-    members[:] = [_Timed(m, clock) for m in members]
-    return True
+        model.data[:] = [_TimedModel(m, clock) for m in model.data]
+    elif isinstance(model, tree.HoeffdingTreeClassifier):
+        return model, True  # a single tree is all weak learner: timed as a whole
+    else:  # ARF (members created lazily), anchors
+        return model, False
+    return model, True
 
 
 # ----------------------------------------------------------------------------- runs
+
+
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+    """How a run feeds the stream to the model.
+
+    ``n_samples`` caps the rows; ``shuffle`` shuffles them first with that seed; the first
+    ``warmup`` rows are learned without being scored (a train split); with ``split`` in
+    (0, 1), the scored rows' first ``split`` share and the rest are also scored separately
+    (tune on the prefix, report the rest); ``label_noise`` flips each binary training label
+    with that probability (seeded by stream, noise and ``noise_seed``, the run's seed by
+    default), while predictions are scored against the clean label; ``extra_metrics`` names
+    metrics of :data:`EXTRA_METRICS` to compute besides the main one.
+    """
+
+    n_samples: int | None = None
+    split: float | None = None
+    shuffle: int | None = None
+    warmup: int = 0
+    label_noise: float = 0.0
+    noise_seed: int | None = None
+    extra_metrics: tuple = ()
 
 
 @dataclasses.dataclass
@@ -300,8 +421,11 @@ class RunResult:
     curve: list  # (examples seen, running accuracy) at ~50 checkpoints
     # share of (example, learner) pairs that updated a weak learner; None outside river_boost
     update_share: float | None = None
-    # accuracy on the prefix and on the rest of the stream (run_one's ``split``), or None
+    # accuracy on the prefix and on the rest of the stream (the protocol's ``split``), or None
     split_accuracy: tuple | None = None
+    skipped: int = 0  # scored rows the metric has no value for (multi-label: no pair)
+    extra: dict = dataclasses.field(default_factory=dict)
+    nodes: int | None = None  # the martingale booster's branching-program size
 
     @property
     def throughput(self) -> float:
@@ -323,6 +447,33 @@ class _RankAccuracy(RankLoss):
         return 1.0 - super().get()
 
 
+class _LabelSetMetric:
+    """A River multi-output metric of ``predict_one``'s label set, completed with False."""
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def update(self, y, y_pred):
+        if y_pred:
+            self.metric.update(y, {label: bool(y_pred.get(label, False)) for label in y})
+
+    def get(self):
+        return self.metric.get()
+
+
+# name -> (metric factory, what it scores: "scores" (the ranking) or "labels" (predict_one))
+EXTRA_METRICS = {
+    "rank_loss": (RankLoss, "scores"),
+    "one_error": (OneError, "scores"),
+    "average_precision": (AveragePrecision, "scores"),
+    "exact_match": (lambda: _LabelSetMetric(metrics.multioutput.ExactMatch()), "labels"),
+    "micro_f1": (
+        lambda: _LabelSetMetric(metrics.multioutput.MicroAverage(metrics.F1())),
+        "labels",
+    ),
+}
+
+
 def _label_scores(model, x) -> dict:
     """A multi-label model's ranking: ``score_one`` if it has one, else True probabilities."""
     if hasattr(model, "score_one"):
@@ -335,48 +486,53 @@ def run_one(
     spec: ModelSpec,
     seed: int,
     n_models: int = 10,
-    n_samples=None,
-    split=None,
+    protocol: Protocol = Protocol(),
     data_dir=None,
-):
-    """Prequential (test-then-train) run of one model on one stream.
-
-    With ``split`` in (0, 1), also the accuracy on the first ``split`` share of the stream and
-    on the rest, separately (the papers' tune-on-the-prefix protocol).
-    """
-    examples, n = stream_examples(stream, n_samples, data_dir)
+) -> RunResult:
+    """Prequential (test-then-train) run of one model on one stream, under ``protocol``."""
+    examples, _ = stream_examples(stream, protocol.n_samples, data_dir)
     examples = list(examples)  # generate the stream before the clock starts
-    n = len(examples)
-    model = build(spec, n_models, seed)
+    if protocol.shuffle is not None:
+        random.Random(protocol.shuffle).shuffle(examples)
+    warmup, scored = examples[: protocol.warmup], examples[protocol.warmup :]
+    n = len(scored)
     clock = [0.0]
-    measured = _instrument(model, clock)
+    model, measured = _instrument(build(spec, n_models, seed), clock)
     ranking = task_of(stream) == "multilabel"
     metric = _RankAccuracy() if ranking else metrics.Accuracy()
+    extra = {name: EXTRA_METRICS[name][0]() for name in protocol.extra_metrics}
     every = max(1, n // 50)
     curve = []
-    seen = 0
-    cut = int(split * n) if split else None
-    parts = (_RankAccuracy(), _RankAccuracy()) if ranking else (metrics.Accuracy(), metrics.Accuracy())
+    cut = int(protocol.split * n) if protocol.split else None
+    parts = (
+        (_RankAccuracy(), _RankAccuracy()) if ranking else (metrics.Accuracy(), metrics.Accuracy())
+    )
+    flips = None
+    if protocol.label_noise:
+        noise_seed = seed if protocol.noise_seed is None else protocol.noise_seed
+        flips = random.Random(f"{stream}-{protocol.label_noise}-{noise_seed}")
     start = time.perf_counter()
-    for x, y in examples:
+    for x, y in warmup:
+        model.learn_one(x, y)
+    for seen, (x, y) in enumerate(scored, start=1):
         y_pred = _label_scores(model, x) if ranking else model.predict_one(x)
         metric.update(y, y_pred)
         if cut is not None:
-            parts[seen >= cut].update(y, y_pred)
+            parts[seen > cut].update(y, y_pred)
+        if extra:
+            labels = model.predict_one(x) if ranking else y_pred
+            for name, m in extra.items():
+                m.update(y, y_pred if EXTRA_METRICS[name][1] == "scores" else labels)
+        if flips is not None and flips.random() < protocol.label_noise:
+            y = not y
         model.learn_one(x, y)
-        seen += 1
         if seen % every == 0:
             curve.append((seen, metric.get()))
     seconds = time.perf_counter() - start
-    if not curve or curve[-1][0] != seen:
-        curve.append((seen, metric.get()))
+    if not curve or curve[-1][0] != n:
+        curve.append((n, metric.get()))
     if isinstance(model, tree.HoeffdingTreeClassifier):
-        clock[0], measured = seconds, True  # a single tree is all weak learner
-    update_share = None
-    if isinstance(model, martingale.MartingaleBooster) and seen:
-        update_share = sum(model._level_seen) / (seen * model.n_levels)
-    elif isinstance(model, Booster) and seen:
-        update_share = sum(model.learner_updates) / (seen * model.n_models)
+        clock[0] = seconds
     return RunResult(
         stream=stream,
         model=spec.label,
@@ -384,24 +540,38 @@ def run_one(
         gamma=spec.gamma,
         seed=seed,
         n_models=n_models,
-        n_samples=seen,
+        n_samples=n,
         accuracy=metric.get(),
         seconds=seconds,
         weak_seconds=clock[0] if measured else None,
         curve=curve,
-        update_share=update_share,
+        update_share=_update_share(model, len(examples)),
         split_accuracy=(parts[0].get(), parts[1].get()) if cut is not None else None,
+        skipped=getattr(metric, "n_skipped", 0),
+        extra={name: m.get() for name, m in extra.items()},
+        nodes=sum(model.n_nodes) if isinstance(model, martingale.MartingaleBooster) else None,
     )
 
 
-def grid(streams, models, gammas, seeds, osboost_gammas=(OSBOOST_GAMMA,)):
-    """All (stream, spec, seed) runs, γ-grid expanded for the boosters that take one."""
+def _update_share(model, seen: int) -> float | None:
+    """Share of (example, learner) pairs that updated a weak learner."""
+    if not seen:
+        return None
+    if isinstance(model, martingale.MartingaleBooster):
+        return sum(model.level_visits) / (seen * model.n_levels)
+    if isinstance(model, Booster):
+        return sum(model.learner_updates) / (seen * model.n_models)
+    return None
+
+
+def grid(streams, models, gammas, seeds, osboost_gammas=None):
+    """All (stream, spec, seed) runs, the γ grid expanded for the models that take one."""
     specs = []
     for family in models:
-        if family.startswith(("OnlineBBM", "OnlineMBBM", "OnlineBMR")):
-            specs += [ModelSpec(family, g) for g in gammas]
-        elif family == "OSBoost":
-            specs += [ModelSpec(family, g) for g in osboost_gammas]
+        entry = REGISTRY[family]
+        if "gamma" in entry.takes:
+            own = osboost_gammas if (family == "OSBoost" and osboost_gammas) else entry.gammas
+            specs += [ModelSpec(family, g) for g in (own or gammas)]
         else:
             specs.append(ModelSpec(family))
     return [
@@ -414,19 +584,21 @@ def grid(streams, models, gammas, seeds, osboost_gammas=(OSBOOST_GAMMA,)):
 
 
 def tuning_grid(streams, models, gammas, n_models_list, learning_rates, seeds, split=0.8):
-    """Every configuration to try: (stream, spec, seed, n_models, split) runs."""
+    """Every configuration to try: (stream, spec, seed, n_models, protocol) runs."""
+    protocol = Protocol(split=split)
     runs = []
     for family in models:
-        ns = n_models_list[:1] if family == "HoeffdingTree" else n_models_list
-        gs = gammas if family in TAKES_GAMMA else [None]
-        lrs = learning_rates if (learning_rates and family in TAKES_LEARNING_RATE) else [None]
+        takes = REGISTRY[family].takes
+        ns = n_models_list[:1] if REGISTRY[family].kind == "baseline" else n_models_list
+        gs = gammas if "gamma" in takes else [None]
+        lrs = learning_rates if (learning_rates and "learning_rate" in takes) else [None]
         for s in streams:
             if not runs_on(family, s):
                 continue
             for g in gs:
                 for lr in lrs:
                     for n in ns:
-                        runs += [(s, ModelSpec(family, g, lr), seed, n, split) for seed in seeds]
+                        runs += [(s, ModelSpec(family, g, lr), seed, n, protocol) for seed in seeds]
     return runs
 
 
@@ -450,14 +622,15 @@ BACKENDS = ("joblib", "dask")
 def run_grid(
     runs,
     n_models=10,
-    n_samples=None,
+    protocol: Protocol = Protocol(),
     jobs=1,
     progress=None,
     backend="joblib",
     scheduler=None,
     data_dir=None,
 ):
-    """Run every (stream, spec, seed) in ``runs``; ``progress(result)`` after each one.
+    """Run every (stream, spec, seed[, n_models[, protocol]]) in ``runs``; ``progress(result)``
+    after each one.
 
     Runs are independent and seeded, so the backend only changes where they run, never their
     results (returned in the order of ``runs``):
@@ -468,13 +641,11 @@ def run_grid(
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    # a run may carry its own number of learners and prefix split: (stream, spec, seed, n, split)
     calls = [
         (
             *run[:3],
             run[3] if len(run) > 3 else n_models,
-            n_samples,
-            run[4] if len(run) > 4 else None,
+            run[4] if len(run) > 4 else protocol,
             None if data_dir is None else str(data_dir),
         )
         for run in runs
@@ -487,15 +658,19 @@ def run_grid(
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        finished = parallel(delayed(run_one)(*call) for call in calls)
-    results = []
-    for r in finished:
-        results.append(r)
+        finished = parallel(delayed(_run_indexed)(i, call) for i, call in enumerate(calls))
+    results = [None] * len(calls)
+    for i, r in enumerate(finished):
+        if isinstance(r, tuple):
+            i, r = r
+        results[i] = r
         if progress:
             progress(r)
-    order = {(c[0], c[1].label, c[2], c[3]): i for i, c in enumerate(calls)}
-    results.sort(key=lambda r: order[(r.stream, r.model, r.seed, r.n_models)])
     return results
+
+
+def _run_indexed(i, call):
+    return i, run_one(*call)
 
 
 def check_dask(scheduler=None) -> None:
@@ -515,7 +690,7 @@ def check_dask(scheduler=None) -> None:
 
 
 def _run_dask(calls, jobs, scheduler):
-    """Yield results as a Dask cluster finishes them (``pip install river-boost[dask]``)."""
+    """Yield ``(index, result)`` as a Dask cluster finishes runs (the ``dask`` extra)."""
     check_dask()
     from distributed import Client, LocalCluster, as_completed
 
@@ -534,7 +709,7 @@ def _run_dask(calls, jobs, scheduler):
         client = Client(scheduler)
     try:
         # pure=False: identical calls are still separate runs (their results are equal anyway)
-        futures = [client.submit(run_one, *call, pure=False) for call in calls]
+        futures = [client.submit(_run_indexed, i, call, pure=False) for i, call in enumerate(calls)]
         for future in as_completed(futures):
             yield future.result()
     finally:
@@ -547,7 +722,8 @@ def _run_dask(calls, jobs, scheduler):
 # ----------------------------------------------------------------------------- summaries
 
 
-def _mean_std(values):
+def mean_std(values) -> tuple:
+    """Mean and sample standard deviation (0 for a single value)."""
     values = list(values)
     mean = statistics.fmean(values)
     std = statistics.stdev(values) if len(values) > 1 else 0.0
@@ -565,7 +741,7 @@ def summarize(results, reference="River.AdaBoost"):
         by_key.setdefault((r.model, r.stream), []).append(r)
     rows = {}
     for (model, stream), rs in by_key.items():
-        acc_mean, acc_std = _mean_std(r.accuracy for r in rs)
+        acc_mean, acc_std = mean_std(r.accuracy for r in rs)
         overheads = [r.overhead_share for r in rs if r.overhead_share is not None]
         rows[model, stream] = {
             "model": model,
@@ -583,19 +759,18 @@ def summarize(results, reference="River.AdaBoost"):
                 else None
             ),
         }
-    for (model, stream), row in rows.items():
+    for (_, stream), row in rows.items():
         ref = rows.get((reference, stream))
         row["speed_vs_reference"] = row["throughput"] / ref["throughput"] if ref else None
     # best-γ rows for the γ-tuned families
-    for family in TAKES_GAMMA:
+    for family, entry in REGISTRY.items():
+        if "gamma" not in entry.takes:
+            continue
         for stream in {s for _, s in rows}:
             cands = [r for r in rows.values() if r["family"] == family and r["stream"] == stream]
             if len(cands) > 1:
                 best = max(cands, key=lambda r: r["accuracy_mean"])
-                rows[f"{family}(best γ)", stream] = {
-                    **best,
-                    "model": f"{family}(best γ)",
-                }
+                rows[f"{family}(best γ)", stream] = {**best, "model": f"{family}(best γ)"}
     return rows
 
 

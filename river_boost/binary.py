@@ -28,7 +28,30 @@ from .potentials import (
     SquintPotential,
 )
 
-__all__ = ["PotentialBooster", "OnlineBBM", "NHBoostDT", "SquintBoost", "AdaBoostOL", "OSBoost"]
+__all__ = [
+    "PotentialBooster",
+    "EdgeBooster",
+    "OnlineBBM",
+    "NHBoostDT",
+    "SquintBoost",
+    "AdaBoostOL",
+    "OSBoost",
+]
+
+
+def _checked(potential, n_models: int) -> Potential:
+    """``potential``, if it is one and was built for ``n_models`` learners (if it says)."""
+    if not isinstance(potential, Potential):
+        raise TypeError(
+            f"potential must be a river_boost.potentials.Potential, got {type(potential)}"
+        )
+    sized = getattr(potential, "n_models", n_models)
+    if sized != n_models:
+        raise ValueError(
+            f"the potential is built for {sized} learners but n_models={n_models}: "
+            "learners past its horizon would vote untrained"
+        )
+    return potential
 
 
 class PotentialBooster(BinaryBooster):
@@ -53,41 +76,35 @@ class PotentialBooster(BinaryBooster):
     potential
         A binary :class:`river_boost.potentials.Potential`. A potential built for a number of
         learners (``potential.n_models``) must be built for ``n_models``.
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        ``"importance"`` (default) passes each weight as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"`` passes the example with that probability
-        (:class:`~river_boost.core.WeakLearnerPool`).
-    diversify
-        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at random,
-        all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
-        per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees (random subset per learner).
-    min_weight
-        Importance weights below this are thinned without bias (see ``WeakLearnerPool``).
-    seed
-        Random seed (sampling, diversification, feature subsets).
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
+
+    References
+    ----------
+    [^1]: Section 3.1 (online boosting from any potential) of Beygelzimer, A., Kale, S. and Luo,
+    H., 2015. Optimal and adaptive algorithms for online boosting. In International Conference
+    on Machine Learning (pp. 2323-2331).
 
     Examples
     --------
 
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
-    >>> from river_boost.potentials import BinomialPotential
-
     Plugging in boost-by-majority's potential gives Online BBM:
 
-    >>> model = river_boost.PotentialBooster(BinomialPotential(n_models=5, gamma=0.1),
-    ...                                      n_models=5, seed=42)
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_boost import PotentialBooster
+    >>> from river_boost.potentials import BinomialPotential
+
+    >>> model = PotentialBooster(BinomialPotential(n_models=5, gamma=0.1), n_models=5, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     Accuracy: 89.12%
 
+    ``docs/new-booster.md`` writes a new potential in a few lines.
+
     """
+
+    _test_params = tuple(
+        {"potential": NormalHedgePotential(), **params} for params in BinaryBooster._test_params
+    ) + ({"potential": BinomialPotential(3, 0.2), "n_models": 3, "seed": 4},)
 
     def __init__(
         self,
@@ -100,30 +117,32 @@ class PotentialBooster(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        if not isinstance(potential, Potential):
-            raise TypeError(
-                f"potential must be a river_boost.potentials.Potential, got {type(potential)}"
-            )
-        sized = getattr(potential, "n_models", n_models)
-        if sized != n_models:
-            raise ValueError(
-                f"the potential is built for {sized} learners but n_models={n_models}: "
-                "learners past its horizon would vote untrained"
-            )
-        surrogate = {"prediction": "hedge", "learning_rate": 4.0} if potential.surrogate else {}
-        self._build(
-            potential, model=model, n_models=n_models, weighting=weighting, diversify=diversify,
-            feature_fraction=feature_fraction, min_weight=min_weight, seed=seed, **surrogate,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        for params in super()._unit_test_params():
-            yield {"potential": NormalHedgePotential(), **params}
-        yield {"potential": BinomialPotential(3, 0.2), "n_models": 3, "seed": 4}
+        self._build(_checked(potential, n_models), locals())
 
 
-class OnlineBBM(BinaryBooster):
+class EdgeBooster(BinaryBooster):
+    """A binary booster whose potential assumes the weak learners' edge ``gamma``: the
+    constructor :class:`OnlineBBM` and :class:`OSBoost` share (not used directly)."""
+
+    def __init__(
+        self,
+        model: base.Classifier | None = None,
+        n_models: int = 10,
+        gamma: float = 0.1,
+        weighting: str = "importance",
+        diversify: bool | str = True,
+        feature_fraction: float = 1.0,
+        min_weight: float = 0.3,
+        seed: int | None = None,
+    ):
+        self._build(self._potential(n_models, gamma), locals())
+
+    @staticmethod
+    def _potential(n_models, gamma) -> Potential:
+        raise NotImplementedError
+
+
+class OnlineBBM(EdgeBooster):
     """Online boost-by-majority (Online BBM).
 
     Algorithm 1 of Beygelzimer, Kale & Luo (2015). For each labelled example the booster walks
@@ -143,53 +162,40 @@ class OnlineBBM(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
     gamma
         Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
-        more examples; the paper tunes it by progressive validation.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in :class:`PotentialBooster` (importance weighting is what the paper found better).
+        more examples; the paper tunes it by progressive validation (``river-boost tune``).
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
+
+    References
+    ----------
+    [^1]: Online BBM is Algorithm 1 of Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and
+    adaptive algorithms for online boosting. In International Conference on Machine Learning
+    (pp. 2323-2331).
 
     Examples
     --------
 
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
+    Five learners on the Phishing stream that ships with River:
 
-    >>> model = river_boost.OnlineBBM(n_models=5, gamma=0.1, seed=42)
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_boost import OnlineBBM
+
+    >>> model = OnlineBBM(n_models=5, gamma=0.1, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     Accuracy: 89.12%
+
+    Each learner's edge, with the booster's weights (the later learners see harder examples):
 
     >>> [round(edge, 2) for edge in model.edges]
     [0.38, 0.36, 0.34, 0.19, 0.13]
 
-    References
-    ----------
-    [^1]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
-    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
-
     """
 
-    def __init__(
-        self,
-        model: base.Classifier | None = None,
-        n_models: int = 10,
-        gamma: float = 0.1,
-        weighting: str = "importance",
-        diversify: bool | str = True,
-        feature_fraction: float = 1.0,
-        min_weight: float = 0.3,
-        seed: int | None = None,
-    ):
-        self.gamma = gamma
-        self._build(
-            BinomialPotential(n_models, gamma), model=model, n_models=n_models,
-            weighting=weighting, diversify=diversify, feature_fraction=feature_fraction,
-            min_weight=min_weight, seed=seed,
-        )  # fmt: skip
+    @staticmethod
+    def _potential(n_models, gamma):
+        return BinomialPotential(n_models, gamma)
 
 
 class NHBoostDT(BinaryBooster):
@@ -217,21 +223,29 @@ class NHBoostDT(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in :class:`PotentialBooster`.
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
+
+    References
+    ----------
+    [^1]: Luo, H. and Schapire, R.E., 2014. A drifting-games analysis for online learning and
+    applications to boosting. In Advances in Neural Information Processing Systems.
+    [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
+    Leiden University.
+    [^3]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
+    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
 
     Examples
     --------
 
+    It has no parameter of its own:
+
     >>> from river import datasets, evaluate, metrics
     >>> import river_boost
 
+    >>> metric = metrics.Accuracy()
     >>> model = river_boost.NHBoostDT(n_models=5, seed=42)
-    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metric)
     Accuracy: 84.48%
 
     >>> [round(edge, 2) for edge in model.edges]
@@ -246,13 +260,6 @@ class NHBoostDT(BinaryBooster):
     got wrong, barely beat chance on them (see the edges), and the unweighted majority vote
     trails a single tree; ``benchmarks/RESULTS.md`` has the streams where it wins.
 
-    References
-    ----------
-    [^1]: Luo, H. and Schapire, R.E., 2014. A drifting-games analysis for online learning and
-    applications to boosting. In Advances in Neural Information Processing Systems.
-    [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
-    Leiden University.
-
     """
 
     def __init__(
@@ -265,11 +272,7 @@ class NHBoostDT(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._build(
-            NormalHedgePotential(), model=model, n_models=n_models, weighting=weighting,
-            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
-            seed=seed,
-        )  # fmt: skip
+        self._build(NormalHedgePotential(), locals())
 
 
 class SquintBoost(BinaryBooster):
@@ -292,24 +295,10 @@ class SquintBoost(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
     prior
         Prior on Squint's learning rate ``eta``: ``"improper"`` (default) or ``"uniform"``.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in :class:`PotentialBooster`.
-
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
-
-    >>> model = river_boost.SquintBoost(n_models=5, seed=42)
-    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 88.96%
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
     ----------
@@ -318,7 +307,21 @@ class SquintBoost(BinaryBooster):
     [^2]: Otten, H., 2016. A theoretical analysis of boosting algorithms. Bachelor thesis,
     Leiden University.
 
+    Examples
+    --------
+
+    Nothing to tune, in a River pipeline like any classifier:
+
+    >>> from river import compose, datasets, evaluate, metrics
+    >>> from river_boost import SquintBoost
+
+    >>> model = compose.Pipeline(SquintBoost(n_models=5, seed=42))
+    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    Accuracy: 88.96%
+
     """
+
+    _test_params = BinaryBooster._test_params + ({"n_models": 3, "prior": "uniform", "seed": 5},)
 
     def __init__(
         self,
@@ -331,20 +334,10 @@ class SquintBoost(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self.prior = prior
-        self._build(
-            SquintPotential(prior), model=model, n_models=n_models, weighting=weighting,
-            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
-            seed=seed,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from super()._unit_test_params()
-        yield {"n_models": 3, "prior": "uniform", "seed": 5}
+        self._build(SquintPotential(prior), locals())
 
 
-class OSBoost(BinaryBooster):
+class OSBoost(EdgeBooster):
     """Online smooth boosting (OSBoost), the baseline of Beygelzimer et al. (2015).
 
     Chen, Lin & Lu (2012). Along the learners the booster keeps ``s <- s + z_i - theta`` with
@@ -356,49 +349,32 @@ class OSBoost(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners.
     gamma
         Assumed edge, in ``(0, 1)``.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in :class:`PotentialBooster`.
-
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
-
-    >>> model = river_boost.OSBoost(n_models=5, gamma=0.1, seed=42)
-    >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 88.00%
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
     ----------
     [^1]: Chen, S.T., Lin, H.T. and Lu, C.J., 2012. An online boosting algorithm with
     theoretical justifications. In International Conference on Machine Learning.
 
+    Examples
+    --------
+
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_boost import OSBoost
+
+    >>> stream = datasets.Phishing()
+    >>> evaluate.progressive_val_score(stream, OSBoost(n_models=5, gamma=0.1, seed=42),
+    ...                                metrics.Accuracy())
+    Accuracy: 88.00%
+
     """
 
-    def __init__(
-        self,
-        model: base.Classifier | None = None,
-        n_models: int = 10,
-        gamma: float = 0.1,
-        weighting: str = "importance",
-        diversify: bool | str = True,
-        feature_fraction: float = 1.0,
-        min_weight: float = 0.3,
-        seed: int | None = None,
-    ):
-        self.gamma = gamma
-        self._build(
-            OSBoostPotential(gamma), model=model, n_models=n_models, weighting=weighting,
-            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
-            seed=seed,
-        )  # fmt: skip
+    @staticmethod
+    def _potential(n_models, gamma):
+        return OSBoostPotential(gamma)
 
 
 class AdaBoostOL(BinaryBooster):
@@ -429,22 +405,24 @@ class AdaBoostOL(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        ``"importance"`` (AdaBoost.OL) or ``"sampling"`` (AdaBoost.OL.S); see
-        :class:`PotentialBooster`.
     prediction
         ``"hedge"``, ``"vote"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
-    diversify, feature_fraction, min_weight, seed
-        As in :class:`PotentialBooster` (the seed also drives the random prediction).
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`);
+        ``weighting="sampling"`` is AdaBoost.OL.S.
+
+    References
+    ----------
+    [^1]: AdaBoost.OL is Algorithm 2 and AdaBoost.OL.S its sampling variant in Beygelzimer, A.,
+    Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for online boosting. In
+    International Conference on Machine Learning (pp. 2323-2331).
 
     Examples
     --------
+
+    The paper's learning rate, with Hedge mixing the experts' probabilities:
 
     >>> from river import datasets, evaluate, metrics
     >>> import river_boost
@@ -453,15 +431,16 @@ class AdaBoostOL(BinaryBooster):
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     Accuracy: 88.08%
 
+    The learners' vote weights, learned by online gradient descent on the logistic loss:
+
     >>> [round(alpha, 2) for alpha in model.alphas]
     [1.85, 1.72, 0.54, -0.02, 0.12]
 
-    References
-    ----------
-    [^1]: Beygelzimer, A., Kale, S. and Luo, H., 2015. Optimal and adaptive algorithms for
-    online boosting. In International Conference on Machine Learning (pp. 2323-2331).
-
     """
+
+    _test_params = BinaryBooster._test_params + (
+        {"n_models": 3, "prediction": "random", "seed": 3},
+    )
 
     def __init__(
         self,
@@ -475,14 +454,4 @@ class AdaBoostOL(BinaryBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._build(
-            LogisticLoss(), model=model, n_models=n_models, weighting=weighting,
-            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
-            seed=seed, prediction=prediction, learning_rate=learning_rate,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield from super()._unit_test_params()
-        yield {"n_models": 3, "prediction": "random", "seed": 3}
-
+        self._build(LogisticLoss(), locals())

@@ -26,57 +26,98 @@ from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
 __all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
 
 
+def _from_pool(name: str) -> property:
+    """The pool's diagnostic ``name`` as a property of the booster (with its doc)."""
+    return property(
+        lambda self: getattr(self._pool, name), doc=getattr(WeakLearnerPool, name).__doc__
+    )
+
+
 class Booster(base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
-    that choose the task and the rule and list their parameters River-style. The shared
-    parameters are documented on each of them.
+    that choose the task and the rule and list their parameters River-style. These are the
+    parameters every preset shares:
+
+    Parameters
+    ----------
+    model
+        The weak learner to clone (default: :func:`~river_boost.core.default_model`, River's
+        Hoeffding tree made faster; any River classifier works; the multi-label boosters need
+        a multiclass one).
+    n_models
+        Number of weak learners ``N``.
+    weighting
+        How a learner's weight ``p`` in ``[0, 1]`` reaches it: ``"importance"`` (default, what
+        the papers found better) as an importance weight, rescaled so that its running mean is
+        1 for each learner (Hoeffding trees count weight, not examples); ``"sampling"`` passes
+        the example with probability ``p`` (:class:`~river_boost.core.WeakLearnerPool`).
+    diversify
+        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at random,
+        all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
+        per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
+    feature_fraction
+        Fraction of the features each learner sees (a random subset per learner; 1: all).
+    min_weight
+        Importance weights below this are thinned without bias: passed as ``min_weight`` with
+        probability ``w / min_weight``, skipped otherwise (default 0.3; 0 passes every weight).
+    seed
+        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
+
     """
 
-    def _build(
-        self, task, rule, *, model, n_models, weighting, diversify, feature_fraction,
-        min_weight, seed, prediction=None, learning_rate=None,
-    ):  # fmt: skip
-        """Store the shared parameters under their own names (so ``clone()`` and the repr see
-        them) and build the pool, and for surrogate rules the experts."""
+    def _build(self, task, rule, params: dict):
+        """Store the preset's parameters under their own names (River's convention: ``clone()``
+        and the repr read them back) and build the pool, and for surrogate rules the experts.
+
+        ``params`` are the preset's ``__init__`` arguments (its ``locals()``). A surrogate rule
+        also needs ``prediction`` and ``learning_rate`` (default ``"hedge"`` and 4).
+        """
         if task.kind not in rule.tasks:
             raise ValueError(
                 f"{type(rule).__name__} has no {task.kind} form (it runs in: "
                 f"{', '.join(rule.tasks)})"
             )
-        self.model = model if model is not None else default_model()
-        self.n_models = n_models
-        self.weighting = weighting
-        self.diversify = diversify
-        self.feature_fraction = feature_fraction
-        self.min_weight = min_weight
-        self.seed = seed
+        for name, value in params.items():
+            if name != "self" and not isinstance(getattr(type(self), name, None), property):
+                setattr(self, name, value)
+        if self.model is None:
+            self.model = default_model()
         self._task = task
         self._rule = rule
-        self._rng = random.Random(seed)
+        self._rng = random.Random(self.seed)
         self._pool = WeakLearnerPool(
             model=self.model,
-            n_models=n_models,
-            weighting=weighting,
-            diversify=diversify,
-            feature_fraction=feature_fraction,
-            min_weight=min_weight,
-            seed=self._rng.getrandbits(64) if seed is not None else None,
+            n_models=self.n_models,
+            weighting=self.weighting,
+            diversify=self.diversify,
+            feature_fraction=self.feature_fraction,
+            min_weight=self.min_weight,
+            seed=self._rng.getrandbits(64) if self.seed is not None else None,
         )
         self._experts = None
         if rule.surrogate:
-            self.prediction = prediction
-            self.learning_rate = learning_rate
-            self._experts = Experts(n_models, learning_rate, prediction, task.predictions)
+            self._experts = Experts(
+                self.n_models,
+                params.get("learning_rate", 4.0),
+                params.get("prediction", "hedge"),
+                task.predictions,
+            )
         self._n_seen = 0
-        self._no_edges = [0.0] * n_models
+        self._no_edges = [0.0] * self.n_models
         self._walk_memo = None  # (learners' predictions, number of labels, Walk)
+
+    #: the parameters River's checks try (``_unit_test_params``); presets add theirs
+    _test_params: tuple = (
+        {"n_models": 3, "seed": 1},
+        {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2},
+    )
 
     @classmethod
     def _unit_test_params(cls):
-        yield {"n_models": 3, "seed": 1}
-        yield {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2}
+        for params in cls._test_params:  # fresh estimators for every check
+            yield {k: v.clone() if isinstance(v, base.Base) else v for k, v in params.items()}
 
     @property
     def _multiclass(self):
@@ -98,7 +139,7 @@ class Booster(base.Estimator):
         k = getattr(task, "k", 2)
         if memo is not None and memo[0] is dists and memo[1] == k:
             return memo[2]
-        alphas = self._experts.alphas if self._experts is not None else None
+        alphas = self._experts.ogd.values if self._experts is not None else None
         walk = task.walk(dists, alphas, self._rule, self.n_models)
         self._walk_memo = (dists, k, walk)
         return walk
@@ -120,11 +161,13 @@ class Booster(base.Estimator):
             return
         rule, experts = self._rule, self._experts
         ex = Example(
-            self._walk(x), w, self.n_models,
-            experts.alphas if experts is not None else None,
+            self._walk(x),
+            w,
+            self.n_models,
+            experts.ogd.values if experts is not None else None,
             pool.edges if rule.needs_edges else self._no_edges,
             **label,
-        )  # fmt: skip
+        )
         step = getattr(rule, task.kind + "_step")
         state = getattr(rule, task.kind + "_start")(ex)
         teach, gradients = [], []
@@ -163,20 +206,9 @@ class Booster(base.Estimator):
         """The weak-learner pool, with its per-learner diagnostics (``offered``, ...)."""
         return self._pool
 
-    @property
-    def edges(self) -> list:
-        """Empirical edge of each learner, as the booster's paper defines it (class docs)."""
-        return self._pool.edges
-
-    @property
-    def learner_updates(self) -> list:
-        """How many times each learner's ``learn_one`` was called."""
-        return self._pool.learner_updates
-
-    @property
-    def zero_weights(self) -> list:
-        """How many examples each learner was offered with weight exactly 0 (no update)."""
-        return self._pool.zero_weights
+    edges = _from_pool("edges")
+    learner_updates = _from_pool("learner_updates")
+    zero_weights = _from_pool("zero_weights")
 
     @property
     def n_seen(self) -> int:
@@ -188,7 +220,7 @@ class Booster(base.Estimator):
         """Vote weight of each learner (all 1 for unweighted majority votes)."""
         if self._experts is None:
             return [1.0] * self.n_models
-        return list(self._experts.alphas)
+        return list(self._experts.ogd.values)
 
     @property
     def expert_weights(self) -> list:
@@ -196,23 +228,22 @@ class Booster(base.Estimator):
         normalised weights, or the last expert alone for majority votes."""
         if self._experts is None:
             return [0.0] * (self.n_models - 1) + [1.0]
-        return list(self._experts.weights)
+        return list(self._experts.hedge.weights)
 
 
 class BinaryBooster(Booster, base.Classifier):
     """A booster over the labels ``True``/``False``."""
 
-    def _build(self, rule, **params):
-        super()._build(BinaryTask(), rule, **params)
+    def _build(self, rule, params):
+        super()._build(BinaryTask(), rule, params)
 
 
 class MulticlassBooster(Booster, base.Classifier):
     """A booster over any hashable labels, which may join mid-stream."""
 
-    def _build(self, rule, *, classes, weak_prediction, **params):
-        self.classes = classes
-        self.weak_prediction = weak_prediction
-        super()._build(MulticlassTask(classes, weak_prediction), rule, **params)
+    def _build(self, rule, params):
+        task = MulticlassTask(params["classes"], params["weak_prediction"])
+        super()._build(task, rule, params)
 
     @property
     def known_classes(self) -> list:
@@ -223,8 +254,8 @@ class MulticlassBooster(Booster, base.Classifier):
 class RankingBooster(Booster, base.MultiLabelClassifier):
     """A booster that ranks the labels of multi-label examples ``{label: bool}``."""
 
-    def _build(self, rule, **params):
-        super()._build(RankingTask(), rule, **params)
+    def _build(self, rule, params):
+        super()._build(RankingTask(), rule, params)
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import difflib
+import importlib.util
 import json
 import os
 import pathlib
@@ -20,6 +22,18 @@ from . import __version__, bench
 from .loaders import PAPER_SETS, paper_set
 
 ALL_STREAMS = list(bench.STREAMS) + list(PAPER_SETS)
+# Class names (and other spellings) users may type for the bench's model names.
+ALIASES = {
+    "AdaBoostOL": "AdaBoost.OL",
+    "AdaBoostOLS": "AdaBoost.OL.S",
+    "AdaBoostOLM": "AdaBoost.OLM",
+    "Ada.OLMR": "AdaOLMR",
+    "HoeffdingTreeClassifier": "HoeffdingTree",
+    "AdaBoostClassifier": "River.AdaBoost",
+    "BOLEClassifier": "River.BOLE",
+    "ARFClassifier": "River.ARF",
+    "ClassifierChain": "River.ClassifierChain",
+}
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -27,75 +41,129 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"river-boost: error: {message} (see --help)\n")
 
 
-def _csv_list(kind, choices=None):
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows every option's default, except where the help text already says it."""
+
+    def _get_help_string(self, action):
+        if "default:" in (action.help or "") or action.default in (None, False):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _resolve(kind, choices, aliases=None):
+    """Parse a comma-separated list of names from ``choices`` (or their ``aliases``, any
+    case), with a "did you mean" for the rest."""
+    folded = {c.lower(): c for c in choices}
+    folded.update({a.lower(): c for a, c in (aliases or {}).items()})
+
     def parse(text):
         items = [t.strip() for t in text.split(",") if t.strip()]
         if not items:
             raise argparse.ArgumentTypeError(f"empty {kind} list")
-        if choices is not None:
-            unknown = [t for t in items if t not in choices]
-            if unknown:
+        out = []
+        for item in items:
+            name = folded.get(item.lower())
+            if name is None:
+                close = difflib.get_close_matches(item.lower(), list(folded), n=3, cutoff=0.6)
+                hint = f"; did you mean {', '.join(folded[c] for c in close)}?" if close else ""
                 raise argparse.ArgumentTypeError(
-                    f"unknown {kind} {', '.join(unknown)}; choose from {', '.join(choices)}"
+                    f"unknown {kind} {item!r}{hint} (choose from {', '.join(choices)})"
                 )
-        return items
+            out.append(name)
+        return list(dict.fromkeys(out))
 
     return parse
 
 
-def _float_list(text):
-    values = _numbers(text)
-    if not values or not all(0 < v < 1 for v in values):
-        raise argparse.ArgumentTypeError(f"edges must lie in (0, 1): {text!r}")
+def _numbers(text, convert, check, what):
+    try:
+        values = [convert(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        values = []
+    if not values or not all(check(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return values
 
 
-def _numbers(text):
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+def _edges(text):
+    return _numbers(text, float, lambda v: 0 < v < 1, "edges in (0, 1)")
 
 
 def _int_list(text):
-    try:
-        return [int(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a list of integers: {text!r}") from None
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return _numbers(text, int, lambda v: True, "a list of integers")
 
 
 def _positive_int_list(text):
-    values = _int_list(text)
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive integers, got {text!r}")
-    return values
+    return _numbers(text, int, lambda v: v >= 1, "positive integers")
 
 
 def _positive_float_list(text):
-    values = _numbers(text)
-    if not values or min(values) <= 0:
-        raise argparse.ArgumentTypeError(f"expected positive numbers, got {text!r}")
-    return values
+    return _numbers(text, float, lambda v: v > 0, "positive numbers")
+
+
+def _positive_int(text):
+    return _numbers(text, int, lambda v: v >= 1, "a positive integer")[0]
 
 
 def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
+    return _numbers(text, float, lambda v: 0 < v < 1, "a number in (0, 1)")[0]
+
+
+def _run_options(p, streams, models, out):
+    """The options ``bench`` and ``tune`` share."""
+    p.add_argument(
+        "--streams",
+        type=_resolve("stream", ALL_STREAMS),
+        default=streams,
+        help=f"comma-separated streams (default: {','.join(streams)}; bundled with River: "
+        f"{', '.join(bench.STREAMS)}; the papers' sets, with --data-dir: {', '.join(PAPER_SETS)})",
+    )
+    p.add_argument(
+        "--data-dir",
+        type=pathlib.Path,
+        default=None,
+        help="folder holding the papers' data sets, one sub-folder per set (the README says "
+        "where each comes from)",
+    )
+    p.add_argument(
+        "--models",
+        type=_resolve("model", list(bench.REGISTRY), ALIASES),
+        default=models,
+        help=f"comma-separated models, bench names or class names (default: {','.join(models)}"
+        f"; ablations: {', '.join(bench.ABLATIONS)}; outside anchors, when installed: "
+        f"{', '.join(bench.anchors.ANCHORS)})",
+    )
+    p.add_argument(
+        "--gammas",
+        type=_edges,
+        default=list(bench.DEFAULT_GAMMAS),
+        help="edges to try for the models that take one",
+    )
+    p.add_argument("--seeds", type=_int_list, default=[42], help="model seeds")
+    p.add_argument(
+        "--n-samples",
+        type=_positive_int,
+        default=None,
+        help="cap on examples per stream (default: each stream's length)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=min(2, os.cpu_count() or 1),
+        help="parallel processes, or local Dask workers",
+    )
+    p.add_argument(
+        "--backend",
+        choices=bench.BACKENDS,
+        default="joblib",
+        help="where runs execute: local joblib processes or a Dask cluster",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)",
+    )
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path(out), help="output folder")
 
 
 def make_parser():
@@ -104,204 +172,54 @@ def make_parser():
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     b = sub.add_parser(
         "bench",
+        formatter_class=_Help,
         help="prequential comparison of the boosters and River's ensembles",
         description="Progressive validation (predict, score, learn) of every booster beside a "
         "single Hoeffding tree and River's AdaBoost, BOLE and ARF, on River's bundled streams.",
     )
-    b.add_argument(
-        "--streams",
-        type=_csv_list("stream", ALL_STREAMS),
-        default=bench.DEFAULT_STREAMS,
-        help=f"comma-separated streams (default: {', '.join(bench.DEFAULT_STREAMS)}; "
-        f"all bundled: {', '.join(bench.STREAMS)}; with --data-dir: {', '.join(PAPER_SETS)})",
-    )
-    b.add_argument(
-        "--data-dir",
-        type=pathlib.Path,
-        default=None,
-        help="folder holding the papers' data sets (the layout of shared/data), to stream them",
-    )
-    b.add_argument(
-        "--models",
-        type=_csv_list("model", list(bench.MODELS)),
-        default=bench.DEFAULT_MODELS,
-        help=f"comma-separated models (default: {', '.join(bench.DEFAULT_MODELS)}; "
-        f"ablations: {', '.join(bench.ABLATIONS)}; outside anchors, when installed: "
-        f"{', '.join(bench.anchors.ANCHORS)})",
-    )
+    _run_options(b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results")
     b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
     b.add_argument(
-        "--gammas",
-        type=_float_list,
-        default=list(bench.DEFAULT_GAMMAS),
-        help="edge grid for OnlineBBM and OnlineMBBM (default: 0.05,0.1,0.2,0.3)",
-    )
-    b.add_argument(
-        "--osboost-gammas", type=_float_list, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"
-    )
-    b.add_argument("--seeds", type=_int_list, default=[42], help="model seeds (default: 42)")
-    b.add_argument(
-        "--n-samples", type=_positive_int, default=None, help="cap on examples per stream"
-    )
-    b.add_argument(
-        "--jobs",
-        type=_positive_int,
-        default=min(2, os.cpu_count() or 1),
-        help="parallel processes, or local Dask workers (default: 2)",
-    )
-    b.add_argument(
-        "--backend",
-        choices=bench.BACKENDS,
-        default="joblib",
-        help="where runs execute: local joblib processes or a Dask cluster (default: joblib)",
-    )
-    b.add_argument(
-        "--scheduler",
-        default=None,
-        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (default: a local cluster)",
-    )
-    b.add_argument(
-        "--out", type=pathlib.Path, default=pathlib.Path("river-boost-results"), help="output folder"
+        "--osboost-gammas", type=_edges, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
 
     t = sub.add_parser(
         "tune",
+        formatter_class=_Help,
         help="tune γ / n_models / learning rate on a prefix, report on the rest",
         description="The papers' protocol: every configuration runs prequentially over the "
         "stream; the one with the best accuracy on the first --split share is chosen (per "
         "seed) and its accuracy on the rest of the stream, where it keeps learning, is "
         "reported.",
     )
+    _run_options(t, ["phishing", "bananas"], ["OnlineBBM", "AdaBoost.OL"], "river-boost-tune")
     t.add_argument(
-        "--streams",
-        type=_csv_list("stream", ALL_STREAMS),
-        default=["phishing", "bananas"],
-        help=f"comma-separated streams (default: phishing,bananas; all bundled: "
-        f"{', '.join(bench.STREAMS)}; with --data-dir: {', '.join(PAPER_SETS)})",
+        "--n-models",
+        type=_positive_int_list,
+        default=[5, 10, 20],
+        help="numbers of weak learners to try",
     )
     t.add_argument(
-        "--data-dir", type=pathlib.Path, default=None,
-        help="folder holding the papers' data sets (the layout of shared/data)",
-    )  # fmt: skip
-    t.add_argument(
-        "--models",
-        type=_csv_list("model", list(bench.MODELS)),
-        default=["OnlineBBM", "AdaBoost.OL"],
-        help="comma-separated models (default: OnlineBBM,AdaBoost.OL)",
-    )
-    t.add_argument(
-        "--gammas", type=_float_list, default=list(bench.DEFAULT_GAMMAS),
-        help="edges to try for the models that take one (default: 0.05,0.1,0.2,0.3)",
-    )  # fmt: skip
-    t.add_argument(
-        "--n-models", type=_positive_int_list, default=[5, 10, 20],
-        help="numbers of weak learners to try (default: 5,10,20)",
-    )  # fmt: skip
-    t.add_argument(
-        "--learning-rates", type=_positive_float_list, default=None,
+        "--learning-rates",
+        type=_positive_float_list,
+        default=None,
         help="learning-rate constants to try for AdaBoost.OL/OLM (default: their own)",
-    )  # fmt: skip
-    t.add_argument(
-        "--split", type=_fraction, default=0.8, help="share of the stream to tune on (default: 0.8)"
     )
-    t.add_argument("--seeds", type=_int_list, default=[42], help="model seeds (default: 42)")
-    t.add_argument(
-        "--n-samples", type=_positive_int, default=None, help="cap on examples per stream"
-    )
-    t.add_argument(
-        "--jobs", type=_positive_int, default=min(2, os.cpu_count() or 1),
-        help="parallel processes, or local Dask workers (default: 2)",
-    )  # fmt: skip
-    t.add_argument("--backend", choices=bench.BACKENDS, default="joblib")
-    t.add_argument("--scheduler", default=None, help="Dask scheduler address")
-    t.add_argument(
-        "--out", type=pathlib.Path, default=pathlib.Path("river-boost-tune"), help="output folder"
-    )
+    t.add_argument("--split", type=_fraction, default=0.8, help="share of the stream to tune on")
     return parser
 
 
-def _write_outputs(results, rows, out: pathlib.Path):
-    out.mkdir(parents=True, exist_ok=True)
-    fields = [
-        "stream", "model", "family", "gamma", "seed", "n_models", "n_samples",
-        "accuracy", "seconds", "weak_seconds", "throughput", "overhead_share", "update_share",
-    ]  # fmt: skip
-    with open(out / "results.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(fields)
-        for r in results:
-            writer.writerow([getattr(r, k) for k in fields])
-    with open(out / "results.json", "w") as f:
-        json.dump(
-            {
-                "runs": [
-                    {**{k: getattr(r, k) for k in fields}, "curve": r.curve} for r in results
-                ],
-                "summary": list(rows.values()),
-            },
-            f,
-            indent=1,
-        )
+# ----------------------------------------------------------------------------- running
 
 
-def _plot(results, rows, streams, out: pathlib.Path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    labels = list(dict.fromkeys(r.model for r in results))
-    palette = plt.get_cmap("tab20")
-    style = {
-        m: {
-            "color": palette(i % 20),
-            "ls": "--" if m.startswith(("River.", "HoeffdingTree")) else "-",
-        }
-        for i, m in enumerate(labels)
-    }
-    width = max(12.0, 4.2 * len(streams))
-    ncol = max(2, min(len(labels), int(width / 2.0)))
-    rows_of_legend = -(-len(labels) // ncol)
-    height = 3.6 + 0.25 * rows_of_legend
-    fig, axes = plt.subplots(1, len(streams), figsize=(width, height), squeeze=False)
-    for ax, stream in zip(axes[0], streams):
-        for r in results:
-            if r.stream == stream and r.seed == results[0].seed:
-                xs, ys = zip(*r.curve)
-                ax.plot(xs, [100 * y for y in ys], label=r.model, lw=1.2, **style[r.model])
-        ax.set_title(stream)
-        ax.set_xlabel("examples")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("prequential accuracy (%)")
-    handles = {}
-    for ax in axes[0]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=ncol, fontsize=8)
-    fig.tight_layout(rect=(0, (0.25 * rows_of_legend + 0.15) / height, 1, 1))
-    paths.append(out / "accuracy_over_stream.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-
-    fig, axes = plt.subplots(1, len(streams), figsize=(4.2 * len(streams), 3.6), squeeze=False)
-    for ax, stream in zip(axes[0], streams):
-        for (model, s), row in rows.items():
-            if s == stream and "best" not in model:
-                color = style[model]["color"] if model in style else None
-                ax.scatter(row["throughput"], 100 * row["accuracy_mean"], s=18, color=color)
-                ax.annotate(model, (row["throughput"], 100 * row["accuracy_mean"]), fontsize=6)
-        ax.set_xscale("log")
-        ax.set_title(stream)
-        ax.set_xlabel("examples / s (log)")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("accuracy (%)")
-    fig.tight_layout()
-    paths.append(out / "accuracy_vs_throughput.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    return paths
+def _check_extra(args) -> None:
+    """One line instead of a traceback when the ``bench`` extra is not installed."""
+    needed = ["tqdm"] + (["joblib"] if args.jobs > 1 and args.backend == "joblib" else [])
+    needed += [] if getattr(args, "no_plot", True) else ["matplotlib"]
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
+    if missing:
+        raise RuntimeError(f"{', '.join(missing)} not installed: pip install 'river-boost[bench]'")
 
 
 def _check_streams(streams, data_dir) -> None:
@@ -325,9 +243,20 @@ def _check_writable(out: pathlib.Path) -> None:
     probe.unlink()
 
 
-def cmd_bench(args):
-    from tqdm.auto import tqdm
+def _check_grid(runs, streams, models) -> None:
+    if not runs:
+        tasks = {s: bench.task_of(s) for s in streams}
+        fits = {m: "/".join(sorted(bench.REGISTRY[m].tasks)) for m in models}
+        raise ValueError(
+            "no model runs on the chosen streams: "
+            + ", ".join(f"{s} is {t}" for s, t in tasks.items())
+            + "; "
+            + ", ".join(f"{m} runs on {t}" for m, t in fits.items())
+        )
 
+
+def _prepare(args):
+    _check_extra(args)
     _check_streams(args.streams, args.data_dir)
     _check_writable(args.out)
     if args.backend == "dask":
@@ -335,21 +264,93 @@ def cmd_bench(args):
     args.models, notices = bench.usable_models(args.models)
     for notice in notices:
         print(f"river-boost: {notice}", file=sys.stderr)
+
+
+class _Progress:
+    """tqdm's bar on a terminal; plain lines, one per finished run, in a log."""
+
+    def __init__(self, total: int, desc: str):
+        self.total, self.desc, self.done, self.bar = total, desc, 0, None
+        if sys.stderr.isatty():
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="run", dynamic_ncols=True)
+
+    def __call__(self, r) -> None:
+        self.done += 1
+        text = f"{r.stream} · {r.model} · {100 * r.accuracy:.2f}%"
+        if self.bar is not None:
+            self.bar.set_postfix_str(text)
+            self.bar.update()
+        else:
+            print(f"{self.desc} [{self.done}/{self.total}] {text}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run(args, runs, desc, **kwargs):
+    progress = _Progress(len(runs), desc)
+    try:
+        return bench.run_grid(
+            runs,
+            jobs=args.jobs,
+            progress=progress,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            data_dir=args.data_dir,
+            **kwargs,
+        )
+    finally:
+        progress.close()
+
+
+def _write_outputs(results, rows, out: pathlib.Path):
+    out.mkdir(parents=True, exist_ok=True)
+    fields = [
+        "stream",
+        "model",
+        "family",
+        "gamma",
+        "seed",
+        "n_models",
+        "n_samples",
+        "accuracy",
+        "seconds",
+        "weak_seconds",
+        "throughput",
+        "overhead_share",
+        "update_share",
+    ]
+    with open(out / "results.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(fields)
+        for r in results:
+            writer.writerow([getattr(r, k) for k in fields])
+    with open(out / "results.json", "w") as f:
+        json.dump(
+            {
+                "runs": [{**{k: getattr(r, k) for k in fields}, "curve": r.curve} for r in results],
+                "summary": list(rows.values()),
+            },
+            f,
+            indent=1,
+        )
+
+
+def cmd_bench(args):
+    _prepare(args)
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
-    with tqdm(total=len(runs), desc="bench", unit="run", dynamic_ncols=True) as bar:
-
-        def progress(r):
-            bar.set_postfix_str(f"{r.stream} · {r.model} · {100 * r.accuracy:.2f}%")
-            bar.update()
-
-        results = bench.run_grid(
-            runs, args.n_models, args.n_samples, args.jobs, progress, args.backend,
-            args.scheduler, args.data_dir,
-        )  # fmt: skip
+    _check_grid(runs, args.streams, args.models)
+    protocol = bench.Protocol(n_samples=args.n_samples)
+    results = _run(args, runs, "bench", n_models=args.n_models, protocol=protocol)
     rows = bench.summarize(results)
-    streams = args.streams
-    print(f"\nPrequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
-          f"{args.n_models} weak learners, seeds {args.seeds}")  # fmt: skip
+    streams = [s for s in args.streams if any(r.stream == s for r in results)]
+    print(
+        f"\nPrequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
+        f"{args.n_models} weak learners, seeds {args.seeds}"
+    )
     print(bench.format_table(rows, streams, "accuracy"))
     print("\nThroughput (examples/s, median over seeds)")
     print(bench.format_table(rows, streams, "throughput"))
@@ -358,59 +359,74 @@ def cmd_bench(args):
         print(bench.format_table(rows, streams, "speed"))
     print("\nBooster overhead: share of time outside the weak learners' learn/predict")
     print(bench.format_table(rows, streams, "overhead"))
-    print("\nWeak-learner updates per (example, learner) pair (multi-label: one per relevant label)")
+    print(
+        "\nWeak-learner updates per (example, learner) pair (multi-label: one per relevant label)"
+    )
     print(bench.format_table(rows, streams, "updates"))
     _write_outputs(results, rows, args.out)
     written = [args.out / "results.csv", args.out / "results.json"]
     if not args.no_plot:
-        written += _plot(results, rows, streams, args.out)
+        from .plots import plot_bench
+
+        written += plot_bench(results, rows, streams, args.out)
     print("\nwrote " + ", ".join(str(p) for p in written))
     return 0
 
 
 def cmd_tune(args):
-    from tqdm.auto import tqdm
-
-    _check_streams(args.streams, args.data_dir)
-    _check_writable(args.out)
-    if args.backend == "dask":
-        bench.check_dask(args.scheduler)
+    _prepare(args)
     runs = bench.tuning_grid(
-        args.streams, args.models, args.gammas, args.n_models, args.learning_rates, args.seeds,
+        args.streams,
+        args.models,
+        args.gammas,
+        args.n_models,
+        args.learning_rates,
+        args.seeds,
         args.split,
-    )  # fmt: skip
-    with tqdm(total=len(runs), desc="tune", unit="run", dynamic_ncols=True) as bar:
-        results = bench.run_grid(
-            runs, n_samples=args.n_samples, jobs=args.jobs, progress=lambda r: bar.update(),
-            backend=args.backend, scheduler=args.scheduler, data_dir=args.data_dir,
-        )  # fmt: skip
+    )
+    _check_grid(runs, args.streams, args.models)
+    protocol = bench.Protocol(n_samples=args.n_samples, split=args.split)
+    results = _run(args, runs, "tune", protocol=protocol)
     chosen = bench.pick_tuned(results)
     share = f"{100 * args.split:g}%"
-    print(f"\nTuned on the first {share} of each stream (prequential accuracy), reported on "
-          f"the rest; seeds {args.seeds}")  # fmt: skip
+    print(
+        f"\nTuned on the first {share} of each stream (prequential accuracy), reported on "
+        f"the rest; seeds {args.seeds}"
+    )
     print("| model | stream | chosen (per seed) | tuning accuracy | held-out accuracy |")
     print("| --- | --- | --- | --- | --- |")
     summary = []
     for (family, stream), rs in chosen.items():
-        configs = ", ".join(
-            r.model if family == "HoeffdingTree" else f"{r.model} N={r.n_models}" for r in rs
-        )
-        tune_acc = sum(r.split_accuracy[0] for r in rs) / len(rs)
+        baseline = bench.REGISTRY[family].kind == "baseline"
+        configs = ", ".join(r.model if baseline else f"{r.model} N={r.n_models}" for r in rs)
+        tune_acc, _ = bench.mean_std(r.split_accuracy[0] for r in rs)
         held = [r.split_accuracy[1] for r in rs]
-        mean = sum(held) / len(held)
-        std = (sum((h - mean) ** 2 for h in held) / (len(held) - 1)) ** 0.5 if len(held) > 1 else 0
-        print(f"| {family} | {stream} | {configs} | {100 * tune_acc:.2f} | "
-              f"{100 * mean:.2f} ± {100 * std:.2f} |")  # fmt: skip
-        summary.append({
-            "family": family, "stream": stream, "chosen": [(r.model, r.n_models) for r in rs],
-            "tuning_accuracy": tune_acc, "held_out_accuracy": held,
-        })  # fmt: skip
+        mean, std = bench.mean_std(held)
+        print(
+            f"| {family} | {stream} | {configs} | {100 * tune_acc:.2f} | "
+            f"{100 * mean:.2f} ± {100 * std:.2f} |"
+        )
+        summary.append(
+            {
+                "family": family,
+                "stream": stream,
+                "chosen": [(r.model, r.n_models) for r in rs],
+                "tuning_accuracy": tune_acc,
+                "held_out_accuracy": held,
+            }
+        )
+    runs_out = [
+        {
+            "stream": r.stream,
+            "model": r.model,
+            "n_models": r.n_models,
+            "seed": r.seed,
+            "split_accuracy": r.split_accuracy,
+        }
+        for r in results
+    ]
     with open(args.out / "tune.json", "w") as f:
-        json.dump({
-            "chosen": summary,
-            "runs": [{"stream": r.stream, "model": r.model, "n_models": r.n_models,
-                      "seed": r.seed, "split_accuracy": r.split_accuracy} for r in results],
-        }, f, indent=1)  # fmt: skip
+        json.dump({"chosen": summary, "runs": runs_out}, f, indent=1)
     print(f"\nwrote {args.out / 'tune.json'}")
     return 0
 
@@ -418,17 +434,13 @@ def cmd_tune(args):
 def main(argv=None):
     args = make_parser().parse_args(argv)
     try:
-        if args.command == "bench":
-            return cmd_bench(args)
-        if args.command == "tune":
-            return cmd_tune(args)
+        return {"bench": cmd_bench, "tune": cmd_tune}[args.command](args)
     except KeyboardInterrupt:
         print("river-boost: interrupted", file=sys.stderr)
         return 130
     except (OSError, ValueError, RuntimeError) as e:
         print(f"river-boost: error: {e}", file=sys.stderr)
         return 1
-    return 2
 
 
 if __name__ == "__main__":

@@ -206,6 +206,11 @@ def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
+def _copied(attr: str, doc: str) -> property:
+    """A read-only property giving a copy of the list ``self.<attr>`` (diagnostics)."""
+    return property(lambda self: list(getattr(self, attr)), doc=doc)
+
+
 # ----------------------------------------------------------------------------- learners
 
 
@@ -439,33 +444,26 @@ class WeakLearnerPool:
 
     @property
     def edges(self) -> list:
-        """Each learner's recorded edge (0 while nothing has been recorded)."""
+        """Each learner's empirical edge, as the booster's paper defines it (see the booster);
+        0 while nothing has been recorded."""
         return [n / d if d else 0.0 for n, d in zip(self._edge_num, self._edge_den)]
-
-    @property
-    def offered(self) -> list:
-        """Sum of the ``p`` offered to each learner."""
-        return list(self._offered)
 
     @property
     def mean_offered(self) -> list:
         """Running mean of the ``p`` offered to each learner (0 before any offer)."""
         return [s / n if n else 0.0 for s, n in zip(self._offered, self._n_offered)]
 
-    @property
-    def learner_updates(self) -> list:
-        """How many times each learner's ``learn_one`` was called."""
-        return list(self._n_updates)
-
-    @property
-    def zero_weights(self) -> list:
-        """How many examples each learner was offered with weight exactly 0 (no update)."""
-        return list(self._n_zero)
-
-    @property
-    def weight_scales(self) -> list:
-        """The constant each learner's weights are multiplied by (``diversify="paper"``)."""
-        return list(self._weight_scales)
+    offered = _copied("_offered", "Sum of the ``p`` offered to each learner.")
+    learner_updates = _copied(
+        "_n_updates", "How many times each learner's ``learn_one`` was called."
+    )
+    zero_weights = _copied(
+        "_n_zero", "How many examples each learner was offered with weight exactly 0 (no update)."
+    )
+    weight_scales = _copied(
+        "_weight_scales",
+        'The constant each learner\'s weights are multiplied by (``diversify="paper"``).',
+    )
 
 
 # ----------------------------------------------------------------------------- experts
@@ -541,14 +539,6 @@ class Experts:
         self.prediction = prediction
         self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
-
-    @property
-    def alphas(self) -> list:
-        return self.ogd.values
-
-    @property
-    def weights(self) -> tuple:
-        return self.hedge.weights
 
     def update(self, gradients, losses, rate: float, w: float) -> None:
         """One example's step: ``alpha_i -= rate * gradients[i]``; Hedge on ``losses``."""

@@ -8,11 +8,21 @@ features. Errors name the file and line.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import pathlib
+import re
 
 from river import stream as river_stream
 
-__all__ = ["iter_arff", "iter_csv", "iter_svmlight", "read_arff_header", "paper_set", "PAPER_SETS"]
+__all__ = [
+    "iter_arff",
+    "iter_csv",
+    "iter_svmlight",
+    "read_arff_header",
+    "paper_set",
+    "PaperSet",
+    "PAPER_SETS",
+]
 
 NUMERIC = ("numeric", "real", "integer")
 
@@ -220,15 +230,46 @@ def _mice(folder: pathlib.Path):
     yield from iter_csv(_first(folder, "*.csv"), target="class", drop=drop)
 
 
-# name -> (task, reader of the set's folder, number of rows); rows in file order
+def _mulan(stem: str):
+    """A MULAN multi-label set: its train split, then its test split; labels from the XML."""
+
+    def read(folder: pathlib.Path):
+        xml = _first(folder, "*.xml")
+        labels = re.findall(r'<label name="([^"]+)"', xml.read_text())
+        if not labels:
+            raise ValueError(f"{xml}: no <label name=...> entries")
+        for part in ("train", "test"):
+            yield from iter_arff(folder / f"{stem}-{part}.arff", target=labels)
+
+    return read
+
+
+@dataclasses.dataclass(frozen=True)
+class PaperSet:
+    """One of the papers' data sets: its task, the reader of its folder, its number of rows
+    and, for the sets published with a train/test split, the number of train rows (they come
+    first)."""
+
+    task: str
+    read: object
+    rows: int
+    folder: str | None = None  # the folder under --data-dir, if not the set's name
+    train_rows: int | None = None
+
+
+# rows in file order (train split first)
 PAPER_SETS = {
-    "a9a": ("binary", _a9a, 48_842),
-    "letter": ("multiclass", _letter, 20_000),
-    "balance_scale": ("multiclass", _arff, 625),
-    "car": ("multiclass", _arff, 1_728),
-    "mushroom": ("multiclass", _arff, 8_124),
-    "nursery": ("multiclass", _arff, 12_960),
-    "mice_protein": ("multiclass", _mice, 1_080),
+    "a9a": PaperSet("binary", _a9a, 48_842),
+    "letter": PaperSet("multiclass", _letter, 20_000),
+    "balance_scale": PaperSet("multiclass", _arff, 625),
+    "car": PaperSet("multiclass", _arff, 1_728),
+    "mushroom": PaperSet("multiclass", _arff, 8_124),
+    "nursery": PaperSet("multiclass", _arff, 12_960),
+    "mice_protein": PaperSet("multiclass", _mice, 1_080),
+    "emotions": PaperSet("multilabel", _mulan("emotions"), 593, train_rows=391),
+    "scene": PaperSet("multilabel", _mulan("scene"), 2_407, train_rows=1_211),
+    "mulan_yeast": PaperSet("multilabel", _mulan("yeast"), 2_417, "yeast", train_rows=1_500),
+    "mediamill_reduced": PaperSet("multilabel", _mulan("mediamill"), 2_000, train_rows=1_500),
 }
 
 
@@ -238,7 +279,8 @@ def paper_set(name: str, data_dir) -> object:
     ``FileNotFoundError`` when the files are absent."""
     if name not in PAPER_SETS:
         raise KeyError(f"unknown data set {name!r}; known: {', '.join(PAPER_SETS)}")
-    folder = pathlib.Path(data_dir) / name
+    spec = PAPER_SETS[name]
+    folder = pathlib.Path(data_dir) / (spec.folder or name)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder} not found (expected the folder of data set {name!r})")
-    return PAPER_SETS[name][1](folder)
+    return spec.read(folder)

@@ -53,7 +53,9 @@ def freezing_threshold(gammas, epsilon: float) -> float:
     t = len(gammas)
     if t == 0:
         return math.inf
-    return math.sqrt(8.0 * sum(g * g for g in gammas) * (2.0 * math.log(t) + math.log(4.0 / epsilon)))
+    return math.sqrt(
+        8.0 * sum(g * g for g in gammas) * (2.0 * math.log(t) + math.log(4.0 / epsilon))
+    )
 
 
 def grid_neighbours(target: float, step: float) -> tuple:
@@ -136,9 +138,15 @@ class _Node:
         return 0.5 * (self.mean_h[1] - self.mean_h[0]) / (1.0 + abs(m))
 
     def learn(
-        self, x, y: bool, h: float, w: float, accepts_w: bool, rng: random.Random,
+        self,
+        x,
+        y: bool,
+        h: float,
+        w: float,
+        accepts_w: bool,
+        rng: random.Random,
         balanced: bool = True,
-    ):  # fmt: skip
+    ):
         c = int(y)
         # Running mean that forgets (window ~ memory): the learner keeps changing.
         self.n_h[c] += 1
@@ -242,8 +250,16 @@ class MartingaleBooster(base.Classifier):
     seed
         Seed of the rounding coins.
 
+    References
+    ----------
+    [^1]: Long, P.M. and Servedio, R.A., 2008. Adaptive martingale boosting. In Advances in
+    Neural Information Processing Systems 21.
+    [^2]: Long, P.M. and Servedio, R.A., 2005. Martingale boosting. In COLT.
+
     Examples
     --------
+
+    A branching program of at most five levels:
 
     >>> from river import datasets, evaluate, metrics
     >>> import river_boost
@@ -254,12 +270,6 @@ class MartingaleBooster(base.Classifier):
 
     >>> model.n_nodes
     [1, 5, 15]
-
-    References
-    ----------
-    [^1]: Long, P.M. and Servedio, R.A., 2008. Adaptive martingale boosting. In Advances in
-    Neural Information Processing Systems 21.
-    [^2]: Long, P.M. and Servedio, R.A., 2005. Martingale boosting. In COLT.
 
     """
 
@@ -321,9 +331,15 @@ class MartingaleBooster(base.Classifier):
     def _unit_test_params(cls):
         yield {"n_levels": 3, "grace_period": 20, "min_node_samples": 5, "seed": 1}
         yield {
-            "n_levels": 4, "grace_period": 30, "min_node_samples": 5, "gamma_min": 0.2,
-            "prediction": "sign", "epsilon": 0.9, "train_balanced": False, "seed": 2,
-        }  # fmt: skip
+            "n_levels": 4,
+            "grace_period": 30,
+            "min_node_samples": 5,
+            "gamma_min": 0.2,
+            "prediction": "sign",
+            "epsilon": 0.9,
+            "train_balanced": False,
+            "seed": 2,
+        }
 
     @property
     def _multiclass(self):
@@ -472,6 +488,11 @@ class MartingaleBooster(base.Classifier):
     def n_nodes(self) -> list:
         """Number of nodes at each active level (frozen ones included)."""
         return [len(level) for level in self._levels]
+
+    @property
+    def level_visits(self) -> list:
+        """How many training examples reached each active level (each trained one node)."""
+        return list(self._level_seen)
 
     @property
     def n_frozen(self) -> list:

@@ -37,8 +37,15 @@ class RankingMetric(metrics.base.Metric):
         self._n = 0.0
         self.n_skipped = 0
 
+    bigger_is_better = False
+
     def _row(self, relevant: set, scores: dict) -> float | None:
+        """The row's value (``relevant`` is not empty), or None where it has none."""
         raise NotImplementedError
+
+    def _value(self, y_true, y_pred) -> float | None:
+        relevant, scores = self._prepare(y_true, y_pred)
+        return self._row(relevant, scores) if relevant else None
 
     def _prepare(self, y_true, y_pred):
         scores = _scores(y_pred)
@@ -48,7 +55,7 @@ class RankingMetric(metrics.base.Metric):
         return relevant, scores
 
     def update(self, y_true, y_pred, w=1.0):
-        value = self._row(*self._prepare(y_true, y_pred))
+        value = self._value(y_true, y_pred)
         if value is None:
             self.n_skipped += 1
             return
@@ -56,7 +63,7 @@ class RankingMetric(metrics.base.Metric):
         self._n += w
 
     def revert(self, y_true, y_pred, w=1.0):
-        value = self._row(*self._prepare(y_true, y_pred))
+        value = self._value(y_true, y_pred)
         if value is None:
             self.n_skipped -= 1
             return
@@ -93,8 +100,6 @@ class RankLoss(RankingMetric):
 
     """
 
-    bigger_is_better = False
-
     def _row(self, relevant, scores):
         value = rank_loss(list(scores.values()), [label in relevant for label in scores])
         return None if math.isnan(value) else value
@@ -111,11 +116,7 @@ class OneError(RankingMetric):
 
     """
 
-    bigger_is_better = False
-
     def _row(self, relevant, scores):
-        if not relevant:
-            return None
         top = max(scores.values())
         tied = [label for label, v in scores.items() if v == top]
         return sum(label not in relevant for label in tied) / len(tied)
@@ -137,11 +138,7 @@ class Coverage(RankingMetric):
 
     """
 
-    bigger_is_better = False
-
     def _row(self, relevant, scores):
-        if not relevant:
-            return None
         return float(max(_rank(scores, label) for label in relevant) - 1)
 
 
@@ -159,8 +156,6 @@ class AveragePrecision(RankingMetric):
     bigger_is_better = True
 
     def _row(self, relevant, scores):
-        if not relevant:
-            return None
         ranks = {label: _rank(scores, label) for label in relevant}
         total = 0.0
         for rank in ranks.values():

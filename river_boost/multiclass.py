@@ -24,6 +24,12 @@ from .potentials import LogisticLoss, MulticlassZeroOnePotential
 
 __all__ = ["AdaBoostOLM", "OnlineMBBM"]
 
+# River's checks on both boosters, with cost-sensitive and argmax weak predictions
+_TEST_PARAMS = (
+    {"n_models": 3, "seed": 1},
+    {"n_models": 2, "weighting": "sampling", "weak_prediction": "argmax", "seed": 2},
+)
+
 
 class AdaBoostOLM(MulticlassBooster):
     """AdaBoost.OLM: adaptive online multiclass boosting with the logistic loss.
@@ -52,14 +58,8 @@ class AdaBoostOLM(MulticlassBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners.
     classes
         Labels known in advance (optional); others join when first seen.
-    weighting
-        ``"importance"`` or ``"sampling"`` (see :class:`river_boost.OnlineBBM`).
     weak_prediction
         ``"cost"`` (the paper: least expected cost under the learner's probabilities) or
         ``"argmax"`` (the learner's most probable label).
@@ -67,17 +67,19 @@ class AdaBoostOLM(MulticlassBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``.
     learning_rate
         ``c`` in the OGD rate ``c / ((k - 1) sqrt(t))``; the paper's choice is ``2 sqrt(2)``.
-    diversify
-        ``True`` (default), ``"paper"`` or ``False``; see :class:`~river_boost.PotentialBooster`.
-    feature_fraction
-        Fraction of the features each learner sees.
-    min_weight
-        Unbiased thinning of near-zero importance weights (see ``WeakLearnerPool``).
-    seed
-        Random seed.
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
+
+    References
+    ----------
+    [^1]: AdaBoost.OLM, the adaptive algorithm (Algorithm 2) of Jung, Y.H., Goetz, J. and
+    Tewari, A., 2017. Online multiclass boosting. In Advances in Neural Information Processing
+    Systems (pp. 919-928).
 
     Examples
     --------
+
+    Seven classes, none known in advance:
 
     >>> from river import datasets, evaluate, metrics
     >>> import river_boost
@@ -86,12 +88,9 @@ class AdaBoostOLM(MulticlassBooster):
     >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
     Accuracy: 82.76%
 
-    References
-    ----------
-    [^1]: Jung, Y.H., Goetz, J. and Tewari, A., 2017. Online multiclass boosting. In Advances
-    in Neural Information Processing Systems (pp. 919-928).
-
     """
+
+    _test_params = _TEST_PARAMS + ({"n_models": 3, "prediction": "random", "seed": 3},)
 
     def __init__(
         self,
@@ -107,18 +106,7 @@ class AdaBoostOLM(MulticlassBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._build(
-            LogisticLoss(), classes=classes, weak_prediction=weak_prediction, model=model,
-            n_models=n_models, weighting=weighting, diversify=diversify,
-            feature_fraction=feature_fraction, min_weight=min_weight, seed=seed,
-            prediction=prediction, learning_rate=learning_rate,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield {"n_models": 3, "seed": 1}
-        yield {"n_models": 2, "weighting": "sampling", "weak_prediction": "argmax", "seed": 2}
-        yield {"n_models": 3, "prediction": "random", "seed": 3}
+        self._build(LogisticLoss(), locals())
 
 
 class OnlineMBBM(MulticlassBooster):
@@ -156,46 +144,41 @@ class OnlineMBBM(MulticlassBooster):
 
     Parameters
     ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`).
-    n_models
-        Number of weak learners ``N``.
     gamma
         Assumed edge, in ``(0, 1)``.
     classes
         Labels known in advance (optional); others join when first seen.
-    weighting
-        ``"importance"`` or ``"sampling"``.
     weak_prediction
         ``"cost"`` (the paper) or ``"argmax"``.
-    diversify
-        Random tree parameters per learner; see :class:`~river_boost.PotentialBooster`.
-    feature_fraction
-        Fraction of the features each learner sees.
-    min_weight
-        Unbiased thinning of near-zero importance weights.
-    seed
-        Random seed.
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`).
+
+    References
+    ----------
+    [^1]: OnlineMBBM, the optimal algorithm (Algorithm 1) of Jung, Y.H., Goetz, J. and Tewari,
+    A., 2017. Online multiclass boosting. In Advances in Neural Information Processing Systems
+    (pp. 919-928).
 
     Examples
     --------
 
-    >>> from river import datasets, evaluate, metrics
-    >>> import river_boost
+    Exact potentials, no Monte Carlo, at an edge of 0.3:
 
-    >>> model = river_boost.OnlineMBBM(n_models=5, gamma=0.3, seed=42)
+    >>> from river import datasets, evaluate, metrics
+    >>> from river_boost import OnlineMBBM
+
+    >>> model = OnlineMBBM(n_models=5, gamma=0.3, seed=42)
     >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
     Accuracy: 79.04%
 
-    >>> model.learner_updates  # the last learners only see undecided examples
+    Decided examples cost nothing: the last learners only see the undecided ones.
+
+    >>> model.learner_updates
     [2310, 2310, 2310, 68, 28]
 
-    References
-    ----------
-    [^1]: Jung, Y.H., Goetz, J. and Tewari, A., 2017. Online multiclass boosting. In Advances
-    in Neural Information Processing Systems (pp. 919-928).
-
     """
+
+    _test_params = _TEST_PARAMS
 
     def __init__(
         self,
@@ -210,15 +193,4 @@ class OnlineMBBM(MulticlassBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self.gamma = gamma
-        self._build(
-            MulticlassZeroOnePotential(2, gamma), classes=classes,
-            weak_prediction=weak_prediction, model=model, n_models=n_models,
-            weighting=weighting, diversify=diversify, feature_fraction=feature_fraction,
-            min_weight=min_weight, seed=seed,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield {"n_models": 3, "seed": 1}
-        yield {"n_models": 2, "weighting": "sampling", "weak_prediction": "argmax", "seed": 2}
+        self._build(MulticlassZeroOnePotential(2, gamma), locals())

@@ -19,9 +19,8 @@ from .potentials import LogisticLoss, RankingPairPotential, logistic_rank_gradie
 __all__ = ["AdaOLMR", "OnlineBMR", "logistic_rank_gradient", "rank_loss"]
 
 
-def _fast_tree():
-    """Majority-class leaves keep River's checks (500 rows of a 14-label set) quick."""
-    return tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
+# Majority-class leaves keep River's checks (500 rows of a 14-label set) quick.
+_FAST_TREE = tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
 
 
 class AdaOLMR(RankingBooster):
@@ -58,18 +57,25 @@ class AdaOLMR(RankingBooster):
         every ``x`` until a split, and on a small set none may come. With trees that split
         every few examples (``diversify="paper"``) majority-class leaves, VFDT's and the
         paper's, ranked better.
-    n_models
-        Number of weak learners ``N``.
     prediction
         ``"hedge"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)`` on ``alpha``; the paper's is 1.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in the other boosters (``feature_fraction`` gives each learner a random subset of
-        the features, as the paper's 20 covariates per learner did).
+    n_models, weighting, diversify, feature_fraction, min_weight, seed
+        The parameters every booster shares (:class:`~river_boost.booster.Booster`);
+        ``feature_fraction`` gives each learner a random subset of the features, as the
+        paper's 20 covariates per learner did.
+
+    References
+    ----------
+    [^1]: Ada.OLMR, the adaptive algorithm (Algorithm 3) of Jung, Y.H. and Tewari, A., 2018.
+    Online boosting algorithms for multi-label ranking. In International Conference on
+    Artificial Intelligence and Statistics (pp. 279-287).
 
     Examples
     --------
+
+    Each of the first 200 rows of Yeast is ranked, then learned:
 
     >>> from river import datasets
     >>> import river_boost
@@ -79,12 +85,12 @@ class AdaOLMR(RankingBooster):
     >>> evaluate_ranking(datasets.Yeast().take(200), model, RankLoss())
     RankLoss: 0.2570
 
-    References
-    ----------
-    [^1]: Jung, Y.H. and Tewari, A., 2018. Online boosting algorithms for multi-label ranking.
-    In International Conference on Artificial Intelligence and Statistics (pp. 279-287).
-
     """
+
+    _test_params = (
+        {"model": _FAST_TREE, "n_models": 3, "seed": 1},
+        {"n_models": 2, "prediction": "random", "weighting": "sampling", "seed": 2},
+    )
 
     def __init__(
         self,
@@ -98,16 +104,7 @@ class AdaOLMR(RankingBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self._build(
-            LogisticLoss(), model=model, n_models=n_models, weighting=weighting,
-            diversify=diversify, feature_fraction=feature_fraction, min_weight=min_weight,
-            seed=seed, prediction=prediction, learning_rate=learning_rate,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield {"model": _fast_tree(), "n_models": 3, "seed": 1}
-        yield {"n_models": 2, "prediction": "random", "weighting": "sampling", "seed": 2}
+        self._build(LogisticLoss(), locals())
 
 
 class OnlineBMR(RankingBooster):
@@ -132,36 +129,39 @@ class OnlineBMR(RankingBooster):
 
     Parameters
     ----------
-    model
-        The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`; see
-        :class:`AdaOLMR`).
-    n_models
-        Number of weak learners ``N``.
     gamma
         Edge of the baseline learner; the paper tried {.2, .1, .01, .001} for few labels and
         {.05, .01, .005, .001} for many.
     loss
         ``"hinge"`` or ``"rank"``.
-    weighting, diversify, feature_fraction, min_weight, seed
-        As in :class:`AdaOLMR`.
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+        As in :class:`AdaOLMR` (its ``model`` says which leaves suit which trees).
+
+    References
+    ----------
+    [^1]: OnlineBMR, the optimal algorithm (Algorithm 2) of Jung, Y.H. and Tewari, A., 2018.
+    Online boosting algorithms for multi-label ranking. In International Conference on
+    Artificial Intelligence and Statistics (pp. 279-287).
 
     Examples
     --------
 
+    The first 200 rows of Yeast, ranked before each is learned:
+
     >>> from river import datasets
-    >>> import river_boost
+    >>> from river_boost import OnlineBMR
     >>> from river_boost.metrics import RankLoss, evaluate_ranking
 
-    >>> model = river_boost.OnlineBMR(n_models=3, gamma=0.1, seed=42)
+    >>> model = OnlineBMR(n_models=3, gamma=0.1, seed=42)
     >>> evaluate_ranking(datasets.Yeast().take(200), model, RankLoss())
     RankLoss: 0.2521
 
-    References
-    ----------
-    [^1]: Jung, Y.H. and Tewari, A., 2018. Online boosting algorithms for multi-label ranking.
-    In International Conference on Artificial Intelligence and Statistics (pp. 279-287).
-
     """
+
+    _test_params = (
+        {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 1},
+        {"n_models": 2, "gamma": 0.2, "loss": "rank", "weighting": "sampling", "seed": 2},
+    )
 
     def __init__(
         self,
@@ -175,15 +175,4 @@ class OnlineBMR(RankingBooster):
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
-        self.gamma = gamma
-        self.loss = loss
-        self._build(
-            RankingPairPotential(gamma, loss), model=model, n_models=n_models,
-            weighting=weighting, diversify=diversify, feature_fraction=feature_fraction,
-            min_weight=min_weight, seed=seed,
-        )  # fmt: skip
-
-    @classmethod
-    def _unit_test_params(cls):
-        yield {"model": _fast_tree(), "n_models": 3, "gamma": 0.1, "seed": 1}
-        yield {"n_models": 2, "gamma": 0.2, "loss": "rank", "weighting": "sampling", "seed": 2}
+        self._build(RankingPairPotential(gamma, loss), locals())

@@ -106,7 +106,8 @@ def logistic_loss(s: float) -> float:
 
 
 def osboost_weight(s: float, gamma: float) -> float:
-    """Online smooth boosting weight (Chen, Lin & Lu 2012): 1 if ``s <= 0`` else ``(1-gamma)^(s/2)``."""
+    """Online smooth boosting weight (Chen, Lin & Lu 2012): 1 if ``s <= 0``, else
+    ``(1 - gamma)^(s/2)``."""
     if s <= 0:
         return 1.0
     return (1.0 - gamma) ** (s / 2.0)
@@ -453,6 +454,8 @@ class NormalHedgePotential(Potential):
 
 
 _SQRT_PI = math.sqrt(math.pi)
+
+
 # Gauss-Legendre rules on [0, 1/2] for the regions where the closed forms cancel (see
 # squint_log_integral): (nodes, weights) with 12 and 32 points.
 def _gauss_legendre(n: int):
@@ -593,8 +596,6 @@ class SquintPotential(Potential):
 
     def log_max_weight(self, i, worst):
         return self.log_weight(i, worst)
-
-
 
 
 class OSBoostPotential(Potential):
@@ -948,6 +949,7 @@ def _vote_differences(n: int):
 def _transition(n: int, labels: int):
     """``T[a, b] = P(Binomial(a, 1/labels) = a - b)`` for ``b <= a <= n``, else 0: one label
     takes ``a - b`` of the ``a`` votes left, uniformly spread over ``labels`` labels."""
+
     def build():
         q = 1.0 / labels
         T = np.zeros((n + 1, n + 1))

@@ -44,13 +44,27 @@ class Example:
     """One labelled example as the rule sees it along the walk (see ``Potential``)."""
 
     __slots__ = (
-        "y", "sign", "yi", "relevant", "k", "w", "n_models",
-        "rows", "votes", "scores", "costs", "alphas", "edges",
-    )  # fmt: skip
+        "y",
+        "sign",
+        "yi",
+        "relevant",
+        "k",
+        "w",
+        "n_models",
+        "rows",
+        "votes",
+        "scores",
+        "costs",
+        "alphas",
+        "edges",
+    )
 
     def __init__(self, walk: Walk, w: float, n_models: int, alphas, edges, **label):
         self.rows, self.votes, self.scores, self.costs = (
-            walk.rows, walk.votes, walk.scores, walk.costs
+            walk.rows,
+            walk.votes,
+            walk.scores,
+            walk.costs,
         )
         self.w, self.n_models, self.alphas, self.edges = w, n_models, alphas, edges
         self.y = self.sign = self.yi = self.relevant = self.k = None
@@ -113,11 +127,11 @@ class BinaryTask:
         else:
             p = 0.0
             if experts.prediction == "hedge":
-                for v, f in zip(experts.weights, walk.scores):
+                for v, f in zip(experts.hedge.weights, walk.scores):
                     if v:
                         p += v * (1.0 - logistic_weight(f))
             else:
-                for v, f in zip(experts.weights, walk.scores):
+                for v, f in zip(experts.hedge.weights, walk.scores):
                     if f >= 0:
                         p += v
             p_true = min(1.0, p)
@@ -150,8 +164,7 @@ class MulticlassTask:
     def __init__(self, classes=None, weak_prediction: str = "cost"):
         if weak_prediction not in self.WEAK_PREDICTIONS:
             raise ValueError(
-                f"weak_prediction must be one of {self.WEAK_PREDICTIONS}, "
-                f"got {weak_prediction!r}"
+                f"weak_prediction must be one of {self.WEAK_PREDICTIONS}, got {weak_prediction!r}"
             )
         self.weak_prediction = weak_prediction
         self.classes: list = []  # in order of first appearance
@@ -185,7 +198,9 @@ class MulticlassTask:
             self._index[y] = idx = len(self.classes)
             self.classes.append(y)
             try:
-                order = sorted(range(len(self.classes)), key=lambda j: self.classes[j], reverse=True)
+                order = sorted(
+                    range(len(self.classes)), key=lambda j: self.classes[j], reverse=True
+                )
             except TypeError:
                 order = list(range(len(self.classes)))
             self._rank = [0] * len(order)
@@ -262,12 +277,12 @@ class MulticlassTask:
             return (walk.scores[-1].astype(float) + 1.0 / k) / (len(walk.votes) + 1.0)
         out = np.zeros(k)
         if experts.prediction == "hedge":
-            for v, s in zip(experts.weights, walk.scores):
+            for v, s in zip(experts.hedge.weights, walk.scores):
                 if v:
                     e = np.exp(s - s.max())
                     out += v * e / e.sum()
         else:
-            for v, s in zip(experts.weights, walk.scores):
+            for v, s in zip(experts.hedge.weights, walk.scores):
                 out[self.argbest(s.tolist())] += v
         return out / out.sum()
 
@@ -389,7 +404,7 @@ class RankingTask:
         elif experts.prediction == "random":
             scores = walk.scores[experts.draw(rng)]
         else:
-            scores = np.asarray(experts.weights) @ walk.scores
+            scores = np.asarray(experts.hedge.weights) @ walk.scores
         return {label: float(v) for label, v in zip(self.labels, scores)}
 
     def label_count(self) -> int:

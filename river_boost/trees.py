@@ -88,9 +88,14 @@ class FastGaussianSplitter(GaussianSplitter):
         for k, estimator in self._att_dist_per_class.items():
             var = estimator._var
             per_class.append(
-                (var.mean.n, var.mean._mean, var.get() ** 0.5,
-                 self._min_per_class[k], self._max_per_class[k])
-            )  # fmt: skip
+                (
+                    var.mean.n,
+                    var.mean._mean,
+                    var.get() ** 0.5,
+                    self._min_per_class[k],
+                    self._max_per_class[k],
+                )
+            )
         pre = criterion.compute_entropy(pre_split_dist)
         frac = criterion.min_branch_fraction
         log2 = math.log2

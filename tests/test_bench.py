@@ -10,8 +10,18 @@ from river_boost import bench, cli, loaders
 
 from .helpers import SHARED_DATA
 
-SMALL = ["--streams", "phishing,sea", "--models", "HoeffdingTree,River.AdaBoost,AdaBoost.OL,OnlineBBM",
-         "--gammas", "0.1,0.3", "--n-models", "3", "--n-samples", "150"]  # fmt: skip
+SMALL = [
+    "--streams",
+    "phishing,sea",
+    "--models",
+    "HoeffdingTree,River.AdaBoost,AdaBoost.OL,OnlineBBM",
+    "--gammas",
+    "0.1,0.3",
+    "--n-models",
+    "3",
+    "--n-samples",
+    "150",
+]
 
 
 def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
@@ -19,8 +29,12 @@ def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
     assert cli.main(["bench", *SMALL, "--jobs", "1", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Prequential accuracy" in printed and "OnlineBBM(best γ)" in printed
-    for name in ("results.csv", "results.json", "accuracy_over_stream.png",
-                 "accuracy_vs_throughput.png"):  # fmt: skip
+    for name in (
+        "results.csv",
+        "results.json",
+        "accuracy_over_stream.png",
+        "accuracy_vs_throughput.png",
+    ):
         assert (out / name).stat().st_size > 0
     data = json.loads((out / "results.json").read_text())
     assert len(data["runs"]) == 2 * 5  # 2 streams x (3 models + 2 gammas)
@@ -34,15 +48,15 @@ def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
 
 def test_serial_and_parallel_runs_give_identical_metrics():
     runs = bench.grid(["phishing"], ["AdaBoost.OL", "OnlineBBM", "River.AdaBoost"], [0.2], [1, 2])
-    serial = bench.run_grid(runs, n_models=3, n_samples=200, jobs=1)
-    parallel = bench.run_grid(runs, n_models=3, n_samples=200, jobs=2)
+    serial = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=200), jobs=1)
+    parallel = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=200), jobs=2)
     key = lambda r: (r.stream, r.model, r.seed, r.accuracy, r.curve)  # noqa: E731
     assert [key(r) for r in serial] == [key(r) for r in parallel]
 
 
 def test_summary_ratios_and_best_gamma():
     runs = bench.grid(["phishing"], ["River.AdaBoost", "OnlineBBM"], [0.1, 0.3], [1])
-    rows = bench.summarize(bench.run_grid(runs, n_models=2, n_samples=100))
+    rows = bench.summarize(bench.run_grid(runs, n_models=2, protocol=bench.Protocol(n_samples=100)))
     assert rows["River.AdaBoost", "phishing"]["speed_vs_reference"] == 1.0
     best = rows["OnlineBBM(best γ)", "phishing"]
     assert best["accuracy_mean"] == max(
@@ -81,15 +95,23 @@ def test_unwritable_output_is_a_one_line_error(tmp_path, capsys):
 def test_joblib_and_dask_backends_give_the_serial_results():
     """Same seeds, same metrics, wherever the runs execute (a Dask LocalCluster here)."""
     distributed = pytest.importorskip("distributed")
-    runs = bench.grid(["phishing", "sea"], ["AdaBoost.OL", "OnlineBBM", "HoeffdingTree"], [0.2], [1, 2])
-    serial = bench.run_grid(runs, n_models=3, n_samples=150, jobs=1)
-    joblib_runs = bench.run_grid(runs, n_models=3, n_samples=150, jobs=2, backend="joblib")
+    runs = bench.grid(
+        ["phishing", "sea"], ["AdaBoost.OL", "OnlineBBM", "HoeffdingTree"], [0.2], [1, 2]
+    )
+    serial = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=150), jobs=1)
+    joblib_runs = bench.run_grid(
+        runs, n_models=3, protocol=bench.Protocol(n_samples=150), jobs=2, backend="joblib"
+    )
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
         seen = []
         dask_runs = bench.run_grid(
-            runs, n_models=3, n_samples=150, backend="dask", scheduler=cluster.scheduler_address,
+            runs,
+            n_models=3,
+            protocol=bench.Protocol(n_samples=150),
+            backend="dask",
+            scheduler=cluster.scheduler_address,
             progress=seen.append,
-        )  # fmt: skip
+        )
     key = lambda r: (r.stream, r.model, r.seed, r.accuracy, r.curve)  # noqa: E731
     assert [key(r) for r in serial] == [key(r) for r in joblib_runs] == [key(r) for r in dask_runs]
     assert len(seen) == len(runs)
@@ -97,39 +119,70 @@ def test_joblib_and_dask_backends_give_the_serial_results():
 
 def test_unreachable_dask_scheduler_is_a_one_line_error(capsys):
     pytest.importorskip("distributed")
-    code = cli.main(["bench", *SMALL, "--no-plot", "--backend", "dask",
-                     "--scheduler", "tcp://127.0.0.1:1"])  # fmt: skip
+    code = cli.main(
+        ["bench", *SMALL, "--no-plot", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"]
+    )
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("river-boost: error:") and "\n" not in err
 
 
 def test_split_accuracies_add_up_to_the_prequential_accuracy():
-    r = bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, 500, split=0.8)
+    r = bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, bench.Protocol(500, 0.8))
     prefix, suffix = r.split_accuracy
     assert r.accuracy == pytest.approx(0.8 * prefix + 0.2 * suffix)
-    assert bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, 100).split_accuracy is None
+    plain = bench.run_one("phishing", bench.ModelSpec("OnlineBBM", 0.2), 1, 3, bench.Protocol(100))
+    assert plain.split_accuracy is None
 
 
 def test_tune_picks_the_best_prefix_configuration_and_reports_the_rest(tmp_path, capsys):
     out = tmp_path / "tune"
-    argv = ["tune", "--streams", "phishing", "--models", "OnlineBBM,AdaBoost.OL",
-            "--gammas", "0.1,0.3", "--n-models", "2,4", "--learning-rates", "2,4",
-            "--seeds", "1,2", "--n-samples", "200", "--jobs", "1", "--out", str(out)]  # fmt: skip
+    argv = [
+        "tune",
+        "--streams",
+        "phishing",
+        "--models",
+        "OnlineBBM,AdaBoost.OL",
+        "--gammas",
+        "0.1,0.3",
+        "--n-models",
+        "2,4",
+        "--learning-rates",
+        "2,4",
+        "--seeds",
+        "1,2",
+        "--n-samples",
+        "200",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+    ]
     assert cli.main(argv) == 0
     assert "held-out accuracy" in capsys.readouterr().out
     data = json.loads((out / "tune.json").read_text())
     assert len(data["runs"]) == 2 * (2 * 2 + 2 * 2)  # seeds x (γ x N + lr x N)
     for chosen in data["chosen"]:
         for seed, (model, n), held in zip((1, 2), chosen["chosen"], chosen["held_out_accuracy"]):
-            cands = [r for r in data["runs"] if r["seed"] == seed and r["model"].startswith(chosen["family"] + "(")]
+            cands = [
+                r
+                for r in data["runs"]
+                if r["seed"] == seed and r["model"].startswith(chosen["family"] + "(")
+            ]
             best = max(r["split_accuracy"][0] for r in cands)
             pick = next(r for r in cands if r["model"] == model and r["n_models"] == n)
             assert pick["split_accuracy"][0] == best and pick["split_accuracy"][1] == held
 
 
-@pytest.mark.parametrize("argv", [["tune", "--split", "1.5"], ["tune", "--n-models", "0"],
-                                  ["tune", "--learning-rates", "-1"], ["tune", "--streams", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tune", "--split", "1.5"],
+        ["tune", "--n-models", "0"],
+        ["tune", "--learning-rates", "-1"],
+        ["tune", "--streams", "x"],
+    ],
+)
 def test_tune_bad_options_give_one_line(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
@@ -142,19 +195,42 @@ CAR_ARFF = """@relation car
 @attribute safety {low,med,high}
 @attribute class {unacc,acc,good}
 @data
-""" + "".join(f"{b},{s},{c}\n" for b, s, c in [
-    ("vhigh", "low", "unacc"), ("low", "high", "good"), ("med", "med", "acc"),
-    ("high", "low", "unacc"), ("low", "med", "acc"), ("med", "high", "good"),
-] * 10)  # fmt: skip
+""" + "".join(
+    f"{b},{s},{c}\n"
+    for b, s, c in [
+        ("vhigh", "low", "unacc"),
+        ("low", "high", "good"),
+        ("med", "med", "acc"),
+        ("high", "low", "unacc"),
+        ("low", "med", "acc"),
+        ("med", "high", "good"),
+    ]
+    * 10
+)
 
 
 def test_data_dir_streams_the_papers_sets(tmp_path, capsys):
     (tmp_path / "car").mkdir()
     (tmp_path / "car" / "car.arff").write_text(CAR_ARFF)
     out = tmp_path / "res"
-    argv = ["bench", "--streams", "car", "--models", "HoeffdingTree,AdaBoost.OLM,OnlineMBBM",
-            "--gammas", "0.1", "--n-models", "2", "--jobs", "1", "--no-plot",
-            "--data-dir", str(tmp_path), "--out", str(out)]  # fmt: skip
+    argv = [
+        "bench",
+        "--streams",
+        "car",
+        "--models",
+        "HoeffdingTree,AdaBoost.OLM,OnlineMBBM",
+        "--gammas",
+        "0.1",
+        "--n-models",
+        "2",
+        "--jobs",
+        "1",
+        "--no-plot",
+        "--data-dir",
+        str(tmp_path),
+        "--out",
+        str(out),
+    ]
     assert cli.main(argv) == 0
     runs = json.loads((out / "results.json").read_text())["runs"]
     assert {r["model"] for r in runs} == {"HoeffdingTree", "AdaBoost.OLM", "OnlineMBBM(γ=0.1)"}
@@ -165,8 +241,9 @@ def test_data_dir_streams_the_papers_sets(tmp_path, capsys):
 def test_unreadable_data_file_is_a_one_line_error(tmp_path, capsys, content):
     (tmp_path / "car").mkdir()
     (tmp_path / "car" / "car.arff").write_text(content)
-    code = cli.main(["bench", "--streams", "car", "--data-dir", str(tmp_path), "--out",
-                     str(tmp_path / "res")])  # fmt: skip
+    code = cli.main(
+        ["bench", "--streams", "car", "--data-dir", str(tmp_path), "--out", str(tmp_path / "res")]
+    )
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("river-boost: error:") and "\n" not in err
@@ -180,19 +257,34 @@ def test_papers_sets_need_a_data_dir(capsys):
 @pytest.mark.skipif(not SHARED_DATA.exists(), reason="shared data absent")
 @pytest.mark.parametrize("name", sorted(loaders.PAPER_SETS))
 def test_every_papers_set_loads(name):
-    task, _, rows = loaders.PAPER_SETS[name]
+    spec = loaders.PAPER_SETS[name]
     examples = list(loaders.paper_set(name, SHARED_DATA))
-    assert len(examples) == rows
+    assert len(examples) == spec.rows
+    if spec.task == "multilabel":  # label dicts over the same labels, train split first
+        assert len({tuple(y) for _, y in examples}) == 1 and 0 < spec.train_rows < spec.rows
+        return
     labels = {y for _, y in examples}
-    assert (labels == {False, True}) if task == "binary" else len(labels) >= 2
+    assert (labels == {False, True}) if spec.task == "binary" else len(labels) >= 2
 
 
 def test_missing_anchor_libraries_are_skipped_with_a_notice(tmp_path, capsys, monkeypatch):
     from river_boost import anchors
 
     monkeypatch.setattr(anchors, "available", lambda library: False)
-    argv = ["bench", "--streams", "phishing", "--models", "HoeffdingTree,VW.BBM,MOA.OzaBoost",
-            "--n-samples", "100", "--jobs", "1", "--no-plot", "--out", str(tmp_path)]  # fmt: skip
+    argv = [
+        "bench",
+        "--streams",
+        "phishing",
+        "--models",
+        "HoeffdingTree,VW.BBM,MOA.OzaBoost",
+        "--n-samples",
+        "100",
+        "--jobs",
+        "1",
+        "--no-plot",
+        "--out",
+        str(tmp_path),
+    ]
     assert cli.main(argv) == 0
     captured = capsys.readouterr()
     assert "skipping VW.BBM: pip install vowpalwabbit" in captured.err
@@ -201,8 +293,10 @@ def test_missing_anchor_libraries_are_skipped_with_a_notice(tmp_path, capsys, mo
     assert [r["model"] for r in runs] == ["HoeffdingTree"]
 
 
-@pytest.mark.parametrize("name, library", [("VW.BBM", "vowpalwabbit"), ("VW.adaptive", "vowpalwabbit"),
-                                           ("MOA.OzaBoost", "capymoa")])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, library",
+    [("VW.BBM", "vowpalwabbit"), ("VW.adaptive", "vowpalwabbit"), ("MOA.OzaBoost", "capymoa")],
+)
 def test_installed_anchors_run_like_river_models(name, library):
     pytest.importorskip(library)
     r = bench.run_one("phishing", bench.ModelSpec(name), seed=1, n_models=5)
@@ -210,10 +304,15 @@ def test_installed_anchors_run_like_river_models(name, library):
 
 
 def test_multilabel_stream_runs_its_own_models_and_reports_one_minus_rank_loss():
-    runs = bench.grid(["yeast"], ["HoeffdingTree", "River.ClassifierChain", "AdaOLMR", "OnlineBMR"],
-                      [0.1], [1])  # fmt: skip
-    assert [spec.label for _, spec, _ in runs] == ["River.ClassifierChain", "AdaOLMR", "OnlineBMR(γ=0.1)"]
-    results = bench.run_grid(runs, n_models=2, n_samples=60)
+    runs = bench.grid(
+        ["yeast"], ["HoeffdingTree", "River.ClassifierChain", "AdaOLMR", "OnlineBMR"], [0.1], [1]
+    )
+    assert [spec.label for _, spec, _ in runs] == [
+        "River.ClassifierChain",
+        "AdaOLMR",
+        "OnlineBMR(γ=0.1)",
+    ]
+    results = bench.run_grid(runs, n_models=2, protocol=bench.Protocol(n_samples=60))
     for r in results:
         assert 0.0 < r.accuracy <= 1.0  # 1 - mean rank loss
     booster = next(r for r in results if r.model == "AdaOLMR")

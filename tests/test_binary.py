@@ -74,14 +74,12 @@ def test_predict_proba_is_a_distribution_over_false_true_and_agrees_with_predict
 def test_online_bbm_probabilities_are_formula_5_normalised_by_the_exact_maximum():
     n, gamma = 5, 0.2
     votes = [1, 1, 0, 1, 0]  # learner i votes True iff its feature is 1
-    booster = pool_of_voters(
-        rb.OnlineBBM, [f"h{i}" for i in range(n)], gamma=gamma, min_weight=0.0
-    )
+    booster = pool_of_voters(rb.OnlineBBM, [f"h{i}" for i in range(n)], gamma=gamma, min_weight=0.0)
     x = {f"h{i}": v for i, v in enumerate(votes)}
     booster.learn_one(x, False)
     s, g = 0, Fraction(gamma)
     for i, m in enumerate(booster.models, start=1):
-        w = lambda s_: (brute_phi(n, i, s_ - 1, g) - brute_phi(n, i, s_ + 1, g)) / 2  # noqa: E731
+        w = lambda s_, i=i: (brute_phi(n, i, s_ - 1, g) - brute_phi(n, i, s_ + 1, g)) / 2  # noqa: E731
         p = float(w(s) / max(w(r) for r in reachable_margins(i)))
         if p == 0:
             assert m.calls == []
@@ -194,7 +192,9 @@ def test_different_seeds_give_different_boosters():
     for x, y in stream:
         a.learn_one(x, y)
         b.learn_one(x, y)
-    assert [a.predict_proba_one(x) for x, _ in stream] != [b.predict_proba_one(x) for x, _ in stream]
+    assert [a.predict_proba_one(x) for x, _ in stream] != [
+        b.predict_proba_one(x) for x, _ in stream
+    ]
 
 
 @pytest.mark.parametrize("cls, params", VARIANTS)

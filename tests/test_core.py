@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from river import linear_model, tree
 
-from river_boost.tasks import BinaryTask
 from river_boost.core import (
     DIVERSIFY_RANGES,
     Hedge,
@@ -19,6 +18,7 @@ from river_boost.core import (
     check_sample_weight,
     clean_features,
 )
+from river_boost.tasks import BinaryTask
 
 from .helpers import FeatureVoter
 
@@ -111,7 +111,8 @@ def test_votes_are_memoised_only_until_an_update():
 
 def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
     pools = [
-        WeakLearnerPool(tree.HoeffdingTreeClassifier(), 20, diversify=True, seed=s) for s in (5, 5, 6)
+        WeakLearnerPool(tree.HoeffdingTreeClassifier(), 20, diversify=True, seed=s)
+        for s in (5, 5, 6)
     ]
     params = [[(m.delta, m.tau, m.grace_period) for m in p.models] for p in pools]
     assert params[0] == params[1] != params[2]
@@ -145,7 +146,9 @@ def test_feature_subsets_are_consistent_and_cover_about_the_fraction():
     assert len({tuple(v) for v in views}) == 4  # learners see different subsets
     # consistent across calls, order of features and features that appear later
     shuffled = dict(reversed(list(x.items())))
-    assert [set(pool.learners.subsets.view(i, shuffled)) for i in range(4)] == [set(v) for v in views]
+    assert [set(pool.learners.subsets.view(i, shuffled)) for i in range(4)] == [
+        set(v) for v in views
+    ]
     x_more = {**x, "late": 1.0}
     for i in range(4):
         assert set(pool.learners.subsets.view(i, x_more)) - {"late"} == set(views[i])
@@ -201,9 +204,20 @@ def test_projected_ogd_steps_and_projects():
     assert ogd.values[0] == 2.0
 
 
-@pytest.mark.parametrize("y, expected", [(True, True), (False, False), (1, True), (0, False),
-                                         (np.bool_(True), True), (np.bool_(False), False),
-                                         (np.int64(1), True), (1.0, True), (0.0, False)])
+@pytest.mark.parametrize(
+    "y, expected",
+    [
+        (True, True),
+        (False, False),
+        (1, True),
+        (0, False),
+        (np.bool_(True), True),
+        (np.bool_(False), False),
+        (np.int64(1), True),
+        (1.0, True),
+        (0.0, False),
+    ],
+)
 def test_binary_labels_accepted(y, expected):
     assert as_binary_label(y) is expected
 

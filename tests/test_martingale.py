@@ -106,7 +106,9 @@ def test_nodes_beyond_the_threshold_are_frozen_stop_examples_and_never_learn():
 
 
 def test_freezing_invariant_holds_on_a_stream():
-    booster = rb.MartingaleBooster(n_levels=6, epsilon=0.9, grace_period=50, min_node_samples=5, seed=0)
+    booster = rb.MartingaleBooster(
+        n_levels=6, epsilon=0.9, grace_period=50, min_node_samples=5, seed=0
+    )
     for x, y in phishing():
         booster.learn_one(x, y)
     for t, level in enumerate(booster._levels):
@@ -213,8 +215,14 @@ def test_bad_input():
     assert booster.n_nodes == [1] and booster._level_seen == [0]
     booster.learn_one({"a": float("nan"), "b": float("inf"), "c": 2.0}, True)  # non-finite: missing
     assert 0.0 <= booster.predict_proba_one({"a": float("nan")})[True] <= 1.0
-    for kwargs in ({"n_levels": 0}, {"epsilon": 0.0}, {"gamma_min": 0.0}, {"prediction": "x"},
-                   {"step_rule": "median"}, {"grace_period": 0}):  # fmt: skip
+    for kwargs in (
+        {"n_levels": 0},
+        {"epsilon": 0.0},
+        {"gamma_min": 0.0},
+        {"prediction": "x"},
+        {"step_rule": "median"},
+        {"grace_period": 0},
+    ):
         with pytest.raises(ValueError):
             rb.MartingaleBooster(**kwargs)
 

@@ -62,7 +62,9 @@ def test_exact_potential_equals_brute_force_enumeration():
         r = rng.randrange(k)
         gamma = rng.choice(["0.05", "0.1", "0.3"])
         pot = MulticlassZeroOnePotential(k, float(Fraction(gamma)))
-        assert pot.value(n, s, r) == pytest.approx(float(brute_potential(n, s, r, k, gamma)), abs=1e-12)
+        assert pot.value(n, s, r) == pytest.approx(
+            float(brute_potential(n, s, r, k, gamma)), abs=1e-12
+        )
 
 
 @pytest.mark.parametrize("k, n, gamma", [(5, 40, 0.1), (8, 25, 0.2), (26, 19, 0.05)])
@@ -84,7 +86,10 @@ def test_potential_recursion_and_properness():
     p = [(1 - 0.2) / 3 + 0.2, (1 - 0.2) / 3, (1 - 0.2) / 3]
     for s in ([0, 0, 0], [2, 1, 0], [0, 3, 1]):
         for n in range(0, 6):
-            nxt = sum(p[lab] * pot.value(n, [v + (j == lab) for j, v in enumerate(s)], 0) for lab in range(3))
+            nxt = sum(
+                p[lab] * pot.value(n, [v + (j == lab) for j, v in enumerate(s)], 0)
+                for lab in range(3)
+            )
             assert pot.value(n + 1, s, 0) == pytest.approx(nxt, abs=1e-14)
             # proper: a vote for r lowers the potential, a vote for a wrong label raises it
             assert pot.value(n, [s[0] + 1, s[1], s[2]], 0) <= pot.value(n, s, 0) + 1e-15
@@ -126,7 +131,9 @@ def test_two_classes_weight_is_twice_online_bbm():
         for right in range(i):
             s = [right, i - 1 - right]  # r = 0; margin s^{i-1} = right - wrong
             margin = right - (i - 1 - right)
-            assert mbbm.weight(n_models - i, s, 0) == pytest.approx(2 * bbm.weight(i, margin), abs=1e-14)
+            assert mbbm.weight(n_models - i, s, 0) == pytest.approx(
+                2 * bbm.weight(i, margin), abs=1e-14
+            )
 
 
 def test_potential_cache_is_bounded_and_not_pickled():
@@ -243,9 +250,14 @@ def test_online_mbbm_with_two_classes_weighs_like_online_bbm():
     features = [f"h{i}" for i in range(6)]
     bbm = pool_of_voters(rb.OnlineBBM, features, gamma=0.2, min_weight=0.0)
     mbbm = rb.OnlineMBBM(
-        model=FeatureVoter(), n_models=6, gamma=0.2, classes=(False, True),
-        weak_prediction="argmax", diversify=False, min_weight=0.0,
-    )  # fmt: skip
+        model=FeatureVoter(),
+        n_models=6,
+        gamma=0.2,
+        classes=(False, True),
+        weak_prediction="argmax",
+        diversify=False,
+        min_weight=0.0,
+    )
     for m, f in zip(mbbm.models, features):
         m.feature = f
     rng = random.Random(5)
@@ -284,7 +296,9 @@ class _Constant(base.Classifier):
 
 
 def test_edges_are_one_for_always_right_learners():
-    model = rb.AdaBoostOLM(model=_Constant("a"), n_models=3, classes=("a", "b", "c"), diversify=False)
+    model = rb.AdaBoostOLM(
+        model=_Constant("a"), n_models=3, classes=("a", "b", "c"), diversify=False
+    )
     for _ in range(20):
         model.learn_one({"x": 1.0}, "a")
     assert model.edges == pytest.approx([1.0, 1.0, 1.0])

@@ -93,7 +93,7 @@ def test_logistic_rank_gradient_is_the_gradient():
         if rel.all() or not rel.any():
             continue
 
-        def loss(v):
+        def loss(v, rel=rel):
             d = v[~rel][None, :] - v[rel][:, None]
             return float(np.log1p(np.exp(d)).sum() / d.size)
 
@@ -137,7 +137,7 @@ def test_probabilities_order_labels_as_the_scores_and_predict_a_sensible_set(cls
         model.learn_one(x, y)
     mean_count = np.mean([sum(y.values()) for _, y in stream[:300]])
     sizes = []
-    for x, y in stream[300:]:
+    for x, _y in stream[300:]:
         scores, proba, pred = model.score_one(x), model.predict_proba_one(x), model.predict_one(x)
         assert isinstance(model, base.MultiLabelClassifier)
         assert set(scores) == set(proba) == set(pred) == set(model.labels)
@@ -214,7 +214,9 @@ def test_with_one_relevant_label_of_two_ada_olmr_is_adaboost_olm():
     features = ["f0", "f1", "f2"]
 
     def build(cls, **kw):
-        booster = cls(model=OneHotVoter(), n_models=3, diversify=False, min_weight=0.0, seed=0, **kw)
+        booster = cls(
+            model=OneHotVoter(), n_models=3, diversify=False, min_weight=0.0, seed=0, **kw
+        )
         for m, f in zip(booster.models, features):
             m.feature = f
         return booster

@@ -31,7 +31,12 @@ def _quadrature(R, V, prior):
     g = (lambda e: 2 * e) if prior == "uniform" else (lambda e: 1.0)
     value, _ = integrate.quad(
         lambda e: g(e) * math.exp(e * R - e * e * V - peak),
-        0.0, 0.5, epsabs=0.0, epsrel=1e-13, limit=500, points=[peak_eta],
+        0.0,
+        0.5,
+        epsabs=0.0,
+        epsrel=1e-13,
+        limit=500,
+        points=[peak_eta],
     )
     return value, peak
 
@@ -40,8 +45,29 @@ def _reachable_grid():
     """(R, V) over a grid with extreme values, kept to states n <= 10^4 learners can reach
     (|R| <= n and R^2 <= n V, by Cauchy-Schwarz)."""
     # the switches between closed forms and Gauss-Legendre are at |R| = 2, 10 and V = 1, 4
-    rs = [-1e4, -2e3, -300, -50, -10.5, -10, -3, -2.01, -2, -0.5, 0, 1e-9, 0.3, 2, 2.01, 9.9,
-          10.1, 20, 80, 500, 1e4]  # fmt: skip
+    rs = [
+        -1e4,
+        -2e3,
+        -300,
+        -50,
+        -10.5,
+        -10,
+        -3,
+        -2.01,
+        -2,
+        -0.5,
+        0,
+        1e-9,
+        0.3,
+        2,
+        2.01,
+        9.9,
+        10.1,
+        20,
+        80,
+        500,
+        1e4,
+    ]
     vs = [0.0, 1e-12, 1e-3, 0.5, 1.0, 1.01, 3.9, 4.0, 4.1, 10, 100, 1e3, 1e4, 1e5]
     rng = random.Random(0)
     grid = [(r, v) for r in rs for v in vs if r * r <= 1e4 * v or r == 0]
@@ -118,7 +144,9 @@ def test_normal_hedge_weights_never_overflow():
     assert pot.sampling_probability(1, -1e6, worst=-2e6) == 0.0
 
 
-@pytest.mark.parametrize("potential", [NormalHedgePotential(), SquintPotential(), SquintPotential("uniform")])
+@pytest.mark.parametrize(
+    "potential", [NormalHedgePotential(), SquintPotential(), SquintPotential("uniform")]
+)
 def test_the_bound_is_attained_on_the_all_wrong_path_and_never_exceeded(potential):
     """Enumerate every vote sequence of up to 7 learners, with random edges in [-1/2, 1/2]."""
     rng = random.Random(1)
@@ -190,7 +218,10 @@ def test_weights_follow_the_drifting_walk(cls):
         state = worst = potential.start()
         for i, f in enumerate(features):
             z = 1 if (x[f] > 0) == y else -1
-            log_w, log_max = potential.log_weight(i + 1, state), potential.log_max_weight(i + 1, worst)
+            log_w, log_max = (
+                potential.log_weight(i + 1, state),
+                potential.log_max_weight(i + 1, worst),
+            )
             offered[i] += 0.0 if log_w == -math.inf else min(1.0, math.exp(log_w - log_max))
             state = potential.advance(state, z, edges[i])
             worst = potential.advance(worst, -1, edges[i])

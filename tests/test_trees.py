@@ -67,7 +67,9 @@ def test_trees_grow_identically_and_clone_and_pickle():
     splitter = FastGaussianSplitter(n_splits=7)
     assert type(splitter.clone()) is FastGaussianSplitter and splitter.clone().n_splits == 7
     assert splitter.clone({"n_splits": 3}).n_splits == 3
-    assert pickle.loads(pickle.dumps(model)).predict_one({"a": 1.0}) == model.predict_one({"a": 1.0})
+    assert pickle.loads(pickle.dumps(model)).predict_one({"a": 1.0}) == model.predict_one(
+        {"a": 1.0}
+    )
 
 
 def test_the_default_weak_learner_uses_it():
@@ -111,7 +113,9 @@ def _trace(model, stream, weights):
     out = []
     for x, y in stream:
         out.append((model.predict_proba_one(x), model.n_inactive_leaves))
-        model.learn_one(x, y, w=rng.choice([1.0, 0.3, 57.0, rng.uniform(0.01, 20)]) if weights else 1.0)
+        model.learn_one(
+            x, y, w=rng.choice([1.0, 0.3, 57.0, rng.uniform(0.01, 20)]) if weights else 1.0
+        )
     return out
 
 

@@ -134,78 +134,47 @@ def _mc_ht():
     return tree.HoeffdingTreeClassifier(leaf_prediction="mc")
 
 
+def _make(cls, **fixed):
+    """A factory ``(n_models, seed, **grid)`` of ``cls``; ``fixed`` parameters that are
+    callables are called for every model (fresh weak-learner templates)."""
+
+    def build(n, seed, **grid):
+        params = {k: v() if callable(v) else v for k, v in fixed.items()}
+        return cls(n_models=n, seed=seed, **params, **grid)
+
+    return build
+
+
+def _martingale(n, seed, **params):  # n_models is the number of levels (one node per level)
+    return martingale.MartingaleBooster(n_levels=n, seed=seed, **params)
+
+
 REGISTRY: dict[str, Entry] = {
     # River's baselines
     "HoeffdingTree": Entry(lambda n, seed: _ht(), CLASSIFICATION, kind="baseline"),
     "River.AdaBoost": Entry(
-        lambda n, seed: ensemble.AdaBoostClassifier(_ht(), n, seed=seed),
-        CLASSIFICATION,
-        kind="baseline",
+        _make(ensemble.AdaBoostClassifier, model=_ht), CLASSIFICATION, kind="baseline"
     ),
-    "River.BOLE": Entry(
-        lambda n, seed: ensemble.BOLEClassifier(_ht(), n, seed=seed),
-        CLASSIFICATION,
-        kind="baseline",
-    ),
-    "River.ARF": Entry(
-        lambda n, seed: forest.ARFClassifier(n_models=n, seed=seed),
-        CLASSIFICATION,
-        kind="baseline",
-    ),
+    "River.BOLE": Entry(_make(ensemble.BOLEClassifier, model=_ht), CLASSIFICATION, kind="baseline"),
+    "River.ARF": Entry(_make(forest.ARFClassifier), CLASSIFICATION, kind="baseline"),
     # river_boost
-    "OnlineBBM": Entry(
-        lambda n, seed, gamma: binary.OnlineBBM(n_models=n, gamma=gamma, seed=seed),
-        BINARY,
-        GAMMA,
-    ),
-    "AdaBoost.OL": Entry(
-        lambda n, seed, **lr: binary.AdaBoostOL(n_models=n, seed=seed, **lr),
-        BINARY,
-        LEARNING_RATE,
-    ),
-    "AdaBoost.OL.S": Entry(
-        lambda n, seed, **lr: binary.AdaBoostOL(n_models=n, weighting="sampling", seed=seed, **lr),
-        BINARY,
-        LEARNING_RATE,
-    ),
-    "OSBoost": Entry(
-        lambda n, seed, gamma: binary.OSBoost(n_models=n, gamma=gamma, seed=seed),
-        BINARY,
-        GAMMA,
-        gammas=(OSBOOST_GAMMA,),
-    ),
-    "NHBoostDT": Entry(lambda n, seed: binary.NHBoostDT(n_models=n, seed=seed), BINARY),
-    "SquintBoost": Entry(lambda n, seed: binary.SquintBoost(n_models=n, seed=seed), BINARY),
-    # n_models is the number of levels (each example trains one node per level)
-    "MartingaleBooster": Entry(
-        lambda n, seed, **kw: martingale.MartingaleBooster(n_levels=n, seed=seed, **kw), BINARY
-    ),
-    "AdaBoost.OLM": Entry(
-        lambda n, seed, **lr: multiclass.AdaBoostOLM(n_models=n, seed=seed, **lr),
-        MULTICLASS,
-        LEARNING_RATE,
-    ),
+    "OnlineBBM": Entry(_make(binary.OnlineBBM), BINARY, GAMMA),
+    "AdaBoost.OL": Entry(_make(binary.AdaBoostOL), BINARY, LEARNING_RATE),
+    "AdaBoost.OL.S": Entry(_make(binary.AdaBoostOL, weighting="sampling"), BINARY, LEARNING_RATE),
+    "OSBoost": Entry(_make(binary.OSBoost), BINARY, GAMMA, gammas=(OSBOOST_GAMMA,)),
+    "NHBoostDT": Entry(_make(binary.NHBoostDT), BINARY),
+    "SquintBoost": Entry(_make(binary.SquintBoost), BINARY),
+    "MartingaleBooster": Entry(_martingale, BINARY),
+    "AdaBoost.OLM": Entry(_make(multiclass.AdaBoostOLM), MULTICLASS, LEARNING_RATE),
     "River.ClassifierChain": Entry(
         lambda n, seed: multioutput.ClassifierChain(_ht()), MULTILABEL, kind="baseline"
     ),
     # Multi-label boosters with majority-class-leaf trees (diversified as usual): one update
     # per relevant label makes River's NB-adaptive leaves 4-5x slower on Yeast for the same
     # rank loss (multilabel.AdaOLMR's docstring has the caveat for undiversified trees).
-    "AdaOLMR": Entry(
-        lambda n, seed: multilabel.AdaOLMR(model=_mc_ht(), n_models=n, seed=seed), MULTILABEL
-    ),
-    "OnlineBMR": Entry(
-        lambda n, seed, gamma: multilabel.OnlineBMR(
-            model=_mc_ht(), n_models=n, gamma=gamma, seed=seed
-        ),
-        MULTILABEL,
-        GAMMA,
-    ),
-    "OnlineMBBM": Entry(
-        lambda n, seed, gamma: multiclass.OnlineMBBM(n_models=n, gamma=gamma, seed=seed),
-        MULTICLASS,
-        GAMMA,
-    ),
+    "AdaOLMR": Entry(_make(multilabel.AdaOLMR, model=_mc_ht), MULTILABEL),
+    "OnlineBMR": Entry(_make(multilabel.OnlineBMR, model=_mc_ht), MULTILABEL, GAMMA),
+    "OnlineMBBM": Entry(_make(multiclass.OnlineMBBM), MULTICLASS, GAMMA),
     # outside anchors (Vowpal Wabbit, MOA via capymoa), run only where their library is installed
     **{
         name: Entry(factory, BINARY, kind="anchor", library=library)
@@ -213,38 +182,22 @@ REGISTRY: dict[str, Entry] = {
     },
     # variants behind the documented defaults (not run unless asked for with --models)
     "AdaBoost.OL[vote]": Entry(
-        lambda n, seed: binary.AdaBoostOL(n_models=n, prediction="vote", seed=seed),
-        BINARY,
-        kind="ablation",
+        _make(binary.AdaBoostOL, prediction="vote"), BINARY, kind="ablation"
     ),
     "AdaBoost.OL[random]": Entry(
-        lambda n, seed: binary.AdaBoostOL(n_models=n, prediction="random", seed=seed),
-        BINARY,
-        kind="ablation",
+        _make(binary.AdaBoostOL, prediction="random"), BINARY, kind="ablation"
     ),
     "AdaBoost.OL[no-diversify]": Entry(
-        lambda n, seed: binary.AdaBoostOL(n_models=n, diversify=False, seed=seed),
-        BINARY,
-        kind="ablation",
+        _make(binary.AdaBoostOL, diversify=False), BINARY, kind="ablation"
     ),
     "AdaBoost.OL[min_weight=0]": Entry(
-        lambda n, seed: binary.AdaBoostOL(n_models=n, min_weight=0.0, seed=seed),
-        BINARY,
-        kind="ablation",
+        _make(binary.AdaBoostOL, min_weight=0.0), BINARY, kind="ablation"
     ),
     "OnlineBBM[no-diversify]": Entry(
-        lambda n, seed, gamma: binary.OnlineBBM(
-            n_models=n, gamma=gamma, diversify=False, seed=seed
-        ),
-        BINARY,
-        GAMMA,
-        "ablation",
+        _make(binary.OnlineBBM, diversify=False), BINARY, GAMMA, "ablation"
     ),
     "OnlineBBM[min_weight=0]": Entry(
-        lambda n, seed, gamma: binary.OnlineBBM(n_models=n, gamma=gamma, min_weight=0.0, seed=seed),
-        BINARY,
-        GAMMA,
-        "ablation",
+        _make(binary.OnlineBBM, min_weight=0.0), BINARY, GAMMA, "ablation"
     ),
 }
 DEFAULT_MODELS = [name for name, entry in REGISTRY.items() if entry.kind != "ablation"]
@@ -309,71 +262,51 @@ def usable_models(models):
 # ----------------------------------------------------------------------------- timing
 
 
-def _forward(self, name):
-    """Attributes the timing proxies do not have are their inner object's."""
-    if name in ("_inner", "_clock") or name.startswith("__"):
-        raise AttributeError(name)  # not set yet (copying, unpickling): no recursion
-    return getattr(self._inner, name)
-
-
-class _TimedLearners:
-    """The pool's learners (River models or a compiled forest), timing every call."""
+class _Timed:
+    """Forwards to ``inner`` (a River classifier, or a pool's learners), adding the time spent
+    in its hot methods to ``clock``; its clones and copies share the clock (for boosters that
+    create learners on the fly, such as the martingale booster's nodes)."""
 
     def __init__(self, inner, clock: list):
         self._inner = inner
         self._clock = clock
 
-    def predict_proba_all(self, x):
+    def _time(self, method, *args, **kwargs):
         t = time.perf_counter()
-        out = self._inner.predict_proba_all(x)
+        out = getattr(self._inner, method)(*args, **kwargs)
         self._clock[0] += time.perf_counter() - t
         return out
 
-    def learn_one(self, i, x, y, w=None):
-        t = time.perf_counter()
-        self._inner.learn_one(i, x, y, w)
-        self._clock[0] += time.perf_counter() - t
+    def learn_one(self, *args, **kwargs):
+        return self._time("learn_one", *args, **kwargs)
 
-    __getattr__ = _forward
+    def predict_proba_one(self, *args, **kwargs):
+        return self._time("predict_proba_one", *args, **kwargs)
 
-
-class _TimedModel:
-    """A River classifier whose hot methods add their time to a clock; its clones too (for
-    boosters that create learners on the fly, such as the martingale booster's nodes)."""
-
-    def __init__(self, inner, clock: list):
-        self._inner = inner
-        self._clock = clock
-
-    def learn_one(self, x, y, **kwargs):
-        t = time.perf_counter()
-        self._inner.learn_one(x, y, **kwargs)
-        self._clock[0] += time.perf_counter() - t
-
-    def predict_proba_one(self, x, **kwargs):
-        t = time.perf_counter()
-        out = self._inner.predict_proba_one(x, **kwargs)
-        self._clock[0] += time.perf_counter() - t
-        return out
+    def predict_proba_all(self, *args, **kwargs):
+        return self._time("predict_proba_all", *args, **kwargs)
 
     def clone(self, *args, **kwargs):
-        return _TimedModel(self._inner.clone(*args, **kwargs), self._clock)
+        return _Timed(self._inner.clone(*args, **kwargs), self._clock)
 
     def __deepcopy__(self, memo):  # River's clone deep-copies parameters: keep the clock
-        return _TimedModel(copy.deepcopy(self._inner, memo), self._clock)
+        return _Timed(copy.deepcopy(self._inner, memo), self._clock)
 
-    __getattr__ = _forward
+    def __getattr__(self, name):
+        if name in ("_inner", "_clock") or name.startswith("__"):
+            raise AttributeError(name)  # not set yet (copying, unpickling): no recursion
+        return getattr(self._inner, name)
 
 
 def _instrument(model, clock: list):
     """``(model, measured)``: the model with its weak learners timed, where they can be."""
     if isinstance(model, Booster):
-        model.pool.learners = _TimedLearners(model.pool.learners, clock)
+        model.pool.learners = _Timed(model.pool.learners, clock)
     elif isinstance(model, martingale.MartingaleBooster):
         template = model.model if model.model is not None else martingale.node_model()
-        model = model.clone({"model": _TimedModel(template, clock)})
+        model = model.clone({"model": _Timed(template, clock)})
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
-        model.data[:] = [_TimedModel(m, clock) for m in model.data]
+        model.data[:] = [_Timed(m, clock) for m in model.data]
     elif isinstance(model, tree.HoeffdingTreeClassifier):
         return model, True  # a single tree is all weak learner: timed as a whole
     else:  # ARF (members created lazily), anchors

@@ -347,22 +347,19 @@ def cmd_bench(args):
     results = _run(args, runs, "bench", n_models=args.n_models, protocol=protocol)
     rows = bench.summarize(results)
     streams = [s for s in args.streams if any(r.stream == s for r in results)]
-    print(
-        f"\nPrequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
-        f"{args.n_models} weak learners, seeds {args.seeds}"
-    )
-    print(bench.format_table(rows, streams, "accuracy"))
-    print("\nThroughput (examples/s, median over seeds)")
-    print(bench.format_table(rows, streams, "throughput"))
-    if any(r["speed_vs_reference"] is not None for r in rows.values()):
-        print("\nThroughput ÷ River.AdaBoost's on the same stream, same invocation")
-        print(bench.format_table(rows, streams, "speed"))
-    print("\nBooster overhead: share of time outside the weak learners' learn/predict")
-    print(bench.format_table(rows, streams, "overhead"))
-    print(
-        "\nWeak-learner updates per (example, learner) pair (multi-label: one per relevant label)"
-    )
-    print(bench.format_table(rows, streams, "updates"))
+    tables = {
+        "accuracy": f"Prequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
+        f"{args.n_models} weak learners, seeds {args.seeds}",
+        "throughput": "Throughput (examples/s, median over seeds)",
+        "speed": "Throughput ÷ River.AdaBoost's on the same stream, same invocation",
+        "overhead": "Booster overhead: share of time outside the weak learners' learn/predict",
+        "updates": "Weak-learner updates per (example, learner) pair (multi-label: one per "
+        "relevant label)",
+    }
+    if all(r["speed_vs_reference"] is None for r in rows.values()):
+        del tables["speed"]
+    for value, title in tables.items():
+        print(f"\n{title}\n{bench.format_table(rows, streams, value)}")
     _write_outputs(results, rows, args.out)
     written = [args.out / "results.csv", args.out / "results.json"]
     if not args.no_plot:
@@ -375,15 +372,8 @@ def cmd_bench(args):
 
 def cmd_tune(args):
     _prepare(args)
-    runs = bench.tuning_grid(
-        args.streams,
-        args.models,
-        args.gammas,
-        args.n_models,
-        args.learning_rates,
-        args.seeds,
-        args.split,
-    )
+    grid = (args.gammas, args.n_models, args.learning_rates, args.seeds, args.split)
+    runs = bench.tuning_grid(args.streams, args.models, *grid)
     _check_grid(runs, args.streams, args.models)
     protocol = bench.Protocol(n_samples=args.n_samples, split=args.split)
     results = _run(args, runs, "tune", protocol=protocol)
@@ -406,25 +396,10 @@ def cmd_tune(args):
             f"| {family} | {stream} | {configs} | {100 * tune_acc:.2f} | "
             f"{100 * mean:.2f} ± {100 * std:.2f} |"
         )
-        summary.append(
-            {
-                "family": family,
-                "stream": stream,
-                "chosen": [(r.model, r.n_models) for r in rs],
-                "tuning_accuracy": tune_acc,
-                "held_out_accuracy": held,
-            }
-        )
-    runs_out = [
-        {
-            "stream": r.stream,
-            "model": r.model,
-            "n_models": r.n_models,
-            "seed": r.seed,
-            "split_accuracy": r.split_accuracy,
-        }
-        for r in results
-    ]
+        entry = {"family": family, "stream": stream, "chosen": [(r.model, r.n_models) for r in rs]}
+        summary.append({**entry, "tuning_accuracy": tune_acc, "held_out_accuracy": held})
+    keys = ("stream", "model", "n_models", "seed", "split_accuracy")
+    runs_out = [{k: getattr(r, k) for k in keys} for r in results]
     with open(args.out / "tune.json", "w") as f:
         json.dump({"chosen": summary, "runs": runs_out}, f, indent=1)
     print(f"\nwrote {args.out / 'tune.json'}")

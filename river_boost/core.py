@@ -273,46 +273,28 @@ class WeakLearnerPool:
     The pool owns its invariants: it takes the raw feature dict, cleans it once
     (:func:`clean_features`), remembers the learners' predictions for the last ``x`` until a
     learner changes, and keeps the per-learner bookkeeping (weights offered, updates, edges).
+    The learners themselves sit behind :attr:`learners` (:class:`ModelLearners`, or any
+    object with its two methods, such as a compiled forest).
 
-    Parameters
-    ----------
-    model
-        The River classifier to clone.
-    n_models
-        Number of clones.
-    weighting
-        ``"importance"``: learner ``i`` is called with ``w = sample_weight * p / mean_p_i``
-        where ``mean_p_i`` is the running mean of the ``p`` it has been offered. Importance
-        weighting is invariant to a common scale in theory, but Hoeffding trees count *weight*
-        in their grace period and Hoeffding bound, so unscaled weights in ``[0, 1]`` would keep
-        trees from growing; dividing by the mean makes the weights sum to the number of
-        examples offered, so a tree grows at its usual pace while keeping the booster's
-        relative weighting. ``p = 0`` skips the call (River's trees may divide by the weight).
-        ``"sampling"``: the learner gets the example, with the stream's sample weight, with
-        probability ``p`` (rejection sampling; AdaBoost.OL.S). A learner whose ``learn_one``
-        takes no ``w`` can only be used with sampling; a sample weight is then honoured by
-        learning the example ``floor(w)`` times, plus once with probability ``frac(w)``.
-    diversify
-        Draw the ``delta``, ``tau`` and ``grace_period`` of every clone but the first at
-        random, as the papers' experiments did (log-uniform in ``[1e-5, 0.9]``, log-uniform in
-        ``[1e-3, 1]``, uniform in ``[20, 200]``); ``"paper"`` is the papers' code: grace period
-        in ``[1, 10]``, and every weight learner ``i`` receives multiplied by a constant drawn
-        once per learner, uniform in ``[10, 200]`` (when the model takes weights). Only
-        parameters the model has are drawn.
-        The first learner stays ``model`` as given, so the first expert is the plain model:
-        with all learners diversified, a bad draw for learner 1 hurts every expert of the
-        adaptive boosters (``benchmarks/RESULTS.md``).
-    feature_fraction
-        Each learner sees a random subset of about this fraction of the features
-        (:class:`FeatureSubsets`). ``1.0`` gives every learner every feature.
-    min_weight
-        Importance mode only: a rescaled weight ``w < min_weight`` is passed as ``min_weight``
-        with probability ``w / min_weight`` and skipped otherwise. The expected weight is
-        unchanged, but the many near-zero updates a booster makes on easy examples (which
-        cost a full tree update each and barely move it) mostly disappear. ``0`` gives pure
-        importance weighting.
-    seed
-        Seeds the diversification, the feature subsets and the sampling.
+    The parameters are the boosters' (:class:`~river_boost.booster.Booster`); how they act:
+
+    - ``weighting="importance"``: learner ``i`` is called with ``w = sample_weight * p /
+      mean_p_i``, ``mean_p_i`` the running mean of the ``p`` it was offered. Importance
+      weighting is invariant to a common scale in theory, but Hoeffding trees count *weight*
+      in their grace period and Hoeffding bound: unscaled weights in ``[0, 1]`` would keep
+      trees from growing, while weights summing to the number of examples offered let a tree
+      grow at its usual pace. ``p = 0`` skips the call (River's trees may divide by ``w``).
+      A rescaled ``w < min_weight`` is passed as ``min_weight`` with probability
+      ``w / min_weight`` and skipped otherwise: the same expected weight, without the many
+      near-zero updates on easy examples that cost a full tree update each.
+    - ``weighting="sampling"``: the learner gets the example, with the stream's sample
+      weight, with probability ``p`` (rejection sampling). A learner whose ``learn_one`` takes
+      no ``w`` can only be used so; a sample weight ``w`` is then honoured by learning the
+      example :func:`replicas` times.
+    - ``diversify``: the first learner stays ``model`` as given, so the first expert is the
+      plain model (with every learner diversified, a bad draw for learner 1 hurts every
+      expert of the adaptive boosters); the others draw the parameters the model has.
+    - ``feature_fraction``: :class:`FeatureSubsets`.
 
     """
 

@@ -1,28 +1,9 @@
-"""The rules behind the boosters: potentials, surrogate losses, and their exact math.
-
-Every booster walks along its learners ``i = 1..N`` with each labelled example. The example
-carries a *state*: in the binary task its margin (or whatever the potential tracks, moved by
-each vote ``z = +1`` right / ``-1`` wrong and by the learner's running edge), in the multiclass
-and ranking tasks its score vector ``s`` over the labels (moved by each vote ``e_l`` or each
-weak distribution ``h``). A *rule* (:class:`Potential`) says, from that state, how much the
-example weighs for learner ``i``: a weight (binary), or a cost for every label (multiclass,
-ranking), and a bound that turns weights into probabilities in ``[0, 1]``. Surrogate losses
-(:class:`LogisticLoss`) also learn the learners' vote weights ``alpha``.
+"""The rules behind the boosters (:class:`Potential`): potentials, surrogate losses, exact math.
 
 Everything here is a plain function or a small object without learning state, so it can be
-tested against brute force on its own.
-
-Notation follows Beygelzimer, Kale & Luo (2015): there are ``N`` weak learners; for an
-example, ``s`` is its running (unnormalised) margin after the first ``i - 1`` learners, i.e.
-``s = s^{i-1} = sum_{j<i} alpha_j * z_j`` with ``z_j = y * h_j(x)`` in ``{-1, +1}``.
-
-A binary *potential* is a sequence of non-increasing functions ``Phi_0, ..., Phi_N`` with
-``Phi_N(s) >= 1{s <= 0}`` and ``Phi_{i-1}(s) >= (1-gamma)/2 Phi_i(s-1) + (1+gamma)/2 Phi_i(s+1)``
-(the paper's condition (4)). Any such sequence gives an online booster whose learner ``i``
-receives the example with weight ``w = (Phi_i(s-1) - Phi_i(s+1)) / 2`` (section 3.1); dividing
-by a bound on ``max_t w_t^i`` turns it into a probability. :class:`BinomialPotential` is
-boost-by-majority, the optimal instance; the multiclass (:class:`MulticlassZeroOnePotential`)
-and ranking (:class:`RankingPairPotential`) papers generalise it to cost vectors.
+tested against brute force on its own. Notation follows Beygelzimer, Kale & Luo (2015):
+``N`` weak learners; for an example, ``s = s^{i-1} = sum_{j<i} alpha_j * z_j`` is its running
+margin after the first ``i - 1`` learners, with ``z_j = y * h_j(x)`` in ``{-1, +1}``.
 
 """
 
@@ -126,38 +107,36 @@ class Potential(base.Base):
 
     A booster (:class:`river_boost.booster.Booster`) walks along the learners ``i = 1..N``
     (1-indexed below) with each labelled example and asks its rule, learner by learner, what
-    learner ``i`` is taught and how the example's state moves. The rule states the math once
-    per task it makes sense for (``tasks``); the walk is the booster's:
+    learner ``i`` is taught and how the example's state moves. A rule states its math once
+    for each task it makes sense for (``tasks``):
 
-    - **binary** (margins): the state starts at :meth:`start` and, after learner ``i`` votes
-      ``z`` (``+1`` right, ``-1`` wrong), moves to :meth:`advance` ``(state, z, edge)``, where
-      ``edge`` is learner ``i``'s running empirical edge (in ``[-1/2, 1/2]``). Learner ``i``
-      receives the example with probability ``exp(log_weight(i, state) -
-      log_max_weight(i, worst))``, clipped to ``[0, 1]``, where ``worst`` is the state the
-      example would have had if every learner before ``i`` had been wrong. Weights are handled
-      as logarithms so that exponentially large potentials (NormalHedge, Squint) never
-      overflow; ``-inf`` means weight exactly 0 (no update). A new binary potential is a few
-      lines: say how the state moves and what the log weight is, and give a bound on it over
-      the states learner ``i`` can meet. For a weight that is larger the worse the example has
-      done so far (NormalHedge, Squint), the bound is the weight at ``worst``;
-      boost-by-majority is not monotone and uses its exact mode instead.
+    - **binary** (margins). A potential is a sequence of non-increasing ``Phi_0, ..., Phi_N``
+      with ``Phi_N(s) >= 1{s <= 0}`` and ``Phi_{i-1}(s) >= (1-gamma)/2 Phi_i(s-1) +
+      (1+gamma)/2 Phi_i(s+1)`` (condition (4) of Beygelzimer et al.); learner ``i`` then gets
+      weight ``w = (Phi_i(s-1) - Phi_i(s+1)) / 2`` (their section 3.1;
+      :meth:`weight_from_values` is that formula in log space). The state starts at
+      :meth:`start` and, after learner ``i`` votes ``z`` (``+1`` right, ``-1`` wrong), moves to
+      :meth:`advance` ``(state, z, edge)``, ``edge`` being learner ``i``'s running empirical
+      edge. Learner ``i`` receives the example with probability ``exp(log_weight(i, state) -
+      log_max_weight(i, worst))``, clipped to ``[0, 1]``; ``worst`` is the state of an example
+      every earlier learner got wrong. Logarithms keep exponentially large potentials
+      (NormalHedge, Squint) from overflowing; ``-inf`` is weight exactly 0 (no update). For a
+      weight that grows the worse the example has done (NormalHedge, Squint), the bound is the
+      weight at ``worst``; boost-by-majority is not monotone and uses its exact mode.
     - **multiclass** (vote vectors ``s``): :meth:`cost_matrix` ``(n, s)`` gives
       ``C[r, l] = phi_n^r(s + e_l)`` with ``n`` votes left, :meth:`cost_row` one row of it and
       :meth:`max_weight` ``(n)`` a bound on the weight ``sum_l (C[y, l] - C[y, y])`` (Jung,
-      Goetz & Tewari 2017, Algorithm 1).
+      Goetz & Tewari 2017, Algorithm 1; :class:`MulticlassZeroOnePotential`).
     - **ranking** (score vectors ``s``, relevant labels ``Y``): :meth:`cost_vector`
       ``(s, relevant, n)`` gives ``c[l] = phi^n(s + e_l)`` and :attr:`cost_bound` bounds
       ``max(c) - min(c)``; learner ``i`` is taught every relevant ``l`` with weight
-      ``(max(c) - c[l]) / cost_bound`` (Jung & Tewari 2018, Algorithm 2).
+      ``(max(c) - c[l]) / cost_bound`` (Jung & Tewari 2018, Algorithm 2;
+      :class:`RankingPairPotential`).
 
     The ``*_step`` methods turn these into what the walk needs, in the papers' terms; a
     surrogate loss (:class:`LogisticLoss`) overrides them, since the adaptive algorithms also
-    learn the learners' vote weights ``alpha`` from its gradient (``surrogate = True``).
-
-    Section 3.1 of Beygelzimer, Kale & Luo (2015): any sequence of potentials ``Phi_i``
-    satisfying their condition (4) gives an online booster with weights
-    ``w = (Phi_i(s - 1) - Phi_i(s + 1)) / 2``; :meth:`weight_from_values` is that formula in
-    log space.
+    learn the learners' vote weights ``alpha`` from its gradient (``surrogate = True``). A new
+    potential is one class (``docs/new-booster.md``).
 
     """
 

@@ -34,42 +34,19 @@ class Walk:
     the cost matrices shown to each learner for cost-sensitive votes (multiclass), or None.
     """
 
-    __slots__ = ("rows", "votes", "scores", "costs")
-
     def __init__(self, rows, votes, scores=None, costs=None):
         self.rows, self.votes, self.scores, self.costs = rows, votes, scores, costs
 
 
-class Example:
-    """One labelled example as the rule sees it along the walk (see ``Potential``)."""
-
-    __slots__ = (
-        "y",
-        "sign",
-        "yi",
-        "relevant",
-        "k",
-        "w",
-        "n_models",
-        "rows",
-        "votes",
-        "scores",
-        "costs",
-        "alphas",
-        "edges",
-    )
+class Example(Walk):
+    """One labelled example as the rule sees it along the walk (see ``Potential``): the walk,
+    the sample weight ``w``, ``n_models``, the learners' ``alphas`` and ``edges``, and the
+    task's fields for the label (``y``, ``sign``, ``yi``, ``relevant``, ``k``)."""
 
     def __init__(self, walk: Walk, w: float, n_models: int, alphas, edges, **label):
-        self.rows, self.votes, self.scores, self.costs = (
-            walk.rows,
-            walk.votes,
-            walk.scores,
-            walk.costs,
-        )
+        super().__init__(walk.rows, walk.votes, walk.scores, walk.costs)
         self.w, self.n_models, self.alphas, self.edges = w, n_models, alphas, edges
-        self.y = self.sign = self.yi = self.relevant = self.k = None
-        for name, value in label.items():
-            setattr(self, name, value)
+        self.__dict__.update(label)
 
 
 class BinaryTask:

@@ -1,8 +1,9 @@
 """Streams from the file formats the papers' data sets come in (ARFF, CSV, svmlight).
 
-Each loader yields ``(x, y)`` pairs like River's ``stream`` module. Missing values (``?`` in
-ARFF, empty cells in CSV) are left out of ``x``, which River's learners treat as missing
-features. Errors name the file and line.
+Each loader yields ``(x, y)`` pairs like River's ``stream`` module, whose readers (and
+liac-arff's, for ARFF; the ``bench`` extra) do the parsing. Missing values (``?`` in ARFF,
+empty cells in CSV) are left out of ``x``, which River's learners treat as missing features.
+Errors are ``ValueError`` naming the file and line.
 """
 
 from __future__ import annotations
@@ -24,80 +25,45 @@ __all__ = [
     "PAPER_SETS",
 ]
 
-NUMERIC = ("numeric", "real", "integer")
+
+def _liac_arff():
+    try:
+        import arff
+    except ImportError:
+        raise ImportError(
+            "reading ARFF files needs liac-arff: pip install 'river-boost[bench]'"
+        ) from None
+    return arff
 
 
-class _Attribute:
-    def __init__(self, name: str, kind: str, values: list | None):
-        self.name, self.kind, self.values = name, kind, values
-
-    def parse(self, raw: str):
-        raw = raw.strip()
-        if raw == "?" or raw == "":
-            return None
-        raw = _unquote(raw)
-        if self.kind == "numeric":
-            return float(raw)
-        return raw
-
-
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    return text
-
-
-def _split_attribute(line: str):
-    """``@attribute NAME TYPE`` where NAME may be quoted and TYPE may be ``{a, b}``."""
-    body = line.strip()[len("@attribute") :].strip()
-    if body[0] in "'\"":
-        end = body.index(body[0], 1)
-        name, rest = body[1:end], body[end + 1 :].strip()
-    else:
-        name, _, rest = body.partition(" ")
-        if "\t" in name:
-            name, _, more = name.partition("\t")
-            rest = more + " " + rest
-        rest = rest.strip()
-    if rest.startswith("{"):
-        inner = rest[1 : rest.rindex("}")]
-        values = [_unquote(v.strip()) for v in next(csv.reader([inner], skipinitialspace=True))]
-        return _Attribute(name, "nominal", values)
-    kind = rest.split()[0].lower() if rest else ""
-    if kind in NUMERIC:
-        return _Attribute(name, "numeric", None)
-    if kind == "string":
-        return _Attribute(name, "string", None)
-    raise ValueError(f"unsupported attribute type {rest!r} for {name!r}")
+def _load_arff(path: pathlib.Path) -> dict:
+    arff = _liac_arff()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return arff.load(f)
+    except arff.ArffException as e:
+        raise ValueError(f"{path}:{e.line}: {e}") from None
 
 
 def read_arff_header(path) -> list:
     """The attributes of an ARFF file, as ``(name, kind, nominal values or None)``."""
+    return [
+        (name, "nominal", kind) if isinstance(kind, list) else (name, kind.lower(), None)
+        for name, kind in _load_arff(pathlib.Path(path))["attributes"]
+    ]
+
+
+def _data_line(path: pathlib.Path, row: int) -> int:
+    """The line of data row ``row`` (0-based) of an ARFF file, for error messages."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        attrs, _ = _read_header(f, path)
-    return [(a.name, a.kind, a.values) for a in attrs]
-
-
-def _read_header(f, path):
-    attrs = []
-    for lineno, line in enumerate(f, start=1):
-        low = line.strip().lower()
-        if not low or low.startswith("%"):
-            continue
-        if low.startswith("@attribute"):
-            try:
-                attrs.append(_split_attribute(line))
-            except (ValueError, IndexError) as e:
-                raise ValueError(f"{path}:{lineno}: bad @attribute line: {e}") from None
-        elif low.startswith("@data"):
-            if not attrs:
-                raise ValueError(f"{path}:{lineno}: @data before any @attribute")
-            return attrs, lineno
-    raise ValueError(f"{path}: no @data section")
+        lines = enumerate(f, start=1)
+        next(n for n, line in lines if line.strip().lower().startswith("@data"))
+        rows = (n for n, line in lines if line.strip() and not line.strip().startswith("%"))
+        return next(n for i, n in enumerate(rows) if i == row)
 
 
 def iter_arff(path, target=None, label_true: str = "1"):
-    """Iterate over an ARFF file (dense or sparse rows).
+    """Iterate over an ARFF file (dense or sparse rows; read with liac-arff).
 
     Parameters
     ----------
@@ -109,71 +75,55 @@ def iter_arff(path, target=None, label_true: str = "1"):
     label_true
         The nominal value that means "relevant" for multi-label targets.
 
+    Numeric values are floats; omitted values of sparse rows are 0 (numeric) or the first
+    nominal value, as the format says. A missing (``?``) class value is a ``ValueError``.
     """
     path = pathlib.Path(path)
-    with open(path, encoding="utf-8", errors="replace") as f:
-        attrs, header_end = _read_header(f, path)
-        names = [a.name for a in attrs]
-        multi = isinstance(target, (list, tuple))
-        targets = list(target) if multi else [target if target is not None else names[-1]]
-        missing = [t for t in targets if t not in names]
-        if missing:
-            raise ValueError(f"{path}: no attribute named {', '.join(map(repr, missing))}")
-        is_target = [a.name in targets for a in attrs]
-        for lineno, line in enumerate(f, start=header_end + 1):
-            line = line.strip()
-            if not line or line.startswith("%"):
-                continue
-            try:
-                if line.startswith("{"):  # sparse row: omitted = 0 / first nominal value
-                    cells = {}
-                    for item in line[1 : line.rindex("}")].split(","):
-                        if item.strip():
-                            idx, _, val = item.strip().partition(" ")
-                            cells[int(idx)] = val
-                    raw = [
-                        cells.get(j, "0" if a.kind == "numeric" else (a.values or ["0"])[0])
-                        for j, a in enumerate(attrs)
-                    ]
-                else:
-                    raw = next(csv.reader([line], quotechar="'", skipinitialspace=True))
-                if len(raw) != len(attrs):
-                    raise ValueError(f"{len(raw)} values for {len(attrs)} attributes")
-                values = [a.parse(r) for a, r in zip(attrs, raw)]
-            except (ValueError, IndexError) as e:
-                raise ValueError(f"{path}:{lineno}: {e}") from None
-            x = {n: v for n, v, t in zip(names, values, is_target) if not t and v is not None}
-            if multi:
-                y = {n: v == label_true for n, v, t in zip(names, values, is_target) if t}
-            else:
-                y = values[names.index(targets[0])]
-            yield x, y
+    data = _load_arff(path)
+    names = [name for name, _ in data["attributes"]]
+    numeric = [
+        not isinstance(kind, list) and kind.upper() != "STRING" for _, kind in data["attributes"]
+    ]
+    multi = isinstance(target, (list, tuple))
+    targets = list(target) if multi else [target if target is not None else names[-1]]
+    missing = [t for t in targets if t not in names]
+    if missing:
+        raise ValueError(f"{path}: no attribute named {', '.join(map(repr, missing))}")
+    is_target = [name in targets for name in names]
+    for row, values in enumerate(data["data"]):
+        values = [float(v) if num and v is not None else v for v, num in zip(values, numeric)]
+        x = {n: v for n, v, t in zip(names, values, is_target) if not t and v is not None}
+        y = {n: v == label_true for n, v, t in zip(names, values, is_target) if t}
+        if not multi:
+            y = values[names.index(targets[0])]
+            if y is None:
+                raise ValueError(f"{path}:{_data_line(path, row)}: the class value is missing")
+        yield x, y
 
 
-def iter_csv(path, target: str, drop=(), numeric: bool = True):
-    """Iterate over a CSV file with a header row; empty cells are missing features.
+def _number(text: str):
+    """A CSV cell: a float where it parses, None if empty, else the text."""
+    if not text.strip():
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
-    ``drop`` names columns to leave out (identifiers, or columns that give the label away);
-    with ``numeric=True`` feature values are parsed as floats where possible.
-    """
+
+def iter_csv(path, target: str, drop=()):
+    """Iterate over a CSV file with a header row (``river.stream.iter_csv``), numbers parsed as
+    floats where possible; empty cells are missing features and ``drop`` names columns to
+    leave out (identifiers, or columns that give the label away)."""
     path = pathlib.Path(path)
     with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames is None or target not in reader.fieldnames:
-            raise ValueError(f"{path}: no column named {target!r}")
-        for row in reader:
-            y = row.pop(target)
-            x = {}
-            for k, v in row.items():
-                if k in drop or v is None or v.strip() == "":
-                    continue
-                if numeric:
-                    try:
-                        v = float(v)
-                    except ValueError:
-                        pass
-                x[k] = v
-            yield x, y
+        header = next(csv.reader(f), [])
+    if target not in header:
+        raise ValueError(f"{path}: no column named {target!r}")
+    converters = {c: _number for c in header if c != target and c not in drop}
+    yield from river_stream.iter_csv(
+        str(path), target=target, converters=converters, drop=list(drop), drop_nones=True
+    )
 
 
 def iter_svmlight(path, dense_features: int | None = None):
@@ -182,10 +132,16 @@ def iter_svmlight(path, dense_features: int | None = None):
     With ``dense_features=d`` absent features ``1..d`` are filled with 0 (trees cannot split
     on a feature they never see).
     """
-    for x, y in river_stream.iter_libsvm(str(path), target_type=lambda v: int(float(v))):
-        if dense_features:
-            x = {str(j): x.get(str(j), 0.0) for j in range(1, dense_features + 1)}
-        yield x, y
+    rows = river_stream.iter_libsvm(str(path), target_type=lambda v: int(float(v)))
+    line = 0
+    try:
+        for x, y in rows:
+            line += 1
+            if dense_features:
+                x = {str(j): x.get(str(j), 0.0) for j in range(1, dense_features + 1)}
+            yield x, y
+    except ValueError as e:
+        raise ValueError(f"{path}:{line + 1}: {e}") from None  # the line that failed
 
 
 # ----------------------------------------------------------------------------- the papers' sets

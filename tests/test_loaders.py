@@ -65,10 +65,14 @@ def test_sparse_multilabel_arff(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("@relation r\n@attribute a real\n", "no @data"),
-        ("@relation r\n@attribute a date\n@data\n1\n", "unsupported attribute type"),
-        ("@relation r\n@attribute a real\n@attribute c {x,y}\n@data\n1,x,3\n", ":5: 3 values"),
-        ("@relation r\n@attribute a real\n@attribute c {x,y}\n@data\nzz,x\n", ":5:"),
+        ("@relation r\n@attribute a real\n", ":2: .*layout"),
+        ("@relation r\n@attribute a date\n@data\n1\n", ":2: .*ATTRIBUTE type"),
+        ("@relation r\n@attribute a real\n@attribute c {x,y}\n@data\n1,x,3\n", ":5: .*1,x,3"),
+        ("@relation r\n@attribute a real\n@attribute c {x,y}\n@data\nzz,x\n", ":5: .*numerical"),
+        (
+            "@relation r\n@attribute a real\n@attribute c {x,y}\n@data\n% c\n1,x\n\n2,?\n",
+            ":8: .*missing",
+        ),
     ],
 )
 def test_bad_arff_names_the_file_and_line(tmp_path, text, message):
@@ -136,5 +140,12 @@ def test_shared_mice_protein_loads():
 def test_arff_without_attributes_is_a_clear_error(tmp_path):
     path = tmp_path / "empty.arff"
     path.write_text("@relation x\n@data\n1,2\n")
-    with pytest.raises(ValueError, match="@data before any @attribute"):
+    with pytest.raises(ValueError, match=r"empty.arff:2: .*layout"):
         list(loaders.iter_arff(path))
+
+
+def test_bad_svmlight_token_names_the_file_and_line(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_text("+1 1:1\n-1 2:x\n")
+    with pytest.raises(ValueError, match=r"s.txt:2: "):
+        list(loaders.iter_svmlight(path))

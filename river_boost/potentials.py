@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 from river import base
+from scipy.special import erfcx
 
 from .core import BoundedCache, check_choice, check_open_unit
 
@@ -26,7 +27,6 @@ __all__ = [
     "MulticlassZeroOnePotential",
     "RankingPairPotential",
     "squint_log_integral",
-    "erfcx",
     "binomial_log_pmf",
     "logistic_weight",
     "sigmoid",
@@ -445,27 +445,6 @@ def _gauss_legendre(n: int):
 _GL12, _GL32 = _gauss_legendre(12), _gauss_legendre(32)
 
 
-def erfcx(x: float) -> float:
-    """Scaled complementary error function ``exp(x^2) * erfc(x)`` for ``x >= 0``.
-
-    Direct below 25 (``erfc`` is still a normal float there); above, the asymptotic series
-    ``1 / (x sqrt(pi)) * sum_k (-1)^k (2k-1)!! / (2 x^2)^k``, whose 9 terms are accurate to
-    ``1e-16`` relative for ``x >= 25``.
-
-    >>> round(erfcx(0.0), 12), round(erfcx(30.0) * 30.0 * math.sqrt(math.pi), 6)
-    (1.0, 0.999445)
-
-    """
-    if x < 25.0:
-        return math.exp(x * x) * math.erfc(x)
-    inv = 1.0 / (2.0 * x * x)
-    term, total = 1.0, 1.0
-    for k in range(1, 9):
-        term *= -(2 * k - 1) * inv
-        total += term
-    return total / (x * _SQRT_PI)
-
-
 def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
     """``log`` of Squint's weight ``int_0^{1/2} g(eta) exp(eta R - eta^2 V) d eta``, exactly.
 
@@ -476,7 +455,7 @@ def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
 
     Closed forms with ``a = R / (2 sqrt V)``, ``c = sqrt(V) / 2`` and the peak of the exponent
     at ``eta* = R / (2V)``: ``I = sqrt(pi) / (2 sqrt V) * exp(a^2) (erf(a) - erf(a - c))``,
-    rewritten with the scaled ``erfcx`` on the side where the two ``erf`` would cancel
+    rewritten with scipy's scaled ``erfcx`` on the side where the two ``erf`` would cancel
     (``eta* >= 1/2``: both tails on the right; ``eta* <= 0``: both on the left), and
     ``int_0^{1/2} eta exp(...) = (R I + 1 - exp(R/2 - V/4)) / (2V)``. Near ``R = V = 0`` those
     forms lose digits (``V -> 0`` is a 0/0 limit) while the integrand is an entire function of

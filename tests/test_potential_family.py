@@ -14,7 +14,6 @@ from river_boost.potentials import (
     NormalHedgePotential,
     Potential,
     SquintPotential,
-    erfcx,
     squint_log_integral,
 )
 
@@ -93,14 +92,6 @@ def test_squint_weights_never_overflow():
         assert math.isfinite(squint_log_integral(R, V, "uniform"))
     # R = 1e6: the log weight is the exponent at eta = 1/2 up to a log factor
     assert squint_log_integral(1e6, 1e6) == pytest.approx(1e6 / 2 - 1e6 / 4, rel=1e-4)
-
-
-def test_erfcx_against_its_definition_and_asymptotics():
-    for x in (0.0, 0.1, 1.0, 5.0, 20.0, 24.9):
-        assert erfcx(x) == pytest.approx(math.exp(x * x) * math.erfc(x), rel=1e-12)
-    # across the switch to the series the function is continuous
-    assert erfcx(25.0) == pytest.approx(math.exp(625) * math.erfc(25.0), rel=1e-12)
-    assert erfcx(1e8) == pytest.approx(1 / (1e8 * math.sqrt(math.pi)), rel=1e-15)
 
 
 def test_squint_bad_input():

@@ -17,6 +17,7 @@ import math
 
 from river import base, metrics
 
+from .core import check_choice
 from .potentials import rank_loss
 
 __all__ = ["RankLoss", "OneError", "Coverage", "AveragePrecision", "evaluate_ranking"]
@@ -90,8 +91,16 @@ class RankingMetric(metrics.base.Metric):
 
 
 class RankLoss(RankingMetric):
-    """Share of (relevant, irrelevant) label pairs ranked the wrong way round, ties counting
-    1/2, normalised by ``|Y| * |Y^c|`` (Jung & Tewari 2018). Lower is better.
+    """Share of (relevant, irrelevant) label pairs ranked the wrong way round, normalised by
+    ``|Y| * |Y^c|``. Lower is better.
+
+    Parameters
+    ----------
+    ties
+        What a tied pair counts: ``"half"`` (default, the convention of Jung & Tewari 2018
+        and of the boosters' own rank loss) or ``"wrong"`` (scikit-learn's
+        ``label_ranking_loss``). Without ties the two agree; rows without a (relevant,
+        irrelevant) pair are skipped here, where scikit-learn counts them as 0 in its mean.
 
     >>> metric = RankLoss()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 2.0})
@@ -100,8 +109,16 @@ class RankLoss(RankingMetric):
 
     """
 
+    TIES = {"half": 0.5, "wrong": 1.0}
+
+    def __init__(self, ties: str = "half"):
+        check_choice("ties", ties, tuple(self.TIES))
+        super().__init__()
+        self.ties = ties
+
     def _row(self, relevant, scores):
-        value = rank_loss(list(scores.values()), [label in relevant for label in scores])
+        is_relevant = [label in relevant for label in scores]
+        value = rank_loss(list(scores.values()), is_relevant, tie=self.TIES[self.ties])
         return None if math.isnan(value) else value
 
 
@@ -129,7 +146,8 @@ def _rank(scores: dict, label) -> int:
 
 class Coverage(RankingMetric):
     """How many steps down the ranking are needed to cover every relevant label (rank of the
-    lowest-ranked relevant label, minus 1; ties pessimistic). Lower is better.
+    lowest-ranked relevant label, minus 1; ties pessimistic). Lower is better. This is the
+    convention of Schapire & Singer; scikit-learn's ``coverage_error`` is this plus 1.
 
     >>> metric = Coverage()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})
@@ -144,7 +162,8 @@ class Coverage(RankingMetric):
 
 class AveragePrecision(RankingMetric):
     """Mean over relevant labels ``l`` of the share of relevant labels ranked at or above
-    ``l`` (ties pessimistic). Higher is better.
+    ``l`` (ties pessimistic). Higher is better; scikit-learn's
+    ``label_ranking_average_precision_score`` on the same rows.
 
     >>> metric = AveragePrecision()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})

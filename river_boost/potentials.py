@@ -1043,9 +1043,9 @@ def _pairs(scores: np.ndarray, relevant: np.ndarray):
     return scores[~relevant][None, :] - scores[relevant][:, None]
 
 
-def rank_loss(scores, relevant) -> float:
+def rank_loss(scores, relevant, tie: float = 0.5) -> float:
     """The paper's rank loss: the share of (relevant, irrelevant) pairs ranked the wrong way
-    round, ties counting 1/2. ``nan`` when ``relevant`` is empty or full (no pairs).
+    round, ties counting ``tie`` (1/2). ``nan`` when ``relevant`` is empty or full (no pairs).
 
     >>> rank_loss([3.0, 1.0, 2.0], [True, True, False])
     0.5
@@ -1058,7 +1058,7 @@ def rank_loss(scores, relevant) -> float:
     # compared, not subtracted: labels scored -inf (missing from a prediction) tie
     rel, irr = scores[relevant][:, None], scores[~relevant][None, :]
     above = irr > rel
-    return float((above.sum() + 0.5 * (irr == rel).sum()) / above.size)
+    return float((above.sum() + tie * (irr == rel).sum()) / above.size)
 
 
 def logistic_rank_gradient(scores, relevant) -> np.ndarray:

@@ -321,3 +321,27 @@ def test_hinge_weights_stay_within_the_papers_bound():
         c = pot.cost_vector(rng.normal(size=k) * 3, rel, int(rng.integers(0, 30)))
         assert c.max() - c.min() <= 2.0 + 1e-12
         assert c[rel].max() <= c[~rel].min() + 1e-12  # relevant labels cost less (proper loss)
+
+
+@pytest.mark.parametrize("with_ties", [False, True])
+def test_ranking_metrics_against_scikit_learn(with_ties):
+    """Our conventions, stated in the docs, against scikit-learn's on random scores."""
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(7)
+    Y = rng.random((400, 6)) < 0.4
+    Y[Y.sum(axis=1) == 0, 0] = True  # every row has a relevant label
+    S = rng.random((400, 6))
+    if with_ties:
+        S = np.round(S * 3) / 3
+    ours = [RankLoss(), RankLoss(ties="wrong"), Coverage(), AveragePrecision()]
+    for y, s in zip(Y, S):
+        for m in ours:
+            m.update({j: bool(v) for j, v in enumerate(y)}, {j: float(v) for j, v in enumerate(s)})
+    pairs = Y.sum(axis=1) < Y.shape[1]  # scikit-learn counts rows without a pair as 0
+    half, wrong, coverage, ap = (m.get() for m in ours)
+    assert wrong == pytest.approx(sk.label_ranking_loss(Y[pairs], S[pairs]), abs=1e-12)
+    assert (half < wrong) if with_ties else (half == pytest.approx(wrong, abs=1e-12))
+    assert coverage == pytest.approx(sk.coverage_error(Y, S) - 1, abs=1e-12)
+    assert ap == pytest.approx(sk.label_ranking_average_precision_score(Y, S), abs=1e-12)
+    with pytest.raises(ValueError, match="ties"):
+        RankLoss(ties="ignore")

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .core import as_binary_label
-from .potentials import logistic_weight, rank_loss, sigmoid
+from .potentials import rank_loss, sigmoid
 
 __all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask"]
 
@@ -101,17 +101,15 @@ class BinaryTask:
             # Smoothed fraction of learners voting True, (#True + 1/2) / (N + 1): monotone in
             # the vote margin, exactly 1/2 on a tie, never 0 or 1 (log loss stays finite).
             p_true = (walk.votes.count(1) + 0.5) / (len(walk.votes) + 1.0)
+        elif experts.prediction == "hedge":
+            # sum_i v_i sigmoid(F_i), written as 1/2 + sum_i v_i tanh(F_i / 2) / 2 so that
+            # experts with no opinion (F_i = 0) give exactly 1/2, which predicts True
+            lean = math.fsum(
+                v * math.tanh(0.5 * f) for v, f in zip(experts.hedge.weights, walk.scores)
+            )
+            p_true = min(1.0, max(0.0, 0.5 + 0.5 * lean))
         else:
-            p = 0.0
-            if experts.prediction == "hedge":
-                for v, f in zip(experts.hedge.weights, walk.scores):
-                    if v:
-                        p += v * (1.0 - logistic_weight(f))
-            else:
-                for v, f in zip(experts.hedge.weights, walk.scores):
-                    if f >= 0:
-                        p += v
-            p_true = min(1.0, p)
+            p_true = min(1.0, sum(v for v, f in zip(experts.hedge.weights, walk.scores) if f >= 0))
         return {False: 1.0 - p_true, True: p_true}
 
     def predict(self, walk: Walk, experts, rng):

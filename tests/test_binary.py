@@ -364,3 +364,13 @@ def test_any_river_classifier_can_be_the_weak_learner(cls):
     # a learner that takes no weight cannot get importance weights: say so up front
     with pytest.raises(ValueError, match="sampling"):
         cls(model=naive_bayes.GaussianNB(), weighting="importance")
+
+
+@pytest.mark.parametrize("prediction", ["hedge", "vote", "random"])
+def test_a_fresh_adaptive_booster_ties_to_true(prediction):
+    """Experts with no opinion: P(True) is exactly 1/2 and the documented tie rule says True."""
+    model = rb.AdaBoostOL(n_models=4, prediction=prediction, seed=0)
+    x = {"a": 1.0}
+    if prediction == "hedge":
+        assert model.predict_proba_one(x) == {False: 0.5, True: 0.5}
+    assert model.predict_one(x) is True

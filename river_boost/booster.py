@@ -145,9 +145,11 @@ class Booster(base.Estimator):
         return walk
 
     def learn_one(self, x, y, w=1.0, **kwargs):
+        # Everything is validated before any state changes: a rejected event leaves no trace.
         w = check_sample_weight(w)
         task = self._task
         y = task.check_label(y)
+        self._pool.clean(x)
         if w == 0.0:
             return
         label = task.commit(y, w)

@@ -16,11 +16,13 @@
 
 from __future__ import annotations
 
+import decimal
 import hashlib
 import inspect
 import math
 import numbers
 import random
+from collections.abc import Mapping
 
 import numpy as np
 from river import base
@@ -92,14 +94,23 @@ def as_binary_label(y) -> bool:
     )
 
 
+# The input contract (README, "Bad input"): what the boosters accept, checked before any state
+# changes. Beyond these magnitudes the learners' statistics (squares of values, products of
+# weights) would overflow or drown every other example.
+MAX_SAMPLE_WEIGHT = 1e12
+MAX_ABS_FEATURE = 1e12
+
+
 def check_sample_weight(w) -> float:
-    """Return ``w`` as a float, or raise ``ValueError`` if it is negative, NaN or infinite."""
+    """``w`` as a float; ``ValueError`` unless it is a number in ``[0, MAX_SAMPLE_WEIGHT]``."""
+    if isinstance(w, (str, bytes, bool)) or not isinstance(w, (numbers.Real, np.generic)):
+        raise ValueError(f"sample weight must be a number, got {w!r}")
     try:
         w = float(w)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"sample weight must be a number, got {w!r}") from None
-    if not math.isfinite(w) or w < 0:
-        raise ValueError(f"sample weight must be finite and >= 0, got {w!r}")
+    if not 0.0 <= w <= MAX_SAMPLE_WEIGHT:  # NaN fails too
+        raise ValueError(f"sample weight must lie in [0, {MAX_SAMPLE_WEIGHT:g}], got {w!r}")
     return w
 
 
@@ -116,51 +127,119 @@ def check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
+def _feature_value(name, v):
+    """A feature value as the learners see it: the value, or None for a missing one.
+
+    Python ``int``, ``float``, ``bool`` and ``str`` values pass unchanged (strings are nominal
+    features); other real numbers (numpy scalars, fractions, decimals) become Python numbers;
+    ``None``, NaN, infinities and magnitudes above ``MAX_ABS_FEATURE`` are missing. Anything
+    else is a ``TypeError``.
+    """
+    kind = type(v)
+    if kind is float:
+        return v if -MAX_ABS_FEATURE <= v <= MAX_ABS_FEATURE else None  # NaN fails too
+    if kind is str or kind is bool:
+        return v
+    if kind is int:
+        return v if -MAX_ABS_FEATURE <= v <= MAX_ABS_FEATURE else None
+    if v is None:
+        return None
+    if isinstance(v, np.generic):
+        v = v.item()  # numpy scalars: the Python number (or bool, or str)
+        if type(v) in (float, int, bool, str):
+            return _feature_value(name, v)
+    if isinstance(v, (numbers.Real, decimal.Decimal)):
+        try:
+            return _feature_value(name, float(v))
+        except (OverflowError, ValueError):
+            return None
+    raise TypeError(
+        f"feature {name!r} has a value of type {kind.__name__}: features are numbers or "
+        "strings (None and NaN are missing)"
+    )
+
+
 def _feature_order(name):
     return (type(name).__name__, name)
 
 
-def clean_features(x: dict) -> dict:
-    """The features as the weak learners see them: finite values, in a canonical order.
+def clean_features(x) -> dict:
+    """The features as the weak learners see them: usable values, in a canonical order.
 
-    - A NaN or infinite value is treated as a *missing* feature (River's learners handle
-      missing features; they would absorb a NaN silently into their statistics).
+    - ``x`` must be a mapping (``TypeError`` otherwise, and for a value that is neither a
+      number nor a string, see :func:`_feature_value`).
+    - A missing value (``None``, NaN, infinite, or beyond ``MAX_ABS_FEATURE``) is left out:
+      River's learners handle missing features, and would absorb a NaN silently into their
+      statistics.
     - Keys are sorted, so the boosters do not depend on the order of the features in ``x``:
       Hoeffding trees break near-ties between split candidates by iteration order.
 
     ``x`` itself is never modified.
     """
-    items = [(k, v) for k, v in x.items() if not (isinstance(v, float) and not math.isfinite(v))]
+    if not isinstance(x, Mapping):
+        raise TypeError(f"x must be a dict of features, got {type(x).__name__}")
+    items = []
+    for k, v in x.items():
+        v = _feature_value(k, v)
+        if v is not None:
+            items.append((k, v))
     try:
         items.sort(key=lambda kv: kv[0])
     except TypeError:  # keys of mixed types
-        items.sort(key=lambda kv: _feature_order(kv[0]))
+        try:
+            items.sort(key=lambda kv: _feature_order(kv[0]))
+        except TypeError:  # keys no order can compare (tuples of mixed types, ...)
+            items.sort(key=lambda kv: (type(kv[0]).__name__, repr(kv[0])))
     return dict(items)
 
 
-class CleanMemo:
-    """The last raw feature dict, its cleaned form, and one value computed from it.
+class FeatureCleaner:
+    """Cleans feature dicts once, remembers one value computed from the last one, and keeps
+    each feature's kind.
 
     River's progressive validation predicts an ``x`` and then learns the same ``x``: both
     steps clean it once and share what was computed for it (the learners' predictions),
     until :meth:`forget` says the learners changed. ``x`` is compared by value, so a dict
     mutated in place is seen.
+
+    A feature keeps the kind of its first learned value, numeric or nominal (a string): a
+    later value of the other kind is treated as missing, since the learners' statistics for
+    it cannot take it (a Gaussian cannot absorb a string, nor a nominal split a number).
     """
 
     def __init__(self):
         self.x: dict | None = None
         self.clean: dict | None = None
         self.value = None
+        self.nominal: dict = {}  # feature -> whether its learned values are strings
 
-    def cleaned(self, x: dict) -> dict:
-        if self.x is None or x != self.x:
-            self.clean = clean_features(x)
-            self.x = dict(x)
-            self.value = None
+    def cleaned(self, x) -> dict:
+        try:
+            same = self.x is not None and x == self.x
+        except Exception:  # values that refuse comparison (arrays): not the remembered x
+            same = False
+        if not same:
+            clean = clean_features(x)  # may raise: nothing is remembered then
+            nominal = self.nominal
+            for k, v in list(clean.items()):
+                kind = nominal.get(k)
+                if kind is not None and kind is not (type(v) is str):
+                    del clean[k]
+            self.clean, self.x, self.value = clean, dict(x), None
         return self.clean
+
+    def learned(self) -> None:
+        """Remember the kinds of the features of the last cleaned ``x`` (it was learned)."""
+        nominal = self.nominal
+        for k, v in self.clean.items():
+            if k not in nominal:
+                nominal[k] = type(v) is str
 
     def forget(self) -> None:
         self.value = None
+
+    def __getstate__(self):  # the memo is a cache: a copy recomputes it
+        return {"x": None, "clean": None, "value": None, "nominal": self.nominal}
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -344,7 +423,7 @@ class WeakLearnerPool:
         # numerator and denominator of each learner's empirical edge (see record_edge)
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
-        self._memo = CleanMemo()
+        self._memo = FeatureCleaner()
 
     def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
         if not diversify:
@@ -361,6 +440,11 @@ class WeakLearnerPool:
         return model.clone(new)
 
     # ------------------------------------------------------------------ predicting
+
+    def clean(self, x) -> dict:
+        """``x`` cleaned (:class:`FeatureCleaner`; ``TypeError`` for what cannot be), and
+        remembered for the predictions and the learning that follow on the same ``x``."""
+        return self._memo.cleaned(x)
 
     def predict(self, x: dict) -> tuple:
         """Each learner's ``predict_proba_one`` for the raw feature dict ``x`` (cleaned first).
@@ -380,7 +464,9 @@ class WeakLearnerPool:
         ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
         """
         clean = self._memo.cleaned(x)
-        return [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
+        weights = [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
+        self._memo.learned()
+        return weights
 
     def _offer(self, i: int, x: dict, y, p: float, sample_weight: float) -> float:
         self._offered[i] += p

@@ -18,7 +18,7 @@ import random
 from river import base
 
 from .core import (
-    CleanMemo,
+    FeatureCleaner,
     accepts_sample_weight,
     as_binary_label,
     check_choice,
@@ -325,7 +325,7 @@ class MartingaleBooster(base.Classifier):
         # Platt scaling of the expected final position (AdaGrad on the log loss).
         self._platt = [4.0, 0.0]
         self._platt_g2 = [1e-8, 1e-8]
-        self._memo = CleanMemo()  # the cleaned x and its final-position distribution
+        self._memo = FeatureCleaner()  # the cleaned x and its final-position distribution
 
     @classmethod
     def _unit_test_params(cls):
@@ -433,9 +433,9 @@ class MartingaleBooster(base.Classifier):
     def learn_one(self, x, y, w=1.0, **kwargs):
         y = as_binary_label(y)
         w = check_sample_weight(w)
+        x, final = self._final(x)  # validates x before any state changes
         if w == 0.0:
             return
-        x, final = self._final(x)
         mean_position = sum(b * p for b, p in final)
         self._fit_platt(mean_position, y, w)
         # Train along one random path (the paper's randomised routing).
@@ -457,6 +457,7 @@ class MartingaleBooster(base.Classifier):
             gamma = self._steps[t]
             key = round_to_grid(beta + gamma * h_bal, gamma / 2.0, self._rng.random())
             beta = key * gamma / 2.0
+        self._memo.learned()
         self._memo.forget()  # learners changed
         self._maybe_activate_next_level()
 

@@ -21,7 +21,35 @@ import numpy as np
 from .core import as_binary_label
 from .potentials import rank_loss, sigmoid
 
-__all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask"]
+__all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask", "check_labels"]
+
+
+def check_labels(new: list, known: list) -> list:
+    """``new`` if they can join the ``known`` labels, else ``ValueError``.
+
+    A label is hashable, not None and not NaN, and can be ordered with the other labels:
+    River's trees sort the classes they have seen, and labels of kinds that do not compare
+    (``"cat"`` and ``2``) would break every later prediction.
+    """
+    for y in new:
+        if y is None:
+            raise ValueError("None is not a valid label")
+        try:
+            hash(y)
+        except TypeError:
+            raise ValueError(f"labels must be hashable, got {y!r}") from None
+        if y != y:
+            raise ValueError(f"NaN is not a valid label, got {y!r}")
+    fresh = [y for y in new if y not in known]
+    if fresh:
+        try:
+            sorted([*known, *fresh])
+        except TypeError:
+            raise ValueError(
+                f"labels {fresh!r} cannot be ordered with the known labels {known!r}: "
+                "labels must be of kinds that compare (all strings, or all numbers, ...)"
+            ) from None
+    return new
 
 
 class Walk:
@@ -109,7 +137,9 @@ class BinaryTask:
             )
             p_true = min(1.0, max(0.0, 0.5 + 0.5 * lean))
         else:
-            p_true = min(1.0, sum(v for v, f in zip(experts.hedge.weights, walk.scores) if f >= 0))
+            p_true = min(
+                1.0, sum((v for v, f in zip(experts.hedge.weights, walk.scores) if f >= 0), 0.0)
+            )
         return {False: 1.0 - p_true, True: p_true}
 
     def predict(self, walk: Walk, experts, rng):
@@ -159,13 +189,7 @@ class MulticlassTask:
     # -------------------------------------------------------------- labels
 
     def check_label(self, y):
-        if y is None:
-            raise ValueError("None is not a valid label")
-        try:
-            hash(y)
-        except TypeError:
-            raise ValueError(f"labels must be hashable, got {y!r}") from None
-        return y
+        return check_labels([y], self.classes)[0]
 
     def commit(self, y, w):
         idx = self._index.get(y)
@@ -313,6 +337,7 @@ class RankingTask:
             raise ValueError(
                 f"a multi-label target is a dict {{label: bool}}, got {type(y).__name__}"
             )
+        check_labels(list(y), self.labels)
         return {label: as_binary_label(v) for label, v in y.items()}
 
     def commit(self, y: dict, w):

@@ -1,0 +1,37 @@
+"""Build script for the optional compiled Hoeffding-tree forest (``river_boost._forest``).
+
+Everything else is in ``pyproject.toml``. The extension is ``optional``: without a C compiler
+(or without Cython and NumPy at build time) ``pip install`` still succeeds and
+``river_boost.forest.AVAILABLE`` is False, so the pure-Python trees are used.
+"""
+
+import os
+
+from setuptools import Extension, setup
+
+# Exactness: River's arithmetic must be reproduced bit for bit, so no floating-point
+# contraction (fused multiply-add), no fast-math, and no compiler folding of pow(x, 2.0)
+# into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
+EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
+
+
+def _extensions():
+    try:
+        import numpy
+        from Cython.Build import cythonize
+    except ImportError as e:  # build requirements missing: install without the extension
+        print(f"river_boost: not building the compiled forest ({e})")
+        return []
+    extra = [] if os.name == "nt" else EXACT_FLAGS
+    ext = Extension(
+        "river_boost._forest",
+        ["river_boost/_forest.pyx"],
+        include_dirs=[numpy.get_include()],
+        extra_compile_args=extra,
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        optional=True,
+    )
+    return cythonize([ext], compiler_directives={"language_level": "3"})
+
+
+setup(ext_modules=_extensions())

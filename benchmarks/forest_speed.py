@@ -1,0 +1,142 @@
+"""River's Hoeffding tree, the library's Fast* tree and the compiled forest, side by side.
+
+Ten trees with the booster's diversified parameters (``delta``, ``tau``, ``grace_period`` drawn
+per tree as :class:`river_boost.core.WeakLearnerPool` draws them) run the same call sequence
+in one process, three ways:
+
+- ``river``: ten ``river.tree.HoeffdingTreeClassifier``;
+- ``fast``: ten ``river_boost.trees.FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter())``;
+- ``forest``: one :class:`river_boost.forest.HoeffdingForest` holding the ten trees.
+
+Per example: every tree predicts (``predict_proba_one`` / ``predict_proba_all``), then every
+tree learns it with a booster-like weight (log-normal, non-integer; drawn from a fixed seed, so
+the three see the same weights). Every prediction of the three must be identical (same dicts,
+same float bits): the script fails otherwise. Reported: median seconds over ``--repeats`` runs
+and the ratios river / forest and fast / forest.
+
+    python benchmarks/forest_speed.py --n 2000 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import random
+import statistics
+import sys
+import time
+
+from river import datasets, tree
+from river.datasets import synth
+
+from river_boost.core import DIVERSIFY_RANGES
+from river_boost.forest import AVAILABLE, UNAVAILABLE_REASON, HoeffdingForest
+from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
+
+STREAMS = {
+    "Agrawal": (lambda: synth.Agrawal(classification_function=2, seed=1),
+                ["elevel", "car", "zipcode"]),
+    "Hyperplane": (lambda: synth.Hyperplane(seed=1, n_features=10), None),
+    "ImageSegments": (lambda: datasets.ImageSegments(), None),
+    "RandomRBF": (lambda: synth.RandomRBF(seed_model=1, seed_sample=1, n_classes=4,
+                                          n_features=10), None),
+}  # fmt: skip
+
+
+def tree_params(n_trees: int, seed: int) -> list[dict]:
+    """The pool's diversification: tree 0 plain, the others drawn like WeakLearnerPool."""
+    rng = random.Random(seed)
+
+    def log_uniform(lo, hi):
+        return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+    params = [{}]
+    for _ in range(1, n_trees):
+        params.append({
+            "delta": log_uniform(*DIVERSIFY_RANGES["delta"]),
+            "tau": log_uniform(*DIVERSIFY_RANGES["tau"]),
+            "grace_period": rng.randint(*DIVERSIFY_RANGES["grace_period"]),
+        })  # fmt: skip
+    return params
+
+
+def run_trees(models, data, weights):
+    preds = []
+    for (x, y), ws in zip(data, weights):
+        preds.append([m.predict_proba_one(x) for m in models])
+        for m, w in zip(models, ws):
+            m.learn_one(x, y, w=w)
+    return preds
+
+
+def run_forest(forest, data, weights):
+    preds = []
+    n = forest.n_models
+    for (x, y), ws in zip(data, weights):
+        preds.append(forest.predict_proba_all(x))
+        for i in range(n):
+            forest.learn_one(i, x, y, ws[i])
+    return preds
+
+
+def bits(preds):
+    return [[[(k, v.hex()) for k, v in d.items()] for d in row] for row in preds]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000, help="examples per stream")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--trees", type=int, default=10)
+    parser.add_argument("--streams", nargs="*", default=list(STREAMS))
+    args = parser.parse_args(argv)
+    if not AVAILABLE:
+        sys.exit(UNAVAILABLE_REASON)
+    print(f"{args.trees} trees, {args.n} examples per stream, median of {args.repeats} runs")
+    print(f"{'stream':<14} {'river s':>8} {'fast s':>8} {'forest s':>9} "
+          f"{'river/forest':>13} {'fast/forest':>12}")  # fmt: skip
+    for name in args.streams:
+        make, nominal = STREAMS[name]
+        data = list(itertools.islice(make(), args.n))
+        rng = random.Random(7)
+        weights = [[rng.lognormvariate(0.0, 0.5) for _ in range(args.trees)] for _ in data]
+        params = tree_params(args.trees, seed=3)
+        builders = {
+            "river": lambda: [
+                tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params
+            ],
+            "fast": lambda: [
+                FastHoeffdingTreeClassifier(
+                    splitter=FastGaussianSplitter(), nominal_attributes=nominal, **p
+                )
+                for p in params
+            ],
+            "forest": lambda: HoeffdingForest(
+                [tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params]
+            ),
+        }
+        times = {k: [] for k in builders}
+        reference = None
+        for _ in range(args.repeats):
+            for kind, build in builders.items():  # alternate, so load drifts hit all three
+                models = build()
+                start = time.perf_counter()
+                if kind == "forest":
+                    preds = run_forest(models, data, weights)
+                else:
+                    preds = run_trees(models, data, weights)
+                times[kind].append(time.perf_counter() - start)
+                b = bits(preds)
+                if reference is None:
+                    reference = b
+                elif b != reference:
+                    sys.exit(f"{name}: {kind} predicted differently from river")
+        med = {k: statistics.median(v) for k, v in times.items()}
+        print(f"{name:<14} {med['river']:8.2f} {med['fast']:8.2f} {med['forest']:9.3f} "
+              f"{med['river'] / med['forest']:12.1f}x {med['fast'] / med['forest']:11.1f}x")  # fmt: skip
+    print("predictions identical (dicts, float bits) across river, fast and forest: yes")
+
+
+if __name__ == "__main__":
+    main()

@@ -37,7 +37,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
 from cpython.long cimport PyLong_Check
 from libc.stdlib cimport malloc, realloc, free, calloc
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE
 
@@ -197,6 +197,8 @@ cdef struct GCls:
     double mn       # GaussianSplitter._min_per_class
     double mx       # GaussianSplitter._max_per_class
     int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf
+    int sig_ok      # sigma cached (Gaussian.sigma = Var.get() ** 0.5)
+    double sig
     double nb_neg2var   # -2.0 * variance
     double nb_halflog   # 0.5 * math.log(variance)
 
@@ -230,6 +232,8 @@ cdef struct Spl:
     int vpos_cap
     int set_n       # n_vals when set_ord was computed, -1 if never
     int* set_ord    # positions in CPython's iteration order of the set of values
+    int* cix        # class id -> index in g / c, plus 1 (0: absent)
+    int cix_cap
 
 
 cdef struct Leaf:
@@ -301,6 +305,19 @@ cdef struct Tree:
     int fcap
     char* has_cls
     int ccap
+    # naive-Bayes votes computed by the last prediction, reused by the next learn_one of the
+    # same x at the same, unchanged leaf (an adaptive leaf scores naive Bayes before learning)
+    long long ver       # bumped by every learn_one
+    Leaf* nbc_leaf
+    long long nbc_ver
+    int nbc_n
+    double* nbc_out
+    int nbc_cap
+    int nbc_nv
+    int* nbc_f
+    int* nbc_v
+    double* nbc_d
+    int nbc_xcap
 
 
 cdef enum:
@@ -422,6 +439,7 @@ cdef void spl_free(Spl* s) noexcept:
     free(s.vals)
     free(s.vpos)
     free(s.set_ord)
+    free(s.cix)
     free(s)
 
 
@@ -574,11 +592,20 @@ cdef int mc_argmax(Leaf* lf) except -2:
 # ----------------------------------------------------------------------------- Gaussian splitter
 
 cdef inline int gfind(Spl* s, int cid) noexcept:
-    cdef int k
-    for k in range(s.n_cls):
-        if s.g[k].cid == cid:
-            return k
-    return -1
+    if cid >= s.cix_cap:
+        return -1
+    return s.cix[cid] - 1
+
+
+cdef int cix_set(Spl* s, int cid, int k) except -1:
+    cdef int nc
+    if cid >= s.cix_cap:
+        nc = grow_cap(s.cix_cap, cid + 1)
+        s.cix = <int*>xrealloc(s.cix, nc * sizeof(int))
+        memset(s.cix + s.cix_cap, 0, (nc - s.cix_cap) * sizeof(int))
+        s.cix_cap = nc
+    s.cix[cid] = k + 1
+    return 0
 
 
 cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
@@ -598,6 +625,7 @@ cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
             nc = grow_cap(s.cap_cls, s.n_cls + 1)
             s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
             s.cap_cls = nc
+        cix_set(s, cid, s.n_cls)
         g = &s.g[s.n_cls]
         s.n_cls += 1
         memset(g, 0, sizeof(GCls))
@@ -605,6 +633,7 @@ cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
         g.mn = x
         g.mx = x
     g.nb_state = 0
+    g.sig_ok = 0
     mean_old = g.mean
     g.n += w
     if g.n == 0.0:
@@ -637,8 +666,13 @@ cdef double gauss_log_pdf(GCls* g, double x) except? -1.0:
 cdef double gauss_cdf(GCls* g, double x) except? -1.0:
     """Gaussian.cdf: norm_cdf((x - mu) / sigma), 0.0 on ZeroDivisionError."""
     cdef double num = x - g.mean
-    cdef double var = g.S / (g.n - 1.0) if g.n > 1.0 else 0.0
-    cdef double sigma = py_pow(var, 0.5)
+    cdef double var, sigma
+    if not g.sig_ok:
+        # a pure function of (n, S): cached until the class is updated
+        var = g.S / (g.n - 1.0) if g.n > 1.0 else 0.0
+        g.sig = py_pow(var, 0.5)
+        g.sig_ok = 1
+    sigma = g.sig
     if sigma == 0.0:
         return 0.0
     return 0.5 * (1.0 + erf((num / sigma) / SQRT2))
@@ -671,11 +705,7 @@ cdef int gauss_post(Spl* s, double sv, Dists* out, Dists* tmp) except -1:
 # ----------------------------------------------------------------------------- nominal splitter
 
 cdef inline int nfind(Spl* s, int cid) noexcept:
-    cdef int k
-    for k in range(s.n_cls):
-        if s.c[k].cid == cid:
-            return k
-    return -1
+    return gfind(s, cid)
 
 
 cdef NCls* nom_class(Spl* s, int cid) except NULL:
@@ -689,6 +719,7 @@ cdef NCls* nom_class(Spl* s, int cid) except NULL:
         nc = grow_cap(s.cap_cls, s.n_cls + 1)
         s.c = <NCls*>xrealloc(s.c, nc * sizeof(NCls))
         s.cap_cls = nc
+    cix_set(s, cid, s.n_cls)
     c = &s.c[s.n_cls]
     s.n_cls += 1
     memset(c, 0, sizeof(NCls))
@@ -1069,6 +1100,9 @@ cdef class ForestCore:
     cdef int votes_cap
     cdef Sugg* sug
     cdef int sug_cap
+    cdef Spl** nbq
+    cdef int* nbj
+    cdef int nbq_cap
 
     cdef readonly list _models
     cdef readonly object feature_filter
@@ -1105,6 +1139,9 @@ cdef class ForestCore:
         self.ds = NULL
         self.votes = NULL
         self.sug = NULL
+        self.nbq = NULL
+        self.nbj = NULL
+        self.nbq_cap = 0
         self.f_nomany = NULL
         self.f_truthy = NULL
         self.crank = NULL
@@ -1117,6 +1154,10 @@ cdef class ForestCore:
                 node_free(self.trees[i].root)
                 free(self.trees[i].fstate)
                 free(self.trees[i].has_cls)
+                free(self.trees[i].nbc_out)
+                free(self.trees[i].nbc_f)
+                free(self.trees[i].nbc_v)
+                free(self.trees[i].nbc_d)
                 if self.crank != NULL:
                     free(self.crank[i])
             free(self.trees)
@@ -1134,6 +1175,8 @@ cdef class ForestCore:
         free(self.ds)
         free(self.votes)
         free(self.sug)
+        free(self.nbq)
+        free(self.nbj)
         free(self.f_nomany)
         free(self.f_truthy)
         free(self.lfid)
@@ -1396,11 +1439,27 @@ cdef class ForestCore:
         cdef int k, q, j, gi, cid
         cdef Spl* s
         cdef PySum acc
+        cdef int nq = 0
+        cdef Spl** qs
+        cdef int* qj
         if lf.n_st == 0:
             return 0
         total = py_sum(lf.st_w, lf.n_st)
         if total == 0.0:
             return 0
+        # the splitters of features present in x, in the splitters' order
+        if lf.n_spl > self.nbq_cap:
+            self.nbq_cap = grow_cap(self.nbq_cap, lf.n_spl)
+            self.nbq = <Spl**>xrealloc(self.nbq, self.nbq_cap * sizeof(Spl*))
+            self.nbj = <int*>xrealloc(self.nbj, self.nbq_cap * sizeof(int))
+        qs = self.nbq
+        qj = self.nbj
+        for q in range(lf.n_spl):
+            s = lf.spl[q]
+            if in_view(xv, s.fid):
+                qs[nq] = s
+                qj[nq] = xv.vpos[s.fid]
+                nq += 1
         for k in range(lf.n_st):
             cw = lf.st_w[k]
             cid = lf.st_c[k]
@@ -1409,11 +1468,9 @@ cdef class ForestCore:
             else:
                 out[k] = 0.0
                 continue
-            for q in range(lf.n_spl):
-                s = lf.spl[q]
-                if not in_view(xv, s.fid):
-                    continue
-                j = xv.vpos[s.fid]
+            for q in range(nq):
+                s = qs[q]
+                j = qj[q]
                 if not s.nominal:
                     gi = gfind(s, cid)
                     if gi < 0:
@@ -1445,7 +1502,46 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ learning
 
-    cdef int _leaf_learn(self, Tree* t, Leaf* lf, int cid, double w) except -1:
+    cdef bint _nb_cached(self, Tree* t, Leaf* lf) noexcept:
+        """Whether the votes of the last prediction are those of this leaf and this x."""
+        cdef XV* xv = &self.xv
+        cdef int k, j
+        if t.nbc_leaf != lf or t.nbc_nv != xv.nv:
+            return False
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            if t.nbc_f[k] != xv.f[j] or t.nbc_v[k] != xv.v[j]:
+                return False
+            if memcmp(&t.nbc_d[k], &xv.d[j], sizeof(double)) != 0:
+                return False
+        return True
+
+    cdef int _nb_store(self, Tree* t, Leaf* lf, double* out, int n) except -1:
+        cdef XV* xv = &self.xv
+        cdef int k, j, nc
+        if n > t.nbc_cap:
+            nc = grow_cap(t.nbc_cap, n)
+            t.nbc_out = <double*>xrealloc(t.nbc_out, nc * sizeof(double))
+            t.nbc_cap = nc
+        if xv.nv > t.nbc_xcap:
+            nc = grow_cap(t.nbc_xcap, xv.nv)
+            t.nbc_f = <int*>xrealloc(t.nbc_f, nc * sizeof(int))
+            t.nbc_v = <int*>xrealloc(t.nbc_v, nc * sizeof(int))
+            t.nbc_d = <double*>xrealloc(t.nbc_d, nc * sizeof(double))
+            t.nbc_xcap = nc
+        memcpy(t.nbc_out, out, n * sizeof(double))
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            t.nbc_f[k] = xv.f[j]
+            t.nbc_v[k] = xv.v[j]
+            t.nbc_d[k] = xv.d[j]
+        t.nbc_nv = xv.nv
+        t.nbc_n = n
+        t.nbc_leaf = lf
+        t.nbc_ver = t.ver
+        return 0
+
+    cdef int _leaf_learn(self, Tree* t, Leaf* lf, int cid, double w, bint cache_ok) except -1:
         cdef XV* xv = &self.xv
         cdef int k, bk, n, j, fid, si
         cdef double best
@@ -1457,7 +1553,11 @@ cdef class ForestCore:
             if lf.n_st == 0 or mc_argmax(lf) == cid:
                 lf.mc_correct += w
             out = self._votes_buf(lf.n_st + 1)
-            n = self._nb(t, lf, out)
+            if cache_ok and self._nb_cached(t, lf):
+                n = t.nbc_n
+                memcpy(out, t.nbc_out, n * sizeof(double))
+            else:
+                n = self._nb(t, lf, out)
             if n > 0:
                 bk = 0
                 best = out[0]
@@ -1879,6 +1979,9 @@ cdef class ForestCore:
         cdef Leaf* lf
         cdef int b, k, nc, split
         cdef double ws, mod
+        # the cached votes are valid for this call only if nothing learned since they were made
+        cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
+        t.ver += 1
         if not t.has_cls[cid]:
             t.has_cls[cid] = 1
             self.sorted_cls[i] = None
@@ -1895,7 +1998,7 @@ cdef class ForestCore:
             node = node.ch[b]
         if node.is_leaf:
             lf = node.lf
-            self._leaf_learn(t, lf, cid, w)
+            self._leaf_learn(t, lf, cid, w, cache_ok)
             if t.growth_allowed and lf.active:
                 if lf.depth >= t.max_depth:
                     lf.active = 0
@@ -1936,7 +2039,7 @@ cdef class ForestCore:
                         node = walk_partial(node, xv)
                 if node.is_leaf:
                     break
-            self._leaf_learn(t, node.lf, cid, w)
+            self._leaf_learn(t, node.lf, cid, w, cache_ok)
         # `_train_weight_seen_by_model % memory_estimate_period == 0` (float modulo)
         if t.mem_period == 0.0:
             raise ZeroDivisionError("float modulo")
@@ -1981,7 +2084,10 @@ cdef class ForestCore:
         else:
             use_nb = lf.active and lf.nb_correct >= lf.mc_correct
         if use_nb:
-            return self._nb(t, lf, out)
+            n = self._nb(t, lf, out)
+            if t.leaf_pred == 2:
+                self._nb_store(t, lf, out, n)
+            return n
         # normalize_values_in_dict(stats, inplace=False)
         factor = py_sum(lf.st_w, lf.n_st)
         if factor == 0.0 or isnan(factor):
@@ -2185,6 +2291,7 @@ cdef class ForestCore:
                             for c in range(s.n_cls):
                                 cl = &s.c[c]
                                 cl.cid = classes[c][0]
+                                cix_set(s, cl.cid, c)
                                 items = classes[c][1]
                                 cl.cap_w = grow_cap(0, s.n_vals)
                                 cl.w = <double*>xcalloc(cl.cap_w, sizeof(double))
@@ -2204,6 +2311,7 @@ cdef class ForestCore:
                             for c in range(s.n_cls):
                                 g = &s.g[c]
                                 (g.cid, g.n, g.mean, g.S, g.mn, g.mx) = classes[c]
+                                cix_set(s, g.cid, c)
             else:
                 _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = st
                 nd.is_leaf = 0
@@ -2281,6 +2389,7 @@ cdef class ForestCore:
                 t.has_cls[<int>c] = 1
             if root is not None:
                 t.root = self._import_node(root)
+            t.nbc_leaf = NULL
             self.sorted_cls[i] = None
 
     def _export_tree(self, int i):

@@ -12,7 +12,8 @@ Per example: every tree predicts (``predict_proba_one`` / ``predict_proba_all``)
 tree learns it with a booster-like weight (log-normal, non-integer; drawn from a fixed seed, so
 the three see the same weights). Every prediction of the three must be identical (same dicts,
 same float bits): the script fails otherwise. Reported: median seconds over ``--repeats`` runs
-and the ratios river / forest and fast / forest.
+and the ratios river / forest and fast / forest. The garbage collector is paused during each
+timed run (and run before it), the same for the three.
 
     python benchmarks/forest_speed.py --n 2000 --repeats 5
 """
@@ -20,6 +21,7 @@ and the ratios river / forest and fast / forest.
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import math
 import random
@@ -121,12 +123,17 @@ def main(argv=None):
         for _ in range(args.repeats):
             for kind, build in builders.items():  # alternate, so load drifts hit all three
                 models = build()
+                # The cyclic GC would otherwise charge whoever allocates for walking the
+                # predictions kept from earlier runs; collect before, pause during the run.
+                gc.collect()
+                gc.disable()
                 start = time.perf_counter()
                 if kind == "forest":
                     preds = run_forest(models, data, weights)
                 else:
                     preds = run_trees(models, data, weights)
                 times[kind].append(time.perf_counter() - start)
+                gc.enable()
                 b = bits(preds)
                 if reference is None:
                     reference = b

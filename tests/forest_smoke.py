@@ -1,6 +1,6 @@
 """Quick smoke test of an installed wheel: the compiled forest is there and is River's tree.
 
-Run as a script (cibuildwheel's test command) or collected by pytest.
+Run as a script (cibuildwheel's test command: `python tests/forest_smoke.py`).
 """
 
 import itertools

@@ -31,7 +31,10 @@ def _extensions():
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         optional=True,
     )
-    return cythonize([ext], compiler_directives={"language_level": "3"})
+    extensions = cythonize([ext], compiler_directives={"language_level": "3"})
+    for e in extensions:  # cythonize() does not carry `optional` over
+        e.optional = True
+    return extensions
 
 
 setup(ext_modules=_extensions())

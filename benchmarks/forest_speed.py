@@ -32,9 +32,12 @@ import time
 from river import datasets, tree
 from river.datasets import synth
 
-from river_boost.core import DIVERSIFY_RANGES
 from river_boost.forest import AVAILABLE, UNAVAILABLE_REASON, HoeffdingForest
 from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
+
+# The pool's diversification ranges (river_boost.core.DIVERSIFY_RANGES at the time of writing):
+# delta and tau log-uniform, grace_period uniform.
+DIVERSIFY_RANGES = {"delta": (1e-5, 0.9), "tau": (1e-3, 1.0), "grace_period": (20, 200)}
 
 STREAMS = {
     "Agrawal": (lambda: synth.Agrawal(classification_function=2, seed=1),

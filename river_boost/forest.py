@@ -214,6 +214,8 @@ class HoeffdingForest(_ForestCore):
     """
 
     def __init__(self, models: list, feature_filter=None):
+        if not AVAILABLE:
+            raise ImportError(UNAVAILABLE_REASON)
         models = list(models)
         if not models:
             raise ValueError("HoeffdingForest needs at least one model")

@@ -34,6 +34,8 @@ pytestmark = pytest.mark.skipif(
     not forest_mod.AVAILABLE, reason=f"compiled forest not built: {forest_mod.UNAVAILABLE_REASON}"
 )
 HoeffdingForest = forest_mod.HoeffdingForest
+TOTALS = {"predict_proba_one calls compared": 0, "learn_one calls": 0, "River raised": 0,
+          "tree states compared": 0}  # fmt: skip
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -164,24 +166,28 @@ class Checker:
         for i, (g, w) in enumerate(zip(got, want)):
             assert _proba_bits(g) == _proba_bits(w), (i, self.configs[i], g, w)
         self.n_compared += len(want)
+        TOTALS["predict_proba_one calls compared"] += len(want)
         return got
 
     def learn(self, i, x, y, w=1.0):
         """Both learn; where River raises (extreme weights can make its variance negative,
         hence a complex sigma), the forest must raise the same error on the same call, after
         the same partial update (the states are compared later)."""
+        TOTALS["learn_one calls"] += 1
         try:
             self.river[i].learn_one(self.view(i, x), y, w=w)
         except (ArithmeticError, ValueError, TypeError) as e:
             with pytest.raises(type(e)):
                 self.forest.learn_one(i, x, y, w)
             self.n_raised += 1
+            TOTALS["River raised"] += 1
             return
         self.forest.learn_one(i, x, y, w)
 
     def check_state(self):
         for i, t in enumerate(self.river):
             assert tree_state(self.forest.to_river(i)) == tree_state(t), (i, self.configs[i])
+            TOTALS["tree states compared"] += 1
         assert self.forest.n_nodes == [t.n_nodes for t in self.river]
         assert self.forest.n_leaves == [t.n_leaves for t in self.river]
         assert self.forest.height == [t.height for t in self.river]
@@ -346,6 +352,8 @@ def test_mushroom_like_strings_with_new_categories_at_multiway_splits():
         {"grace_period": 10, "tau": 0.2},
         {"grace_period": 10, "tau": 0.2, "binary_split": True, "split_criterion": "gini"},
         {"grace_period": 5, "merit_preprune": False, "leaf_prediction": "mc"},
+        # string labels: River's Hellinger criterion finds no class 0/1 and scores 0
+        {"grace_period": 10, "split_criterion": "hellinger", "tau": 0.5},
     ]
     c = run(Checker(cfgs), mushroom_like(5), 800, weights=float_weights, drop=0.1, seed=5)
     # a multiway branch got branches for values first seen after it was made
@@ -369,6 +377,10 @@ def test_synthetic_streams_diverse_trees(gen):
         {"grace_period": 1, "delta": 1e-7, "tau": 0.2, "leaf_prediction": "mc",
          "merit_preprune": False, "split_criterion": "gini"},
         {"grace_period": 5, "max_depth": 2, "split_criterion": "hellinger", "tau": 0.3},
+        {"grace_period": 10, "remove_poor_attrs": True, "max_share_to_split": 0.9, "tau": 0.1,
+         "min_branch_fraction": 0.1},
+        {"grace_period": 10, "remove_poor_attrs": True, "leaf_prediction": "mc", "delta": 0.01,
+         "splitter": GaussianSplitter(n_splits=3)},
     ]  # fmt: skip
     c = run(Checker(cfgs), stream, 600, weights=float_weights, learn_prob=0.7, seed=6)
     assert max(splits(t) for t in c.river) >= 3
@@ -556,3 +568,10 @@ def test_checker_can_fail():
     with pytest.raises(AssertionError):
         run(c, datasets.Phishing(), 300)
     assert math.isfinite(c.n_compared)
+
+
+def test_zz_totals():
+    """Prints how much was compared (run with -s); runs last in file order."""
+    print()
+    for k, v in TOTALS.items():
+        print(f"{k}: {v}")

@@ -45,18 +45,29 @@ Differences from River, all deliberate:
   including ``stop_mem_management``, which stops growth at the first split after *any* leaf
   became inactive, and the reactivation of pre-pruned leaves after every split — the trees
   are River's.
-- **Values River would compute with non-float64 arithmetic.** Numbers are converted to
-  float64 once: ``numpy.float32`` (which River, under NumPy 2's promotion rules, would carry
-  through its statistics in float32) and integers beyond 2**53 in magnitude (which Python
-  compares exactly) can give different bits. Python ints, bools, floats and
-  ``numpy.float64`` / numpy integers within that range are exact.
+- **Numbers that are not Python ints or floats.** Feature values and weights are converted
+  to C doubles once, and the forest then does what River does with Python floats. Python
+  ints, bools and floats (what River's datasets and the pool produce) are exact, as are
+  integers up to 2**53 in magnitude. River itself computes differently with NumPy scalars:
+  ``numpy.float32`` features are carried through its statistics in float32 (NumPy 2's
+  promotion rules); ``numpy.float64`` features make its Gaussian CDF return ``inf``/``nan``
+  arithmetic instead of catching ``ZeroDivisionError`` when a class's weights at a leaf sum
+  to at most 1; and on Python >= 3.12 ``sum()`` does not compensate ``numpy.float64``
+  weights. With such inputs the forest follows River-on-Python-floats. Integers beyond 2**53
+  (which Python compares exactly) may also differ.
 - **Inputs River cannot learn from.** ``None`` as a feature value raises ``ValueError``
   (drop the key to mark a feature missing); a feature whose values mix numbers and
   non-numbers (without being in ``nominal_attributes``) raises ``TypeError``. River
   raises in most such cases too, but only after partly updating the tree; the forest raises
-  before touching it. ``w <= 0`` is processed exactly like River (which raises
-  ``ZeroDivisionError`` when a class's first weight at a Gaussian splitter is 0, after
-  partly updating), since the same operations run in the same order.
+  before touching it.
+
+Where River itself raises, the forest raises the same exception at the same call, after the
+same partial update (the same operations run in the same order): ``w = 0`` gives
+``ZeroDivisionError`` when a class's first weight at a Gaussian splitter is 0; and River's
+running variance (Welford's update) can turn slightly negative by rounding when weights of
+very different magnitudes meet in one leaf (seen with a 1e-300 or a 1e300 weight among
+ordinary ones), after which its ``Gaussian.sigma`` is a complex number and every split
+attempt at that leaf raises ``TypeError`` (``math.erf`` of a complex).
 - **Set order after unpickling.** Binary splits on nominal features try the values in
   CPython's iteration order of River's ``set`` of values; with string values that order
   depends on the process's hash seed. Within one process the forest and River agree; a

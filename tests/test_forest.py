@@ -497,6 +497,32 @@ def test_exported_river_tree_continues_as_river():
     run(c, stream, 300, seed=18)
 
 
+def test_nan_merits_are_sorted_like_river(monkeypatch):
+    """Weights near 1e305 overflow River's entropies (inf - inf): its nominal splitters then
+    suggest NaN merits, which River's stable sort orders in its own way (NaN compares false);
+    the forest sorts those exactly as River does."""
+    from river.tree.nodes.htc_nodes import LeafMajorityClass
+
+    seen = {"nan": 0}
+    original = LeafMajorityClass.best_split_suggestions
+
+    def spy(self, criterion, tree_):
+        out = original(self, criterion, tree_)
+        seen["nan"] += any(math.isnan(s.merit) for s in out)
+        return out
+
+    monkeypatch.setattr(LeafMajorityClass, "best_split_suggestions", spy)
+    nominal = ["elevel", "car", "zipcode"]
+    cfgs = [
+        {"grace_period": 2, "tau": 0.5, "nominal_attributes": nominal},
+        {"grace_period": 2, "leaf_prediction": "mc", "merit_preprune": False,
+         "nominal_attributes": nominal, "remove_poor_attrs": True},
+    ]  # fmt: skip
+    run(Checker(cfgs), synth.Agrawal(seed=5), 400, seed=3, every=50,
+        weights=lambda rng: 1e305 * rng.lognormvariate(0, 1))  # fmt: skip
+    assert seen["nan"] > 0
+
+
 def test_zero_weight_raises_like_river():
     f = HoeffdingForest([tree.HoeffdingTreeClassifier()])
     r = tree.HoeffdingTreeClassifier()

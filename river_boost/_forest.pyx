@@ -45,9 +45,6 @@ import math as _math
 import numbers as _numbers
 
 import numpy as _np
-cimport numpy as cnp
-
-cnp.import_array()
 
 cdef extern from "Python.h":
     int PY_VERSION_HEX
@@ -2142,7 +2139,8 @@ cdef class ForestCore:
         cdef int i, k, kk, c, n, L = len(labels)
         cdef double* res = NULL
         cdef int* rc = NULL
-        cdef cnp.ndarray[cnp.float64_t, ndim=2] M = _np.zeros((self.n, L), dtype=_np.float64)
+        out = _np.zeros((self.n, L), dtype=_np.float64)
+        cdef double[:, ::1] M = out
         cdef int* col = <int*>xcalloc(L, sizeof(int))
         try:
             for kk in range(L):
@@ -2162,7 +2160,7 @@ cdef class ForestCore:
                             break
         finally:
             free(col)
-        return M
+        return out
 
     # ------------------------------------------------------------------ diagnostics
 

@@ -107,8 +107,7 @@ cdef inline double py_sum(const double* v, int n) noexcept:
 
 cdef double py_pow(double iv, double iw) except? -1.0:
     """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
-    cdef double ix
-    cdef int iw_odd = 0  # neither 2.0 nor 0.5 is an odd integer
+    cdef double ix  # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
     if isnan(iv):
         return iv
     if not isfinite(iv):
@@ -886,7 +885,7 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
                            int cid_one, int cid_zero) except? -1.0:
     cdef int i, k, nd = post.nd
     cdef double total, acc, g, rel, s
-    cdef double lp, ln, rp, rn, tn, tp, h
+    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
     cdef int found
     if t.crit == 0:  # info gain
         if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
@@ -1728,13 +1727,11 @@ cdef class ForestCore:
     cdef int _attempt_split(self, int i, Tree* t, Node* node) except -1:
         """HoeffdingTreeClassifier._attempt_to_split (the leaf is replaced in place)."""
         cdef Leaf* lf = node.lf
-        cdef int k, n_nonzero, ns, bi, si, nb
-        cdef double maj, total, bound, pre_entropy
+        cdef int k, n_nonzero, ns, bi, si
+        cdef double maj, total, bound = 0.0, pre_entropy
         cdef Sugg* sug
         cdef bint should_split = False, has_nan = False
         cdef Sugg dec
-        cdef Node* ch
-        cdef Node** chs
         cdef list vids
         # observed_class_distribution_is_pure
         n_nonzero = 0
@@ -1970,11 +1967,10 @@ cdef class ForestCore:
         """HoeffdingTreeClassifier.learn_one for tree i on the current view."""
         cdef Tree* t = &self.trees[i]
         cdef XV* xv = &self.xv
-        cdef Node* p = NULL
         cdef Node* node
         cdef Node* leaf
         cdef Leaf* lf
-        cdef int b, k, nc, split
+        cdef int b, nc
         cdef double ws, mod
         # the cached votes are valid for this call only if nothing learned since they were made
         cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
@@ -1991,7 +1987,6 @@ cdef class ForestCore:
             b = branch_no(node, xv)
             if b < 0:
                 break
-            p = node
             node = node.ch[b]
         if node.is_leaf:
             lf = node.lf
@@ -2005,7 +2000,9 @@ cdef class ForestCore:
                 else:
                     ws = leaf_total(lf)
                     if ws - lf.last_split >= t.grace_period:
-                        split = self._attempt_split(i, t, node)
+                        # River passes the parent and branch index to replace the leaf; the
+                        # forest turns the leaf's node into the branch in place instead
+                        self._attempt_split(i, t, node)
                         if node.is_leaf:
                             node.lf.last_split = ws
         else:
@@ -2104,7 +2101,6 @@ cdef class ForestCore:
         cdef list labels = self.labels
         cdef list s = self._tree_sorted(i)
         cdef dict proba = {}
-        cdef double* vals
         # {c: 0.0 for c in sorted(classes)}, then update with the leaf's prediction
         if n <= 0:
             for c in s:
@@ -2197,7 +2193,7 @@ cdef class ForestCore:
     cdef object _export_node(self, Node* nd):
         cdef Leaf* lf
         cdef Spl* s
-        cdef int k, q, c
+        cdef int k, c
         if nd.is_leaf:
             lf = nd.lf
             spls = None
@@ -2229,7 +2225,7 @@ cdef class ForestCore:
         cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
         cdef Leaf* lf
         cdef Spl* s
-        cdef int k, n, nc, c, p, vid
+        cdef int k, n, c, p
         cdef NCls* cl
         cdef GCls* g
         try:

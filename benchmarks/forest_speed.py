@@ -16,6 +16,7 @@ and the ratios river / forest and fast / forest. The garbage collector is paused
 timed run (and run before it), the same for the three.
 
     python benchmarks/forest_speed.py --n 2000 --repeats 5
+    python benchmarks/forest_speed.py --n 1000 --repeats 5 --paper
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ STREAMS = {
 }  # fmt: skip
 
 
-def tree_params(n_trees: int, seed: int) -> list[dict]:
-    """The pool's diversification: tree 0 plain, the others drawn like WeakLearnerPool."""
+def tree_params(n_trees: int, seed: int, paper: bool = False) -> list[dict]:
+    """The pool's diversification: tree 0 plain, the others drawn like WeakLearnerPool
+    (``paper``: the papers' grace periods, 1 to 10)."""
     rng = random.Random(seed)
+    grace = (1, 10) if paper else DIVERSIFY_RANGES["grace_period"]
 
     def log_uniform(lo, hi):
         return math.exp(rng.uniform(math.log(lo), math.log(hi)))
@@ -61,7 +64,7 @@ def tree_params(n_trees: int, seed: int) -> list[dict]:
         params.append({
             "delta": log_uniform(*DIVERSIFY_RANGES["delta"]),
             "tau": log_uniform(*DIVERSIFY_RANGES["tau"]),
-            "grace_period": rng.randint(*DIVERSIFY_RANGES["grace_period"]),
+            "grace_period": rng.randint(*grace),
         })  # fmt: skip
     return params
 
@@ -95,18 +98,29 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--trees", type=int, default=10)
     parser.add_argument("--streams", nargs="*", default=list(STREAMS))
+    parser.add_argument(
+        "--paper", action="store_true",
+        help="the papers' weak learners: grace periods 1-10 and every weight tree i gets "
+        "scaled by a constant drawn in [10, 200] (split attempts every few examples)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not AVAILABLE:
         sys.exit(UNAVAILABLE_REASON)
-    print(f"{args.trees} trees, {args.n} examples per stream, median of {args.repeats} runs")
+    mode = "papers' trees" if args.paper else "library's trees"
+    print(f"{args.trees} trees ({mode}), {args.n} examples per stream, "
+          f"median of {args.repeats} runs")  # fmt: skip
     print(f"{'stream':<14} {'river s':>8} {'fast s':>8} {'forest s':>9} "
           f"{'river/forest':>13} {'fast/forest':>12}")  # fmt: skip
     for name in args.streams:
         make, nominal = STREAMS[name]
         data = list(itertools.islice(make(), args.n))
         rng = random.Random(7)
-        weights = [[rng.lognormvariate(0.0, 0.5) for _ in range(args.trees)] for _ in data]
-        params = tree_params(args.trees, seed=3)
+        scales = [1.0] + [rng.uniform(10.0, 200.0) if args.paper else 1.0
+                          for _ in range(args.trees - 1)]  # fmt: skip
+        weights = [
+            [s * rng.lognormvariate(0.0, 0.5) for s in scales] for _ in data
+        ]
+        params = tree_params(args.trees, seed=3, paper=args.paper)
         builders = {
             "river": lambda: [
                 tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params

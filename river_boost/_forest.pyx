@@ -2043,7 +2043,21 @@ cdef class ForestCore:
         return 0
 
     def learn_one(self, int i, x, y, w=1.0):
-        """``trees[i].learn_one(view_i(x), y, w=w)``."""
+        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
+
+        Parameters
+        ----------
+        i
+            The tree.
+        x
+            Features: numbers (numeric features) or other hashables (nominal features); a
+            feature absent from ``x`` is missing. ``view_i`` keeps the features the
+            ``feature_filter`` gives tree ``i``.
+        y
+            The class label (hashable; labels must be mutually orderable, as River sorts them).
+        w
+            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
+        """
         cdef double wd = float(w)
         cdef int cid
         if i < 0 or i >= self.n:
@@ -2113,7 +2127,14 @@ cdef class ForestCore:
         return proba
 
     def predict_proba_all(self, x):
-        """``[trees[i].predict_proba_one(view_i(x)) for i]``."""
+        """Every tree's ``predict_proba_one``: ``[trees[i].predict_proba_one(view_i(x)) for i]``.
+
+        Returns
+        -------
+        list of dict
+            One dict per tree, as River returns it: the tree's classes in sorted order, each
+            with River's probability to the last bit (``{}`` for a tree that learned nothing).
+        """
         cdef int i
         cdef list out = []
         self._convert(x)
@@ -2131,7 +2152,21 @@ cdef class ForestCore:
         return self._proba_dict(i)
 
     def predict_proba_matrix(self, x, labels):
-        """N x len(labels) array: ``proba_i.get(label, 0.0)``, without building dicts."""
+        """Every tree's probabilities as an array, without building dicts.
+
+        Parameters
+        ----------
+        x
+            Features, as for :meth:`predict_proba_all`.
+        labels
+            The columns' labels.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_models, len(labels))``: entry ``[i, k]`` is
+            ``predict_proba_all(x)[i].get(labels[k], 0.0)``, the same float.
+        """
         cdef int i, k, kk, c, n, L = len(labels)
         cdef double* res = NULL
         cdef int* rc = NULL

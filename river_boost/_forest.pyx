@@ -1,0 +1,2452 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""Compiled forest of River Hoeffding trees (``river.tree.HoeffdingTreeClassifier``).
+
+This module holds the C side of :class:`river_boost.forest.HoeffdingForest`: ``N`` Hoeffding
+trees kept in C structs (no Python object per node, leaf or splitter), which learn and predict
+bit for bit as River 0.26's ``HoeffdingTreeClassifier`` does. Read the Python face,
+``river_boost/forest.py``, for the supported parameters and the documented differences.
+
+How exactness is kept
+---------------------
+Every floating-point operation River performs is performed here in the same order, with the
+same operands, in IEEE double precision (the extension is compiled with
+``-ffp-contract=off`` and without ``-ffast-math``, so no fused multiply-add or re-association).
+Where CPython's semantics matter, they are reproduced explicitly:
+
+- ``sum()`` of floats is plain left-to-right addition up to Python 3.11 and Neumaier
+  compensated summation from 3.12 on (:c:func:`ps_add`), chosen at compile time;
+- ``x ** 2`` and ``x ** 0.5`` call the C library's ``pow`` exactly as ``float.__pow__`` does
+  (glibc's ``pow(x, 2.0)`` differs from ``x * x`` in the last bit for about 0.1% of inputs,
+  so it must not be replaced; the extension is compiled with ``-fno-builtin-pow`` so that the
+  compiler does not fold it either), including CPython's special cases and its overflow error;
+- ``math.log``, ``math.log2``, ``math.sqrt`` and ``math.exp`` raise where CPython raises;
+  ``math.erf`` is the C library's ``erf`` (as in CPython);
+- every Python division whose divisor can be zero raises ``ZeroDivisionError`` where River's
+  would (or, where River catches it, returns what River returns);
+- ``dict`` insertion order is reproduced with ordered arrays: classes in a leaf's statistics
+  and in each splitter, features in a leaf's splitters, values of a nominal feature;
+- ties are broken as River breaks them: ``max`` keeps the first maximum, ``list.sort`` is
+  stable, and a ``set`` of nominal values is iterated in CPython's own order (rebuilt with a
+  real ``set`` from the values' order of first appearance).
+"""
+
+from cpython.object cimport PyObject
+from cpython.dict cimport PyDict_Next, PyDict_GetItem, PyDict_SetItem, PyDict_New
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
+from cpython.long cimport PyLong_Check
+from libc.stdlib cimport malloc, realloc, free, calloc
+from libc.string cimport memset, memcpy, memcmp
+from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
+from libc.errno cimport errno, ERANGE
+
+import math as _math
+import numbers as _numbers
+
+import numpy as _np
+
+cdef extern from "Python.h":
+    int PY_VERSION_HEX
+
+# ----------------------------------------------------------------------------- CPython numerics
+
+# Python 3.12 made sum() of floats compensated (Neumaier); River sums with sum().
+cdef bint NEUMAIER = PY_VERSION_HEX >= 0x030C0000
+# river.proba.gaussian._HALF_LOG_TAU, computed the same way
+cdef double HALF_LOG_TAU = 0.5 * _math.log(_math.tau)
+# river.utils.math.norm_cdf divides by math.sqrt(2.0)
+cdef double SQRT2 = _math.sqrt(2.0)
+cdef double NEG_INF = -INFINITY
+
+
+cdef struct PySum:
+    double f
+    double c
+    int n
+
+
+cdef inline void ps_init(PySum* s) noexcept:
+    s.f = 0.0
+    s.c = 0.0
+    s.n = 0
+
+
+cdef inline void ps_add(PySum* s, double x) noexcept:
+    # builtin sum(): start is int 0, the first float item gives 0 + x (a float), then either
+    # plain addition (<= 3.11) or Neumaier's compensated addition (>= 3.12).
+    cdef double t
+    if s.n == 0:
+        s.f = 0.0 + x
+    elif NEUMAIER:
+        t = s.f + x
+        if fabs(s.f) >= fabs(x):
+            s.c += (s.f - t) + x
+        else:
+            s.c += (x - t) + s.f
+        s.f = t
+    else:
+        s.f = s.f + x
+    s.n += 1
+
+
+cdef inline double ps_result(PySum* s) noexcept:
+    if NEUMAIER and s.c != 0.0 and isfinite(s.c):
+        return s.f + s.c
+    return s.f
+
+
+cdef inline double py_sum(const double* v, int n) noexcept:
+    cdef PySum s
+    cdef int i
+    ps_init(&s)
+    for i in range(n):
+        ps_add(&s, v[i])
+    return ps_result(&s)
+
+
+cdef double py_pow(double iv, double iw) except? -1.0:
+    """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
+    cdef double ix  # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
+    if isnan(iv):
+        return iv
+    if not isfinite(iv):
+        return fabs(iv)  # iw > 0, not odd
+    if iv == 0.0:
+        return 0.0
+    if iv < 0.0:
+        if iw != <double>(<long long>iw):
+            # Python returns a complex number; River then fails in math.erf
+            raise TypeError("must be real number, not complex")
+        iv = -iv
+    if iv == 1.0:
+        return 1.0
+    errno = 0
+    ix = pow(iv, iw)
+    if errno == 0:
+        if ix == HUGE_VAL or ix == -HUGE_VAL:
+            errno = ERANGE
+    elif errno == ERANGE and ix == 0.0:
+        errno = 0
+    if errno != 0:
+        if errno == ERANGE:
+            raise OverflowError(34, "Numerical result out of range")
+        raise ValueError("math domain error")
+    return ix
+
+
+cdef inline double py_log(double x) except? -1.0:
+    """math.log for a float."""
+    if x > 0.0:
+        if isfinite(x):
+            return log(x)
+        return x
+    if isnan(x):
+        return x
+    raise ValueError("math domain error")
+
+
+cdef inline double py_log2(double x) except? -1.0:
+    """math.log2 for a float."""
+    if x > 0.0:
+        if isfinite(x):
+            return log2(x)
+        return x
+    if isnan(x):
+        return x
+    raise ValueError("math domain error")
+
+
+cdef inline double py_sqrt(double x) except? -1.0:
+    """math.sqrt for a float."""
+    if x >= 0.0 or isnan(x):
+        return sqrt(x)
+    raise ValueError("math domain error")
+
+
+cdef inline double py_exp(double x) except? -1.0:
+    """math.exp for a float."""
+    cdef double r = exp(x)
+    if isinf(r) and isfinite(x):
+        raise OverflowError("math range error")
+    return r
+
+
+cdef inline bint isinf(double x) noexcept:
+    return not isfinite(x) and not isnan(x)
+
+
+cdef inline double py_div(double a, double b) except? -1.0:
+    if b == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    return a / b
+
+
+# ----------------------------------------------------------------------------- C structures
+
+cdef struct GCls:
+    # One class's Gaussian in a numeric splitter (river.proba.Gaussian over stats.Var(ddof=1))
+    int cid
+    double n        # Mean.n (sum of weights)
+    double mean     # Mean._mean
+    double S        # Var._S
+    double mn       # GaussianSplitter._min_per_class
+    double mx       # GaussianSplitter._max_per_class
+    int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf
+    int sig_ok      # sigma cached (Gaussian.sigma = Var.get() ** 0.5)
+    double sig
+    double nb_neg2var   # -2.0 * variance
+    double nb_halflog   # 0.5 * math.log(variance)
+
+
+cdef struct NCls:
+    # One class's value counts in a nominal splitter (an inner dict of _att_dist_per_class)
+    int cid
+    int n_ord
+    int cap_ord
+    int* ord        # value positions in the dict's insertion order
+    double* w       # weight by value position
+    char* has       # value position present in the dict
+    int cap_w
+    int sum_ok
+    double sum      # sum(class_dist.values()), cached
+
+
+cdef struct Spl:
+    int fid
+    int nominal
+    int n_cls
+    int cap_cls
+    GCls* g         # numeric: classes in _att_dist_per_class order
+    NCls* c         # nominal: classes in _att_dist_per_class order
+    double tot_w    # NominalSplitterClassif._total_weight_observed
+    double miss_w   # NominalSplitterClassif._missing_weight_observed
+    int n_vals
+    int cap_vals
+    int* vals       # vid by position (order of first appearance = the set's insertion order)
+    int* vpos       # vid -> position or -1
+    int vpos_cap
+    int set_n       # n_vals when set_ord was computed, -1 if never
+    int* set_ord    # positions in CPython's iteration order of the set of values
+    int* cix        # class id -> index in g / c, plus 1 (0: absent)
+    int cix_cap
+
+
+cdef struct Leaf:
+    int depth
+    int active
+    double last_split
+    double mc_correct
+    double nb_correct
+    int n_st
+    int cap_st
+    int* st_c       # classes of the leaf's stats, insertion order
+    double* st_w
+    int n_spl
+    int cap_spl
+    Spl** spl       # splitters, insertion order
+    int* sidx       # fid -> splitter index + 1; 0 none; -1 disabled attribute
+    int sidx_cap
+
+
+cdef struct Node:
+    int is_leaf
+    int depth
+    Leaf* lf
+    int kind        # 0 NumericBinaryBranch, 1 NominalBinaryBranch, 2 NominalMultiwayBranch
+    int fid
+    double thr
+    int vid
+    int n_ch
+    int cap_ch
+    Node** ch
+    int* ch_vid     # multiway: value of each child (the branch's _r_mapping)
+    int* vmap       # multiway: vid -> child index + 1
+    int vmap_cap
+    int n_bst       # the branch's stats (the split leaf's stats)
+    int* bst_c
+    double* bst_w
+
+
+cdef struct Tree:
+    Node* root
+    # parameters
+    double grace_period
+    double delta
+    double tau
+    double nb_threshold
+    int leaf_pred       # 0 mc, 1 nb, 2 nba
+    int crit            # 0 info_gain, 1 gini, 2 hellinger
+    int binary_split
+    double min_branch_fraction
+    double max_share_to_split
+    double max_byte_size
+    double mem_period
+    int stop_mem
+    int remove_poor
+    int merit_preprune
+    long long max_depth
+    int n_splits
+    # state
+    long long n_active
+    long long n_inactive
+    double inactive_est
+    double active_est
+    double overhead
+    int growth_allowed
+    double train_weight
+    # per-feature decisions: bit0 filter decided, bit1 kept, bit2 nominal attribute,
+    # bit3 kind known, bit4 kind is non-numeric
+    unsigned char* fstate
+    int fcap
+    char* has_cls
+    int ccap
+    # naive-Bayes votes computed by the last prediction, reused by the next learn_one of the
+    # same x at the same, unchanged leaf (an adaptive leaf scores naive Bayes before learning)
+    long long ver       # bumped by every learn_one
+    Leaf* nbc_leaf
+    long long nbc_ver
+    int nbc_n
+    double* nbc_out
+    int nbc_cap
+    int nbc_nv
+    int* nbc_f
+    int* nbc_v
+    double* nbc_d
+    int nbc_xcap
+
+
+cdef enum:
+    F_DECIDED = 1
+    F_KEEP = 2
+    F_NOMATTR = 4
+    F_KIND = 8
+    F_NONNUM = 16
+
+
+cdef struct Dists:
+    # A list of class distributions (the post-split dists), flat
+    int nd
+    int cap_d
+    int* off        # nd + 1 offsets
+    int n
+    int cap
+    int* c
+    double* w
+
+
+cdef struct Sugg:
+    double merit
+    int fid         # -1: null split (feature None)
+    int kind        # 0 numeric binary, 1 nominal binary, 2 nominal multiway
+    double thr
+    int vpos        # nominal binary: value position in the splitter
+    int vid         # nominal binary: the value's id
+    int sidx        # index of the splitter in the leaf
+
+
+# ----------------------------------------------------------------------------- allocation helpers
+
+cdef void* xrealloc(void* p, size_t n) except NULL:
+    cdef void* q
+    if n == 0:
+        n = 1
+    q = realloc(p, n)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef void* xcalloc(size_t n, size_t size) except NULL:
+    cdef void* q = calloc(n if n > 0 else 1, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef inline int grow_cap(int cap, int need) noexcept:
+    if cap < 4:
+        cap = 4
+    while cap < need:
+        cap *= 2
+    return cap
+
+
+cdef int dists_reset(Dists* d) except -1:
+    d.nd = 0
+    d.n = 0
+    if d.cap_d == 0:
+        d.cap_d = 8
+        d.off = <int*>xrealloc(d.off, 9 * sizeof(int))
+    d.off[0] = 0
+    return 0
+
+
+cdef int dists_push(Dists* d, int c, double w) except -1:
+    cdef int nc
+    if d.n >= d.cap:
+        nc = grow_cap(d.cap, d.n + 1)
+        d.c = <int*>xrealloc(d.c, nc * sizeof(int))
+        d.w = <double*>xrealloc(d.w, nc * sizeof(double))
+        d.cap = nc
+    d.c[d.n] = c
+    d.w[d.n] = w
+    d.n += 1
+    return 0
+
+
+cdef int dists_close(Dists* d) except -1:
+    # end the current distribution
+    cdef int nc
+    if d.nd + 1 >= d.cap_d:
+        nc = grow_cap(d.cap_d, d.nd + 2)
+        d.off = <int*>xrealloc(d.off, (nc + 1) * sizeof(int))
+        d.cap_d = nc
+    d.nd += 1
+    d.off[d.nd] = d.n
+    return 0
+
+
+cdef void dists_free(Dists* d) noexcept:
+    free(d.off)
+    free(d.c)
+    free(d.w)
+    d.off = NULL
+    d.c = NULL
+    d.w = NULL
+    d.cap = 0
+    d.cap_d = 0
+    d.n = 0
+    d.nd = 0
+
+
+cdef void spl_free(Spl* s) noexcept:
+    cdef int k
+    if s == NULL:
+        return
+    if s.nominal:
+        for k in range(s.n_cls):
+            free(s.c[k].ord)
+            free(s.c[k].w)
+            free(s.c[k].has)
+        free(s.c)
+    else:
+        free(s.g)
+    free(s.vals)
+    free(s.vpos)
+    free(s.set_ord)
+    free(s.cix)
+    free(s)
+
+
+cdef void leaf_drop_splitters(Leaf* lf) noexcept:
+    # HTLeaf.deactivate (splitters = None) and activate (splitters = {}): the disabled
+    # attributes survive both.
+    cdef int k
+    for k in range(lf.n_spl):
+        if lf.sidx[lf.spl[k].fid] > 0:
+            lf.sidx[lf.spl[k].fid] = 0
+        spl_free(lf.spl[k])
+    lf.n_spl = 0
+
+
+cdef void leaf_free(Leaf* lf) noexcept:
+    if lf == NULL:
+        return
+    leaf_drop_splitters(lf)
+    free(lf.spl)
+    free(lf.sidx)
+    free(lf.st_c)
+    free(lf.st_w)
+    free(lf)
+
+
+cdef void node_free(Node* nd) noexcept:
+    cdef int k
+    if nd == NULL:
+        return
+    if nd.is_leaf:
+        leaf_free(nd.lf)
+    else:
+        for k in range(nd.n_ch):
+            node_free(nd.ch[k])
+        free(nd.ch)
+        free(nd.ch_vid)
+        free(nd.vmap)
+        free(nd.bst_c)
+        free(nd.bst_w)
+    free(nd)
+
+
+cdef Leaf* leaf_new(int depth, int* st_c, double* st_w, int n_st) except NULL:
+    """HoeffdingTreeClassifier._new_leaf: stats copied, _last_split_attempt_at = total_weight."""
+    cdef Leaf* lf = <Leaf*>xcalloc(1, sizeof(Leaf))
+    lf.depth = depth
+    lf.active = 1
+    if n_st > 0:
+        lf.cap_st = grow_cap(0, n_st)
+        lf.st_c = <int*>xrealloc(NULL, lf.cap_st * sizeof(int))
+        lf.st_w = <double*>xrealloc(NULL, lf.cap_st * sizeof(double))
+        memcpy(lf.st_c, st_c, n_st * sizeof(int))
+        memcpy(lf.st_w, st_w, n_st * sizeof(double))
+        lf.n_st = n_st
+    lf.last_split = py_sum(lf.st_w, lf.n_st)
+    return lf
+
+
+cdef Node* node_new_leaf(int depth, int* st_c, double* st_w, int n_st) except NULL:
+    cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
+    nd.is_leaf = 1
+    nd.depth = depth
+    try:
+        nd.lf = leaf_new(depth, st_c, st_w, n_st)
+    except BaseException:
+        free(nd)
+        raise
+    return nd
+
+
+# ----------------------------------------------------------------------------- the x view
+
+cdef struct XV:
+    # x converted once per call: entries in x's order
+    int nx
+    int cap
+    int* f          # feature id
+    double* d       # numeric value (if isnum)
+    int* v          # nominal value id (or -1 if not computed)
+    char* isnum
+    # the current tree's view (feature filter applied), entries in x's order
+    int nv
+    int* vj
+    unsigned int stamp
+    unsigned int* vst   # fid -> stamp if in the current view
+    int* vpos           # fid -> entry index
+    int fcap
+
+
+cdef inline bint in_view(XV* xv, int fid) noexcept:
+    return fid < xv.fcap and xv.vst[fid] == xv.stamp
+
+
+# ----------------------------------------------------------------------------- leaf statistics
+
+cdef inline int stats_find(Leaf* lf, int cid) noexcept:
+    cdef int k
+    for k in range(lf.n_st):
+        if lf.st_c[k] == cid:
+            return k
+    return -1
+
+
+cdef int leaf_update_stats(Leaf* lf, int cid, double w) except -1:
+    # LeafMajorityClass.update_stats
+    cdef int k = stats_find(lf, cid)
+    cdef int nc
+    if k >= 0:
+        lf.st_w[k] += w
+        return 0
+    if lf.n_st >= lf.cap_st:
+        nc = grow_cap(lf.cap_st, lf.n_st + 1)
+        lf.st_c = <int*>xrealloc(lf.st_c, nc * sizeof(int))
+        lf.st_w = <double*>xrealloc(lf.st_w, nc * sizeof(double))
+        lf.cap_st = nc
+    lf.st_c[lf.n_st] = cid
+    lf.st_w[lf.n_st] = w
+    lf.n_st += 1
+    return 0
+
+
+cdef inline double leaf_total(Leaf* lf) noexcept:
+    # total_weight: sum(self.stats.values()) if self.stats else 0
+    return py_sum(lf.st_w, lf.n_st)
+
+
+cdef int mc_argmax(Leaf* lf) except -2:
+    """max(mc_pred, key=mc_pred.get) over normalize_values_in_dict(stats, inplace=False)."""
+    cdef double factor = py_sum(lf.st_w, lf.n_st)
+    cdef double mult = 0.0, best, v
+    cdef int k, bk
+    cdef bint normalize
+    if lf.n_st == 0:
+        return -1
+    normalize = not (factor == 0.0 or isnan(factor))
+    if normalize:
+        mult = 1.0 / factor
+        best = lf.st_w[0] * mult
+    else:
+        best = lf.st_w[0]
+    bk = 0
+    for k in range(1, lf.n_st):
+        v = lf.st_w[k] * mult if normalize else lf.st_w[k]
+        if v > best:
+            best = v
+            bk = k
+    return lf.st_c[bk]
+
+
+# ----------------------------------------------------------------------------- Gaussian splitter
+
+cdef inline int gfind(Spl* s, int cid) noexcept:
+    if cid >= s.cix_cap:
+        return -1
+    return s.cix[cid] - 1
+
+
+cdef int cix_set(Spl* s, int cid, int k) except -1:
+    cdef int nc
+    if cid >= s.cix_cap:
+        nc = grow_cap(s.cix_cap, cid + 1)
+        s.cix = <int*>xrealloc(s.cix, nc * sizeof(int))
+        memset(s.cix + s.cix_cap, 0, (nc - s.cix_cap) * sizeof(int))
+        s.cix_cap = nc
+    s.cix[cid] = k + 1
+    return 0
+
+
+cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
+    # GaussianSplitter.update, then Gaussian.update -> Var.update -> Mean.update
+    cdef int k = gfind(s, cid)
+    cdef int nc
+    cdef GCls* g
+    cdef double mean_old, mean_new
+    if k >= 0:
+        g = &s.g[k]
+        if x < g.mn:
+            g.mn = x
+        if x > g.mx:
+            g.mx = x
+    else:
+        if s.n_cls >= s.cap_cls:
+            nc = grow_cap(s.cap_cls, s.n_cls + 1)
+            s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
+            s.cap_cls = nc
+        cix_set(s, cid, s.n_cls)
+        g = &s.g[s.n_cls]
+        s.n_cls += 1
+        memset(g, 0, sizeof(GCls))
+        g.cid = cid
+        g.mn = x
+        g.mx = x
+    g.nb_state = 0
+    g.sig_ok = 0
+    mean_old = g.mean
+    g.n += w
+    if g.n == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    g.mean += (w / g.n) * (x - g.mean)
+    mean_new = g.mean
+    g.S += w * (x - mean_old) * (x - mean_new)
+    return 0
+
+
+cdef double gauss_log_pdf(GCls* g, double x) except? -1.0:
+    """Gaussian.log_pdf, with the per-class terms cached until the class is updated."""
+    cdef double variance
+    if g.nb_state == 0:
+        if g.n > 1.0:
+            variance = g.S / (g.n - 1.0)
+            if variance > 0.0:
+                g.nb_neg2var = -2.0 * variance
+                g.nb_halflog = 0.5 * py_log(variance)
+                g.nb_state = 1
+            else:
+                g.nb_state = 2
+        else:
+            g.nb_state = 2
+    if g.nb_state == 2:
+        return NEG_INF
+    return py_pow(x - g.mean, 2.0) / g.nb_neg2var - HALF_LOG_TAU - g.nb_halflog
+
+
+cdef double gauss_cdf(GCls* g, double x) except? -1.0:
+    """Gaussian.cdf: norm_cdf((x - mu) / sigma), 0.0 on ZeroDivisionError."""
+    cdef double num = x - g.mean
+    cdef double var, sigma
+    if not g.sig_ok:
+        # a pure function of (n, S): cached until the class is updated
+        var = g.S / (g.n - 1.0) if g.n > 1.0 else 0.0
+        g.sig = py_pow(var, 0.5)
+        g.sig_ok = 1
+    sigma = g.sig
+    if sigma == 0.0:
+        return 0.0
+    return 0.5 * (1.0 + erf((num / sigma) / SQRT2))
+
+
+cdef int gauss_post(Spl* s, double sv, Dists* out, Dists* tmp) except -1:
+    """GaussianSplitter._class_dists_from_binary_split -> [lhs, rhs] in out."""
+    cdef int k
+    cdef GCls* g
+    cdef double l
+    dists_reset(out)
+    dists_reset(tmp)
+    for k in range(s.n_cls):
+        g = &s.g[k]
+        if sv < g.mn:
+            dists_push(tmp, g.cid, g.n)
+        elif sv >= g.mx:
+            dists_push(out, g.cid, g.n)
+        else:
+            l = gauss_cdf(g, sv) * g.n
+            dists_push(out, g.cid, l)
+            dists_push(tmp, g.cid, g.n - l)
+    dists_close(out)
+    for k in range(tmp.n):
+        dists_push(out, tmp.c[k], tmp.w[k])
+    dists_close(out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- nominal splitter
+
+cdef inline int nfind(Spl* s, int cid) noexcept:
+    return gfind(s, cid)
+
+
+cdef NCls* nom_class(Spl* s, int cid) except NULL:
+    """_att_dist_per_class[cid] (a defaultdict: inserts an empty dict for a new class)."""
+    cdef int k = nfind(s, cid)
+    cdef int nc
+    cdef NCls* c
+    if k >= 0:
+        return &s.c[k]
+    if s.n_cls >= s.cap_cls:
+        nc = grow_cap(s.cap_cls, s.n_cls + 1)
+        s.c = <NCls*>xrealloc(s.c, nc * sizeof(NCls))
+        s.cap_cls = nc
+    cix_set(s, cid, s.n_cls)
+    c = &s.c[s.n_cls]
+    s.n_cls += 1
+    memset(c, 0, sizeof(NCls))
+    c.cid = cid
+    return c
+
+
+cdef inline int nom_vpos(Spl* s, int vid) noexcept:
+    if vid < 0 or vid >= s.vpos_cap:
+        return -1
+    return s.vpos[vid]
+
+
+cdef int nom_update(Spl* s, int vid, int cid, double w) except -1:
+    # NominalSplitterClassif.update (att_val is never None here)
+    cdef int p = nom_vpos(s, vid)
+    cdef int nc, k
+    cdef NCls* c
+    if p < 0:
+        if vid >= s.vpos_cap:
+            nc = grow_cap(s.vpos_cap, vid + 1)
+            s.vpos = <int*>xrealloc(s.vpos, nc * sizeof(int))
+            for k in range(s.vpos_cap, nc):
+                s.vpos[k] = -1
+            s.vpos_cap = nc
+        if s.n_vals >= s.cap_vals:
+            nc = grow_cap(s.cap_vals, s.n_vals + 1)
+            s.vals = <int*>xrealloc(s.vals, nc * sizeof(int))
+            s.cap_vals = nc
+        p = s.n_vals
+        s.vals[p] = vid
+        s.vpos[vid] = p
+        s.n_vals += 1
+    c = nom_class(s, cid)
+    if p >= c.cap_w:
+        nc = grow_cap(c.cap_w, p + 1)
+        c.w = <double*>xrealloc(c.w, nc * sizeof(double))
+        c.has = <char*>xrealloc(c.has, nc * sizeof(char))
+        for k in range(c.cap_w, nc):
+            c.w[k] = 0.0
+            c.has[k] = 0
+        c.cap_w = nc
+    if c.has[p]:
+        c.w[p] += w
+    else:
+        if c.n_ord >= c.cap_ord:
+            nc = grow_cap(c.cap_ord, c.n_ord + 1)
+            c.ord = <int*>xrealloc(c.ord, nc * sizeof(int))
+            c.cap_ord = nc
+        c.ord[c.n_ord] = p
+        c.n_ord += 1
+        c.has[p] = 1
+        c.w[p] = w
+    c.sum_ok = 0
+    s.tot_w += w
+    return 0
+
+
+cdef double nom_cond_proba(Spl* s, int vid, int cid) except? -1.0:
+    # NominalSplitterClassif.cond_proba (the defaultdict lookup inserts the class)
+    cdef NCls* c = nom_class(s, cid)
+    cdef int p = nom_vpos(s, vid)
+    cdef PySum acc
+    cdef int k
+    if p < 0 or p >= c.cap_w or not c.has[p]:
+        return 0.0
+    if not c.sum_ok:
+        ps_init(&acc)
+        for k in range(c.n_ord):
+            ps_add(&acc, c.w[c.ord[k]])
+        c.sum = ps_result(&acc)
+        c.sum_ok = 1
+    if c.sum == 0.0:
+        return 0.0
+    return c.w[p] / c.sum
+
+
+cdef int nom_post_binary(Spl* s, int p, Dists* out, Dists* tmp) except -1:
+    """NominalSplitterClassif._class_dist_from_binary_split(value at position p)."""
+    cdef int k, q, any_ne
+    cdef NCls* c
+    cdef double ne
+    dists_reset(out)
+    dists_reset(tmp)
+    for k in range(s.n_cls):
+        c = &s.c[k]
+        if p < c.cap_w and c.has[p]:
+            dists_push(out, c.cid, 0.0 + c.w[p])
+        ne = 0.0
+        any_ne = 0
+        for q in range(c.n_ord):
+            if c.ord[q] != p:
+                ne += c.w[c.ord[q]]
+                any_ne = 1
+        if any_ne:
+            dists_push(tmp, c.cid, ne)
+    dists_close(out)
+    for k in range(tmp.n):
+        dists_push(out, tmp.c[k], tmp.w[k])
+    dists_close(out)
+    return 0
+
+
+cdef int nom_post_multiway(Spl* s, int* sorted_pos, int* crank, Dists* out) except -1:
+    """NominalSplitterClassif._class_dist_from_multiway_split: one dist per value (values in
+    sorted order), each dist's classes in sorted order (dict(sorted(items)))."""
+    cdef int i, i2, k, p, a, b, tc
+    cdef NCls* c
+    cdef double tw
+    dists_reset(out)
+    for i in range(s.n_vals):
+        p = sorted_pos[i]
+        a = out.n
+        for k in range(s.n_cls):
+            c = &s.c[k]
+            if p < c.cap_w and c.has[p]:
+                dists_push(out, c.cid, 0.0 + c.w[p])
+        # insertion sort of this dist by class rank (ranks are distinct)
+        for i2 in range(a + 1, out.n):
+            tc = out.c[i2]
+            tw = out.w[i2]
+            b = i2 - 1
+            while b >= a and crank[out.c[b]] > crank[tc]:
+                out.c[b + 1] = out.c[b]
+                out.w[b + 1] = out.w[b]
+                b -= 1
+            out.c[b + 1] = tc
+            out.w[b + 1] = tw
+        dists_close(out)
+    return 0
+
+
+# ----------------------------------------------------------------------------- split criteria
+
+cdef double entropy_w(const double* w, int n) except? -1.0:
+    # InfoGainSplitCriterion._compute_entropy_dict
+    cdef double e = 0.0
+    cdef double s = 0.0
+    cdef double d
+    cdef int k
+    for k in range(n):
+        d = w[k]
+        if d > 0.0:
+            e -= d * py_log2(d)
+            s += d
+    if s > 0.0:
+        return (e + s * py_log2(s)) / s
+    return 0.0
+
+
+cdef int n_subsets_gt_frac(Dists* post, double frac, double* ds, int guarded) except -1:
+    # num_subsets_greater_than_frac; Hellinger's has no `total_weight > 0` guard
+    cdef double total = 0.0
+    cdef int i, n = 0
+    for i in range(post.nd):
+        ds[i] = py_sum(post.w + post.off[i], post.off[i + 1] - post.off[i])
+        total += ds[i]
+    if guarded and not total > 0.0:
+        return 0
+    for i in range(post.nd):
+        if py_div(ds[i], total) > frac:
+            n += 1
+    return n
+
+
+cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
+                           int cid_one, int cid_zero) except? -1.0:
+    cdef int i, k, nd = post.nd
+    cdef double total, acc, g, rel, s
+    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
+    cdef int found
+    if t.crit == 0:  # info gain
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
+            return NEG_INF
+        total = 0.0
+        for i in range(nd):
+            total += ds[i]
+        acc = 0.0
+        for i in range(nd):
+            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
+        return pre_entropy - py_div(acc, total)
+    elif t.crit == 1:  # gini
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
+            return NEG_INF
+        total = 0.0
+        for i in range(nd):
+            total += ds[i]
+        g = 0.0
+        for i in range(nd):
+            s = ds[i]
+            acc = 1.0
+            if s != 0.0:
+                for k in range(post.off[i], post.off[i + 1]):
+                    rel = post.w[k] / s
+                    acc -= rel * rel
+            g += py_div(ds[i], total) * acc
+        return 1.0 - g
+    else:  # hellinger
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
+            return NEG_INF
+        # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
+        if cid_one < 0 or cid_zero < 0:
+            return 0.0
+        found = 0
+        for k in range(post.off[0], post.off[1]):
+            if post.c[k] == cid_one:
+                lp = post.w[k]
+                found |= 1
+            elif post.c[k] == cid_zero:
+                ln = post.w[k]
+                found |= 2
+        for k in range(post.off[1], post.off[2]):
+            if post.c[k] == cid_one:
+                rp = post.w[k]
+                found |= 4
+            elif post.c[k] == cid_zero:
+                rn = post.w[k]
+                found |= 8
+        if found != 15:
+            return 0.0
+        tn = ln + rn
+        tp = lp + rp
+        h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
+        h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
+        return py_sqrt(h)
+
+
+cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
+    cdef int n
+    if t.crit == 1:
+        return 1.0
+    n = lf.n_st
+    if n <= 2:
+        n = 2
+    return py_log2(<double>n)
+
+
+# ----------------------------------------------------------------------------- tree walking
+
+cdef inline int branch_no(Node* nd, XV* xv) noexcept:
+    """DTBranch.branch_no, or -1 where River raises KeyError (feature missing, unseen value)."""
+    cdef int j, vid
+    if not in_view(xv, nd.fid):
+        return -1
+    j = xv.vpos[nd.fid]
+    if nd.kind == 0:
+        return 0 if xv.d[j] <= nd.thr else 1
+    if nd.kind == 1:
+        return 0 if xv.v[j] == nd.vid else 1
+    vid = xv.v[j]
+    if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
+        return -1
+    return nd.vmap[vid] - 1
+
+
+cdef double node_total(Node* nd) noexcept:
+    # Leaf.total_weight / DTBranch.total_weight (a sum over the children's totals)
+    cdef PySum acc
+    cdef int k
+    if nd.is_leaf:
+        return leaf_total(nd.lf)
+    ps_init(&acc)
+    for k in range(nd.n_ch):
+        ps_add(&acc, node_total(nd.ch[k]))
+    return ps_result(&acc)
+
+
+cdef Node* most_common(Node* nd) noexcept:
+    cdef int k, best
+    cdef double bw, w
+    if nd.kind != 2:
+        if node_total(nd.ch[0]) < node_total(nd.ch[1]):
+            return nd.ch[1]
+        return nd.ch[0]
+    best = 0
+    bw = node_total(nd.ch[0])
+    for k in range(1, nd.n_ch):
+        w = node_total(nd.ch[k])
+        if w > bw:
+            bw = w
+            best = k
+    return nd.ch[best]
+
+
+cdef Node* walk_partial(Node* nd, XV* xv) noexcept:
+    # Branch.traverse(x, until_leaf=False): stops at a branch that raises KeyError
+    cdef int b
+    while not nd.is_leaf:
+        b = branch_no(nd, xv)
+        if b < 0:
+            return nd
+        nd = nd.ch[b]
+    return nd
+
+
+cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept:
+    # Branch.traverse(x, until_leaf=True)
+    cdef int b
+    while not nd.is_leaf:
+        b = branch_no(nd, xv)
+        if b < 0:
+            nd = most_common(nd)
+        else:
+            nd = nd.ch[b]
+    return nd
+
+
+cdef int collect_leaves(Node* nd, list out) except -1:
+    # Branch.iter_leaves: left to right
+    cdef int k
+    if nd.is_leaf:
+        out.append(<size_t>nd)
+        return 0
+    for k in range(nd.n_ch):
+        collect_leaves(nd.ch[k], out)
+    return 0
+
+
+cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
+                      long long depth) noexcept:
+    cdef int k
+    n_nodes[0] += 1
+    if depth + 1 > height[0]:
+        height[0] = depth + 1
+    if nd.is_leaf:
+        n_leaves[0] += 1
+        return
+    for k in range(nd.n_ch):
+        count_nodes(nd.ch[k], n_nodes, n_leaves, height, depth + 1)
+
+
+# ----------------------------------------------------------------------------- memory accounting
+
+cdef long long spl_bytes(Spl* s) noexcept:
+    # Deterministic in the logical content (not the allocated capacities), so that a pickled
+    # and restored forest measures exactly as the original.
+    cdef long long b = sizeof(Spl) + sizeof(Spl*) + s.n_vals * 2 * sizeof(int)
+    cdef int k
+    if s.nominal:
+        for k in range(s.n_cls):
+            b += sizeof(NCls) + s.c[k].n_ord * (sizeof(int) + sizeof(double) + sizeof(char))
+    else:
+        b += s.n_cls * sizeof(GCls)
+    return b
+
+
+cdef long long leaf_bytes(Leaf* lf) noexcept:
+    cdef long long b = sizeof(Node) + sizeof(Leaf) + lf.n_st * (sizeof(int) + sizeof(double))
+    cdef int k
+    for k in range(lf.n_spl):
+        b += spl_bytes(lf.spl[k])
+    return b
+
+
+cdef long long tree_bytes(Node* nd) noexcept:
+    cdef long long b
+    cdef int k
+    if nd.is_leaf:
+        return leaf_bytes(nd.lf)
+    b = sizeof(Node) + nd.n_ch * (sizeof(Node*) + sizeof(int)) + nd.n_bst * (sizeof(int) + sizeof(double))
+    for k in range(nd.n_ch):
+        b += tree_bytes(nd.ch[k])
+    return b
+
+
+# ----------------------------------------------------------------------------- the forest
+
+cdef class ForestCore:
+    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`."""
+
+    cdef Tree* trees
+    cdef int n
+    cdef XV xv
+    cdef Dists post, tmp, best
+    cdef double* ds
+    cdef int ds_cap
+    cdef double* votes
+    cdef int votes_cap
+    cdef Sugg* sug
+    cdef int sug_cap
+    cdef Spl** nbq
+    cdef int* nbj
+    cdef int nbq_cap
+
+    cdef readonly list _models
+    cdef readonly object feature_filter
+    # features
+    cdef dict fmap
+    cdef list fnames
+    cdef list fvals         # per feature: dict value -> vid
+    cdef list fvalobjs      # per feature: list of value objects by vid
+    cdef char* f_nomany
+    cdef char* f_truthy
+    cdef int nf
+    cdef int fcap
+    # classes
+    cdef dict cmap
+    cdef list labels
+    cdef int nc
+    cdef int cid_one
+    cdef int cid_zero
+    cdef list sorted_cls    # per tree: list of cids in sorted(label) order, or None
+    cdef int** crank        # per tree: cid -> rank in sorted order
+    # x conversion cache: the previous x's keys, by position
+    cdef list lkeys
+    cdef int* lfid
+    cdef int lcap
+    cdef object _Number
+
+    def __cinit__(self):
+        self.trees = NULL
+        self.n = 0
+        memset(&self.xv, 0, sizeof(XV))
+        memset(&self.post, 0, sizeof(Dists))
+        memset(&self.tmp, 0, sizeof(Dists))
+        memset(&self.best, 0, sizeof(Dists))
+        self.ds = NULL
+        self.votes = NULL
+        self.sug = NULL
+        self.nbq = NULL
+        self.nbj = NULL
+        self.nbq_cap = 0
+        self.f_nomany = NULL
+        self.f_truthy = NULL
+        self.crank = NULL
+        self.lfid = NULL
+
+    def __dealloc__(self):
+        cdef int i
+        if self.trees != NULL:
+            for i in range(self.n):
+                node_free(self.trees[i].root)
+                free(self.trees[i].fstate)
+                free(self.trees[i].has_cls)
+                free(self.trees[i].nbc_out)
+                free(self.trees[i].nbc_f)
+                free(self.trees[i].nbc_v)
+                free(self.trees[i].nbc_d)
+                if self.crank != NULL:
+                    free(self.crank[i])
+            free(self.trees)
+        free(self.crank)
+        free(self.xv.f)
+        free(self.xv.d)
+        free(self.xv.v)
+        free(self.xv.isnum)
+        free(self.xv.vj)
+        free(self.xv.vst)
+        free(self.xv.vpos)
+        dists_free(&self.post)
+        dists_free(&self.tmp)
+        dists_free(&self.best)
+        free(self.ds)
+        free(self.votes)
+        free(self.sug)
+        free(self.nbq)
+        free(self.nbj)
+        free(self.f_nomany)
+        free(self.f_truthy)
+        free(self.lfid)
+
+    def _init_core(self, list params, models, feature_filter):
+        """params: one tuple per tree (see forest.py: _tree_params)."""
+        cdef int i
+        cdef Tree* t
+        self._models = list(models)
+        self.feature_filter = feature_filter
+        self.n = len(params)
+        self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
+        self.crank = <int**>xcalloc(self.n, sizeof(int*))
+        for i in range(self.n):
+            t = &self.trees[i]
+            (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
+             t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
+             t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
+             t.n_splits) = params[i]
+            t.root = NULL
+            t.n_active = 0
+            t.n_inactive = 0
+            t.inactive_est = 0.0
+            t.active_est = 0.0
+            t.overhead = 1.0
+            t.growth_allowed = 1
+            t.train_weight = 0.0
+        self.fmap = {}
+        self.fnames = []
+        self.fvals = []
+        self.fvalobjs = []
+        self.nf = 0
+        self.fcap = 0
+        self.cmap = {}
+        self.labels = []
+        self.nc = 0
+        self.cid_one = -1
+        self.cid_zero = -1
+        self.sorted_cls = [None] * self.n
+        self.lkeys = []
+        self.lcap = 0
+        self._Number = _numbers.Number
+
+    @property
+    def n_models(self):
+        return self.n
+
+    # ------------------------------------------------------------------ registries
+
+    cdef int _grow_features(self, int need) except -1:
+        cdef int nc, i, k
+        if need <= self.fcap:
+            return 0
+        nc = grow_cap(self.fcap, need)
+        self.f_nomany = <char*>xrealloc(self.f_nomany, nc)
+        self.f_truthy = <char*>xrealloc(self.f_truthy, nc)
+        for i in range(self.n):
+            self.trees[i].fstate = <unsigned char*>xrealloc(self.trees[i].fstate, nc)
+            for k in range(self.fcap, nc):
+                self.trees[i].fstate[k] = 0
+            self.trees[i].fcap = nc
+        self.xv.vst = <unsigned int*>xrealloc(self.xv.vst, nc * sizeof(unsigned int))
+        self.xv.vpos = <int*>xrealloc(self.xv.vpos, nc * sizeof(int))
+        for k in range(self.fcap, nc):
+            self.xv.vst[k] = 0
+            self.f_nomany[k] = 0
+            self.f_truthy[k] = 0
+        self.xv.fcap = nc
+        self.fcap = nc
+        return 0
+
+    cdef int _new_feature(self, object name) except -1:
+        cdef int fid = self.nf
+        cdef int i
+        cdef object nominal
+        cdef bint any_nom = False
+        self._grow_features(fid + 1)
+        self.fmap[name] = fid
+        self.fnames.append(name)
+        self.fvals.append({})
+        self.fvalobjs.append([])
+        self.nf += 1
+        self.f_truthy[fid] = 1 if name else 0
+        for i in range(self.n):
+            nominal = self._models[i].nominal_attributes
+            if nominal is not None and name in nominal:
+                self.trees[i].fstate[fid] |= F_NOMATTR
+                any_nom = True
+        self.f_nomany[fid] = any_nom
+        return fid
+
+    cdef int _class_id(self, object y) except -1:
+        cdef object cid = self.cmap.get(y)
+        cdef int c, i, nc
+        if cid is not None:
+            return <int>cid
+        c = self.nc
+        self.cmap[y] = c
+        self.labels.append(y)
+        self.nc += 1
+        for i in range(self.n):
+            if c >= self.trees[i].ccap:
+                nc = grow_cap(self.trees[i].ccap, c + 1)
+                self.trees[i].has_cls = <char*>xrealloc(self.trees[i].has_cls, nc)
+                memset(self.trees[i].has_cls + self.trees[i].ccap, 0, nc - self.trees[i].ccap)
+                self.trees[i].ccap = nc
+        one = self.cmap.get(1)
+        zero = self.cmap.get(0)
+        self.cid_one = -1 if one is None else one
+        self.cid_zero = -1 if zero is None else zero
+        return c
+
+    cdef int _value_id(self, int fid, object v) except -1:
+        cdef dict d = <dict>self.fvals[fid]
+        cdef object vid = d.get(v)
+        if vid is not None:
+            return <int>vid
+        lst = <list>self.fvalobjs[fid]
+        d[v] = len(lst)
+        lst.append(v)
+        return len(lst) - 1
+
+    cdef list _tree_sorted(self, int i):
+        """sorted(tree.classes) as class ids; cached per tree."""
+        cdef list s = self.sorted_cls[i]
+        cdef int k, r
+        if s is not None:
+            return s
+        labels = self.labels
+        cids = [c for c in range(self.nc) if c < self.trees[i].ccap and self.trees[i].has_cls[c]]
+        s = sorted(cids, key=labels.__getitem__)
+        free(self.crank[i])
+        self.crank[i] = <int*>xcalloc(self.nc, sizeof(int))
+        r = 0
+        for k in s:
+            self.crank[i][k] = r
+            r += 1
+        self.sorted_cls[i] = s
+        return s
+
+    # ------------------------------------------------------------------ x conversion
+
+    cdef int _convert(self, object x) except -1:
+        """x -> (fid, number, value id) arrays, in x's order."""
+        cdef PyObject* key
+        cdef PyObject* val
+        cdef Py_ssize_t pos = 0
+        cdef int j = 0, fid, nc, nl
+        cdef XV* xv = &self.xv
+        cdef object k, v, fo
+        cdef list lkeys = self.lkeys
+        cdef bint isnum
+        cdef double d
+        if type(x) is not dict:
+            x = dict(x)
+        nc = len(<dict>x)
+        if nc > xv.cap:
+            nc = grow_cap(xv.cap, nc)
+            xv.f = <int*>xrealloc(xv.f, nc * sizeof(int))
+            xv.d = <double*>xrealloc(xv.d, nc * sizeof(double))
+            xv.v = <int*>xrealloc(xv.v, nc * sizeof(int))
+            xv.isnum = <char*>xrealloc(xv.isnum, nc * sizeof(char))
+            xv.vj = <int*>xrealloc(xv.vj, nc * sizeof(int))
+            xv.cap = nc
+        if xv.cap > self.lcap:
+            self.lfid = <int*>xrealloc(self.lfid, xv.cap * sizeof(int))
+            self.lcap = xv.cap
+        nl = len(lkeys)
+        while PyDict_Next(x, &pos, &key, &val):
+            # the feature id: the previous x usually had the same key objects in the same order
+            if j < nl and <PyObject*>PyList_GET_ITEM(lkeys, j) == key:
+                fid = self.lfid[j]
+            else:
+                k = <object>key
+                fo = self.fmap.get(k)
+                if fo is None:
+                    fid = self._new_feature(k)
+                else:
+                    fid = <int>fo
+                if j < nl:
+                    lkeys[j] = k
+                else:
+                    lkeys.append(k)
+                    nl += 1
+                self.lfid[j] = fid
+            xv.f[j] = fid
+            v = <object>val
+            if PyFloat_Check(v):
+                isnum = True
+                d = PyFloat_AS_DOUBLE(v)
+            elif PyLong_Check(v):  # int and bool
+                isnum = True
+                d = float(v)
+            elif v is None:
+                raise ValueError(
+                    f"feature {self.fnames[fid]!r} is None: drop the key to mark a feature "
+                    "missing (None values are not supported by the compiled forest)"
+                )
+            elif isinstance(v, self._Number):
+                isnum = True
+                d = float(v)
+            else:
+                isnum = False
+                d = 0.0
+            xv.isnum[j] = isnum
+            xv.d[j] = d
+            if not isnum or self.f_nomany[fid]:
+                xv.v[j] = self._value_id(fid, v)
+            else:
+                xv.v[j] = -1
+            j += 1
+        xv.nx = j
+        return 0
+
+    cdef int _view(self, int i) except -1:
+        """The features tree i sees (feature_filter), with River's type checks."""
+        cdef XV* xv = &self.xv
+        cdef Tree* t = &self.trees[i]
+        cdef int j, fid, nv = 0
+        cdef unsigned char st
+        xv.stamp += 1
+        if xv.stamp == 0:  # wrapped around
+            memset(xv.vst, 0, xv.fcap * sizeof(unsigned int))
+            xv.stamp = 1
+        for j in range(xv.nx):
+            fid = xv.f[j]
+            st = t.fstate[fid]
+            if not (st & F_DECIDED):
+                st |= F_DECIDED
+                if self.feature_filter is None or self.feature_filter.keeps(i, self.fnames[fid]):
+                    st |= F_KEEP
+                t.fstate[fid] = st
+            if not (st & F_KEEP):
+                continue
+            if not (st & F_NOMATTR):
+                if not (st & F_KIND):
+                    st |= F_KIND
+                    if not xv.isnum[j]:
+                        st |= F_NONNUM
+                    t.fstate[fid] = st
+                elif (not xv.isnum[j]) != ((st & F_NONNUM) != 0):
+                    raise TypeError(
+                        f"feature {self.fnames[fid]!r} of tree {i} mixes numbers and "
+                        "non-numbers; River would fail or treat it inconsistently"
+                    )
+            xv.vj[nv] = j
+            nv += 1
+            xv.vst[fid] = xv.stamp
+            xv.vpos[fid] = j
+        xv.nv = nv
+        return 0
+
+    # ------------------------------------------------------------------ naive Bayes
+
+    cdef int _nb(self, Tree* t, Leaf* lf, double* out) except -1:
+        """do_naive_bayes_prediction(x, stats, splitters) -> out aligned with stats order;
+        returns the number of entries (0 for River's {})."""
+        cdef XV* xv = &self.xv
+        cdef double total, cw, v, lp, tmp, max_ll, lse
+        cdef int k, q, j, gi, cid
+        cdef Spl* s
+        cdef PySum acc
+        cdef int nq = 0
+        cdef Spl** qs
+        cdef int* qj
+        if lf.n_st == 0:
+            return 0
+        total = py_sum(lf.st_w, lf.n_st)
+        if total == 0.0:
+            return 0
+        # the splitters of features present in x, in the splitters' order
+        if lf.n_spl > self.nbq_cap:
+            self.nbq_cap = grow_cap(self.nbq_cap, lf.n_spl)
+            self.nbq = <Spl**>xrealloc(self.nbq, self.nbq_cap * sizeof(Spl*))
+            self.nbj = <int*>xrealloc(self.nbj, self.nbq_cap * sizeof(int))
+        qs = self.nbq
+        qj = self.nbj
+        for q in range(lf.n_spl):
+            s = lf.spl[q]
+            if in_view(xv, s.fid):
+                qs[nq] = s
+                qj[nq] = xv.vpos[s.fid]
+                nq += 1
+        for k in range(lf.n_st):
+            cw = lf.st_w[k]
+            cid = lf.st_c[k]
+            if cw > 0.0:
+                v = py_log(cw / total)
+            else:
+                out[k] = 0.0
+                continue
+            for q in range(nq):
+                s = qs[q]
+                j = qj[q]
+                if not s.nominal:
+                    gi = gfind(s, cid)
+                    if gi < 0:
+                        continue
+                    lp = gauss_log_pdf(&s.g[gi], xv.d[j])
+                    if lp > NEG_INF:
+                        v += lp
+                else:
+                    tmp = nom_cond_proba(s, xv.v[j], cid)
+                    v += py_log(tmp) if tmp > 0.0 else 0.0
+            out[k] = v
+        max_ll = out[0]
+        for k in range(1, lf.n_st):
+            if out[k] > max_ll:
+                max_ll = out[k]
+        ps_init(&acc)
+        for k in range(lf.n_st):
+            ps_add(&acc, py_exp(out[k] - max_ll))
+        lse = max_ll + py_log(ps_result(&acc))
+        for k in range(lf.n_st):
+            out[k] = py_exp(out[k] - lse)
+        return lf.n_st
+
+    cdef double* _votes_buf(self, int n) except NULL:
+        if n > self.votes_cap:
+            self.votes_cap = grow_cap(self.votes_cap, n)
+            self.votes = <double*>xrealloc(self.votes, self.votes_cap * sizeof(double))
+        return self.votes
+
+    # ------------------------------------------------------------------ learning
+
+    cdef bint _nb_cached(self, Tree* t, Leaf* lf) noexcept:
+        """Whether the votes of the last prediction are those of this leaf and this x."""
+        cdef XV* xv = &self.xv
+        cdef int k, j
+        if t.nbc_leaf != lf or t.nbc_nv != xv.nv:
+            return False
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            if t.nbc_f[k] != xv.f[j] or t.nbc_v[k] != xv.v[j]:
+                return False
+            if memcmp(&t.nbc_d[k], &xv.d[j], sizeof(double)) != 0:
+                return False
+        return True
+
+    cdef int _nb_store(self, Tree* t, Leaf* lf, double* out, int n) except -1:
+        cdef XV* xv = &self.xv
+        cdef int k, j, nc
+        if n > t.nbc_cap:
+            nc = grow_cap(t.nbc_cap, n)
+            t.nbc_out = <double*>xrealloc(t.nbc_out, nc * sizeof(double))
+            t.nbc_cap = nc
+        if xv.nv > t.nbc_xcap:
+            nc = grow_cap(t.nbc_xcap, xv.nv)
+            t.nbc_f = <int*>xrealloc(t.nbc_f, nc * sizeof(int))
+            t.nbc_v = <int*>xrealloc(t.nbc_v, nc * sizeof(int))
+            t.nbc_d = <double*>xrealloc(t.nbc_d, nc * sizeof(double))
+            t.nbc_xcap = nc
+        memcpy(t.nbc_out, out, n * sizeof(double))
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            t.nbc_f[k] = xv.f[j]
+            t.nbc_v[k] = xv.v[j]
+            t.nbc_d[k] = xv.d[j]
+        t.nbc_nv = xv.nv
+        t.nbc_n = n
+        t.nbc_leaf = lf
+        t.nbc_ver = t.ver
+        return 0
+
+    cdef int _leaf_learn(self, Tree* t, Leaf* lf, int cid, double w, bint cache_ok) except -1:
+        cdef XV* xv = &self.xv
+        cdef int k, bk, n, j, fid, si
+        cdef double best
+        cdef double* out
+        cdef Spl* s
+        cdef unsigned char st
+        if t.leaf_pred == 2 and lf.active:
+            # LeafNaiveBayesAdaptive.learn_one: score both predictors before learning
+            if lf.n_st == 0 or mc_argmax(lf) == cid:
+                lf.mc_correct += w
+            out = self._votes_buf(lf.n_st + 1)
+            if cache_ok and self._nb_cached(t, lf):
+                n = t.nbc_n
+                memcpy(out, t.nbc_out, n * sizeof(double))
+            else:
+                n = self._nb(t, lf, out)
+            if n > 0:
+                bk = 0
+                best = out[0]
+                for k in range(1, n):
+                    if out[k] > best:
+                        best = out[k]
+                        bk = k
+                if lf.st_c[bk] == cid:
+                    lf.nb_correct += w
+        leaf_update_stats(lf, cid, w)
+        if not lf.active:
+            return 0
+        # HTLeaf.update_splitters, in x's order
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            fid = xv.f[j]
+            if fid >= lf.sidx_cap:
+                n = grow_cap(lf.sidx_cap, self.nf if self.nf > fid + 1 else fid + 1)
+                lf.sidx = <int*>xrealloc(lf.sidx, n * sizeof(int))
+                memset(lf.sidx + lf.sidx_cap, 0, (n - lf.sidx_cap) * sizeof(int))
+                lf.sidx_cap = n
+            si = lf.sidx[fid]
+            if si < 0:
+                continue  # disabled attribute
+            if si == 0:
+                if lf.n_spl >= lf.cap_spl:
+                    n = grow_cap(lf.cap_spl, lf.n_spl + 1)
+                    lf.spl = <Spl**>xrealloc(lf.spl, n * sizeof(Spl*))
+                    lf.cap_spl = n
+                s = <Spl*>xcalloc(1, sizeof(Spl))
+                s.fid = fid
+                st = t.fstate[fid]
+                s.nominal = 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0
+                s.set_n = -1
+                lf.spl[lf.n_spl] = s
+                lf.n_spl += 1
+                lf.sidx[fid] = lf.n_spl
+            else:
+                s = lf.spl[si - 1]
+            if s.nominal:
+                nom_update(s, xv.v[j], cid, w)
+            else:
+                gauss_update(s, xv.d[j], cid, w)
+        return 0
+
+    cdef int _set_order(self, Spl* s) except -1:
+        """Positions of the splitter's values in the iteration order of River's set."""
+        cdef int p
+        if s.set_n == s.n_vals:
+            return 0
+        objs = <list>self.fvalobjs[s.fid]
+        vals = set()
+        for p in range(s.n_vals):
+            vals.add(objs[s.vals[p]])
+        d = <dict>self.fvals[s.fid]
+        free(s.set_ord)
+        s.set_ord = <int*>xcalloc(s.n_vals, sizeof(int))
+        p = 0
+        for v in vals:
+            s.set_ord[p] = s.vpos[<int>d[v]]
+            p += 1
+        s.set_n = s.n_vals
+        return 0
+
+    cdef int _sorted_values(self, Spl* s, int* out) except -1:
+        """Positions of the splitter's values in sorted(self._att_values) order."""
+        cdef int p
+        objs = <list>self.fvalobjs[s.fid]
+        d = <dict>self.fvals[s.fid]
+        vals = sorted([objs[s.vals[p]] for p in range(s.n_vals)])
+        p = 0
+        for v in vals:
+            out[p] = s.vpos[<int>d[v]]
+            p += 1
+        return 0
+
+    cdef double* _ds(self, int n) except NULL:
+        if n > self.ds_cap:
+            self.ds_cap = grow_cap(self.ds_cap, n)
+            self.ds = <double*>xrealloc(self.ds, self.ds_cap * sizeof(double))
+        return self.ds
+
+    cdef int _best_suggestion(self, int i, Tree* t, Leaf* lf, Spl* s, double pre_entropy,
+                              Sugg* out) except -1:
+        """splitter.best_evaluated_split_suggestion(criterion, stats, feature, binary_split)."""
+        cdef double mn, mx, bin_size, sv, merit
+        cdef int k, p
+        cdef int* spos
+        cdef int* crank
+        out.merit = NEG_INF
+        out.fid = -1
+        if not s.nominal:
+            # GaussianSplitter._split_point_suggestions
+            if s.n_cls == 0:
+                return 0
+            mn = INFINITY
+            mx = -INFINITY
+            for k in range(s.n_cls):
+                if s.g[k].mn < mn:
+                    mn = s.g[k].mn
+                if s.g[k].mx > mx:
+                    mx = s.g[k].mx
+            if not mn < INFINITY:
+                return 0
+            bin_size = mx - mn
+            bin_size = py_div(bin_size, t.n_splits + 1.0)
+            for k in range(t.n_splits):
+                sv = mn + (bin_size * <double>(k + 1))
+                if not (mn < sv and sv < mx):
+                    continue
+                gauss_post(s, sv, &self.post, &self.tmp)
+                merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
+                                       self.cid_one, self.cid_zero)
+                if merit > out.merit:
+                    out.merit = merit
+                    out.fid = s.fid
+                    out.kind = 0
+                    out.thr = sv
+            return 0
+        # NominalSplitterClassif
+        if not t.binary_split:
+            self._tree_sorted(i)
+            crank = self.crank[i]
+            spos = <int*>xcalloc(s.n_vals, sizeof(int))
+            try:
+                self._sorted_values(s, spos)
+                nom_post_multiway(s, spos, crank, &self.post)
+            finally:
+                free(spos)
+            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
+                                   self.cid_one, self.cid_zero)
+            out.merit = merit
+            out.fid = s.fid
+            out.kind = 2
+        self._set_order(s)
+        for k in range(s.n_vals):
+            p = s.set_ord[k]
+            nom_post_binary(s, p, &self.post, &self.tmp)
+            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
+                                   self.cid_one, self.cid_zero)
+            if merit > out.merit:
+                out.merit = merit
+                out.fid = s.fid
+                out.kind = 1
+                out.vpos = p
+                out.vid = s.vals[p]
+        return 0
+
+    cdef int _children(self, int i, Tree* t, Leaf* lf, Sugg* sg, Dists* out, list vids) except -1:
+        """The winning suggestion's children stats (recomputed: same arithmetic as when it
+        was evaluated)."""
+        cdef Spl* s = lf.spl[sg.sidx]
+        cdef int* spos
+        cdef int k
+        if sg.kind == 0:
+            gauss_post(s, sg.thr, out, &self.tmp)
+        elif sg.kind == 1:
+            nom_post_binary(s, sg.vpos, out, &self.tmp)
+        else:
+            self._tree_sorted(i)
+            spos = <int*>xcalloc(s.n_vals, sizeof(int))
+            try:
+                self._sorted_values(s, spos)
+                nom_post_multiway(s, spos, self.crank[i], out)
+                for k in range(s.n_vals):
+                    vids.append(s.vals[spos[k]])
+            finally:
+                free(spos)
+        return 0
+
+    cdef int _attempt_split(self, int i, Tree* t, Node* node) except -1:
+        """HoeffdingTreeClassifier._attempt_to_split (the leaf is replaced in place)."""
+        cdef Leaf* lf = node.lf
+        cdef int k, n_nonzero, ns, bi, si
+        cdef double maj, total, bound = 0.0, pre_entropy
+        cdef Sugg* sug
+        cdef bint should_split = False, has_nan = False
+        cdef Sugg dec
+        cdef list vids
+        # observed_class_distribution_is_pure
+        n_nonzero = 0
+        for k in range(lf.n_st):
+            if lf.st_w[k] != 0.0:
+                n_nonzero += 1
+        if n_nonzero < 2:
+            return 0
+        if lf.n_spl + 1 > self.sug_cap:
+            self.sug_cap = grow_cap(self.sug_cap, lf.n_spl + 1)
+            self.sug = <Sugg*>xrealloc(self.sug, self.sug_cap * sizeof(Sugg))
+        sug = self.sug
+        ns = 0
+        # LeafMajorityClass.best_split_suggestions
+        maj = lf.st_w[0]
+        for k in range(1, lf.n_st):
+            if lf.st_w[k] > maj:
+                maj = lf.st_w[k]
+        total = leaf_total(lf)
+        if maj != 0.0 and py_div(maj, total) > t.max_share_to_split:
+            sug[0].merit = NEG_INF
+            sug[0].fid = -1
+            ns = 1
+        else:
+            if t.merit_preprune:
+                sug[0].merit = NEG_INF
+                sug[0].fid = -1
+                ns = 1
+            pre_entropy = entropy_w(lf.st_w, lf.n_st) if t.crit == 0 else 0.0
+            for k in range(lf.n_spl):
+                self._best_suggestion(i, t, lf, lf.spl[k], pre_entropy, &sug[ns])
+                sug[ns].sidx = k
+                ns += 1
+        # best_split_suggestions.sort(); the last two
+        bi = -1
+        si = -1
+        for k in range(ns):
+            if isnan(sug[k].merit):
+                has_nan = True
+        if has_nan:
+            merits = [sug[k].merit for k in range(ns)]
+            order = sorted(range(ns), key=merits.__getitem__)
+            bi = order[ns - 1]
+            si = order[ns - 2] if ns >= 2 else -1
+        else:
+            for k in range(ns):
+                if bi < 0 or sug[k].merit >= sug[bi].merit:
+                    si = bi
+                    bi = k
+                elif si < 0 or sug[k].merit >= sug[si].merit:
+                    si = k
+        if ns < 2:
+            should_split = ns > 0
+        else:
+            total = leaf_total(lf)
+            bound = py_sqrt(py_div(range_of_merit(t, lf) * range_of_merit(t, lf)
+                                   * py_log(py_div(1.0, t.delta)), 2.0 * total))
+            if sug[bi].merit - sug[si].merit > bound or bound < t.tau:
+                should_split = True
+        dec = sug[bi]
+        vids = []
+        if should_split and dec.fid >= 0:
+            # River builds the children's stats when it evaluates the suggestion, i.e.
+            # before poor attributes are disabled below
+            self._children(i, t, lf, &dec, &self.best, vids)
+        if ns >= 2 and t.remove_poor and t.leaf_pred == 0:
+            # LeafMajorityClass.disable_attribute (the naive-Bayes leaves ignore it)
+            poor = []
+            for k in range(ns):
+                if (sug[k].fid >= 0 and self.f_truthy[sug[k].fid]
+                        and sug[bi].merit - sug[k].merit > bound):
+                    poor.append(sug[k].fid)
+            for f in poor:
+                self._disable(lf, <int>f)
+        if not should_split:
+            return 0
+        if dec.fid < 0:
+            # pre-pruning: the null split wins
+            lf.active = 0
+            leaf_drop_splitters(lf)
+            t.n_inactive += 1
+            t.n_active -= 1
+            self._enforce_size_limit(i, t)
+            return 0
+        return self._do_split(i, t, node, &dec, &self.best, vids)
+
+    cdef int _disable(self, Leaf* lf, int fid) except -1:
+        cdef int si, k
+        if fid >= lf.sidx_cap or lf.sidx[fid] <= 0:
+            return 0
+        si = lf.sidx[fid] - 1
+        spl_free(lf.spl[si])
+        for k in range(si, lf.n_spl - 1):
+            lf.spl[k] = lf.spl[k + 1]
+            lf.sidx[lf.spl[k].fid] = k + 1
+        lf.n_spl -= 1
+        lf.sidx[fid] = -1
+        return 0
+
+    cdef int _do_split(self, int i, Tree* t, Node* node, Sugg* dec, Dists* kids,
+                       list vids) except -1:
+        """Turn the leaf into a branch with one new leaf per child distribution."""
+        cdef Leaf* lf = node.lf
+        cdef int k, nch = kids.nd, vid
+        cdef Node** chs = <Node**>xcalloc(nch, sizeof(Node*))
+        cdef int* chv = NULL
+        cdef int* vmap = NULL
+        cdef int vcap = 0
+        try:
+            for k in range(nch):
+                chs[k] = node_new_leaf(lf.depth + 1, kids.c + kids.off[k], kids.w + kids.off[k],
+                                       kids.off[k + 1] - kids.off[k])
+            if dec.kind == 2:
+                chv = <int*>xcalloc(nch, sizeof(int))
+                for k in range(nch):
+                    vid = vids[k]
+                    chv[k] = vid
+                    if vid + 1 > vcap:
+                        vcap = vid + 1
+                vcap = grow_cap(0, vcap)
+                vmap = <int*>xcalloc(vcap, sizeof(int))
+                for k in range(nch):
+                    vmap[chv[k]] = k + 1
+        except BaseException:
+            for k in range(nch):
+                node_free(chs[k])
+            free(chs)
+            free(chv)
+            free(vmap)
+            raise
+        node.is_leaf = 0
+        node.kind = dec.kind
+        node.fid = dec.fid
+        node.thr = dec.thr if dec.kind == 0 else 0.0
+        node.vid = dec.vid if dec.kind == 1 else -1
+        node.n_ch = nch
+        node.cap_ch = nch
+        node.ch = chs
+        node.ch_vid = chv
+        node.vmap = vmap
+        node.vmap_cap = vcap
+        # the branch keeps the leaf's stats
+        node.n_bst = lf.n_st
+        node.bst_c = lf.st_c
+        node.bst_w = lf.st_w
+        lf.st_c = NULL
+        lf.st_w = NULL
+        lf.n_st = 0
+        leaf_free(lf)
+        node.lf = NULL
+        t.n_active -= 1
+        t.n_active += nch
+        self._enforce_size_limit(i, t)
+        return 1
+
+    cdef int _enforce_size_limit(self, int i, Tree* t) except -1:
+        """HoeffdingTree._enforce_size_limit."""
+        cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
+        cdef list leaves
+        cdef long long L, max_active, cutoff, k
+        cdef Leaf* lf
+        if t.n_inactive > 0 or tree_size > t.max_byte_size:
+            if t.stop_mem:
+                t.growth_allowed = 0
+                return 0
+        leaves = []
+        collect_leaves(t.root, leaves)
+        L = len(leaves)
+        max_active = 0
+        while max_active < L:
+            max_active += 1
+            if ((<double>max_active * t.active_est + <double>(L - max_active) * t.inactive_est)
+                    * t.overhead) > t.max_byte_size:
+                max_active -= 1
+                break
+        cutoff = L - max_active
+        if cutoff > 0:
+            # leaves.sort(key=leaf.calculate_promise): Python's stable sort on the same keys
+            promises = []
+            for o in leaves:
+                lf = (<Node*><size_t>o).lf
+                total = py_sum(lf.st_w, lf.n_st)
+                if total > 0:
+                    mx = lf.st_w[0]
+                    for k in range(1, lf.n_st):
+                        if lf.st_w[k] > mx:
+                            mx = lf.st_w[k]
+                    promises.append(total - mx)
+                else:
+                    promises.append(0)
+            order = sorted(range(L), key=promises.__getitem__)
+            leaves = [leaves[k] for k in order]
+        for k in range(L):
+            lf = (<Node*><size_t>leaves[k]).lf
+            if k < cutoff:
+                if lf.active:
+                    lf.active = 0
+                    leaf_drop_splitters(lf)
+                    t.n_inactive += 1
+                    t.n_active -= 1
+            else:
+                if not lf.active and lf.depth < t.max_depth:
+                    lf.active = 1
+                    t.n_active += 1
+                    t.n_inactive -= 1
+        return 0
+
+    cdef int _estimate_model_size(self, int i, Tree* t) except -1:
+        """HoeffdingTree._estimate_model_size, measuring the C structures."""
+        cdef list leaves = []
+        cdef long long total_active = 0, total_inactive = 0, actual
+        cdef Leaf* lf
+        cdef double estimated
+        collect_leaves(t.root, leaves)
+        for o in leaves:
+            lf = (<Node*><size_t>o).lf
+            if lf.active:
+                total_active += leaf_bytes(lf)
+            else:
+                total_inactive += leaf_bytes(lf)
+        if total_active > 0 and t.n_active > 0:
+            t.active_est = <double>total_active / <double>t.n_active
+        if total_inactive > 0 and t.n_inactive > 0:
+            t.inactive_est = <double>total_inactive / <double>t.n_inactive
+        actual = tree_bytes(t.root) + sizeof(Tree) + self.nf + self.nc
+        estimated = <double>t.n_active * t.active_est + <double>t.n_inactive * t.inactive_est
+        t.overhead = py_div(<double>actual, estimated)
+        if <double>actual > t.max_byte_size:
+            self._enforce_size_limit(i, t)
+        return 0
+
+    cdef int _learn(self, int i, int cid, double w) except -1:
+        """HoeffdingTreeClassifier.learn_one for tree i on the current view."""
+        cdef Tree* t = &self.trees[i]
+        cdef XV* xv = &self.xv
+        cdef Node* node
+        cdef Node* leaf
+        cdef Leaf* lf
+        cdef int b, nc
+        cdef double ws, mod
+        # the cached votes are valid for this call only if nothing learned since they were made
+        cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
+        t.ver += 1
+        if not t.has_cls[cid]:
+            t.has_cls[cid] = 1
+            self.sorted_cls[i] = None
+        t.train_weight += w
+        if t.root == NULL:
+            t.root = node_new_leaf(0, NULL, NULL, 0)
+            t.n_active = 1
+        node = t.root
+        while not node.is_leaf:
+            b = branch_no(node, xv)
+            if b < 0:
+                break
+            node = node.ch[b]
+        if node.is_leaf:
+            lf = node.lf
+            self._leaf_learn(t, lf, cid, w, cache_ok)
+            if t.growth_allowed and lf.active:
+                if lf.depth >= t.max_depth:
+                    lf.active = 0
+                    leaf_drop_splitters(lf)
+                    t.n_active -= 1
+                    t.n_inactive += 1
+                else:
+                    ws = leaf_total(lf)
+                    if ws - lf.last_split >= t.grace_period:
+                        # River passes the parent and branch index to replace the leaf; the
+                        # forest turns the leaf's node into the branch in place instead
+                        self._attempt_split(i, t, node)
+                        if node.is_leaf:
+                            node.lf.last_split = ws
+        else:
+            while True:
+                if node.kind == 2 and in_view(xv, node.fid):
+                    # unseen value in a multiway split: River adds a branch
+                    leaf = node_new_leaf(node.depth + 1, NULL, NULL, 0)
+                    if node.n_ch >= node.cap_ch:
+                        nc = grow_cap(node.cap_ch, node.n_ch + 1)
+                        node.ch = <Node**>xrealloc(node.ch, nc * sizeof(Node*))
+                        node.ch_vid = <int*>xrealloc(node.ch_vid, nc * sizeof(int))
+                        node.cap_ch = nc
+                    b = xv.v[xv.vpos[node.fid]]
+                    if b >= node.vmap_cap:
+                        nc = grow_cap(node.vmap_cap, b + 1)
+                        node.vmap = <int*>xrealloc(node.vmap, nc * sizeof(int))
+                        memset(node.vmap + node.vmap_cap, 0, (nc - node.vmap_cap) * sizeof(int))
+                        node.vmap_cap = nc
+                    node.ch[node.n_ch] = leaf
+                    node.ch_vid[node.n_ch] = b
+                    node.n_ch += 1
+                    node.vmap[b] = node.n_ch
+                    t.n_active += 1
+                    node = leaf
+                else:
+                    node = most_common(node)
+                    if not node.is_leaf:
+                        node = walk_partial(node, xv)
+                if node.is_leaf:
+                    break
+            self._leaf_learn(t, node.lf, cid, w, cache_ok)
+        # `_train_weight_seen_by_model % memory_estimate_period == 0` (float modulo)
+        if t.mem_period == 0.0:
+            raise ZeroDivisionError("float modulo")
+        mod = fmod(t.train_weight, t.mem_period)
+        if mod == 0.0:
+            self._estimate_model_size(i, t)
+        return 0
+
+    def learn_one(self, int i, x, y, w=1.0):
+        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
+
+        Parameters
+        ----------
+        i
+            The tree.
+        x
+            Features: numbers (numeric features) or other hashables (nominal features); a
+            feature absent from ``x`` is missing. ``view_i`` keeps the features the
+            ``feature_filter`` gives tree ``i``.
+        y
+            The class label (hashable; labels must be mutually orderable, as River sorts them).
+        w
+            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
+        """
+        cdef double wd = float(w)
+        cdef int cid
+        if i < 0 or i >= self.n:
+            raise IndexError(f"tree index {i} out of range")
+        cid = self._class_id(y)
+        self._convert(x)
+        self._view(i)
+        self._learn(i, cid, wd)
+
+    # ------------------------------------------------------------------ prediction
+
+    cdef int _predict(self, int i, double** res, int** rc) except -1:
+        """The leaf's prediction for tree i: (values, classes, n); n = 0 for River's {}."""
+        cdef Tree* t = &self.trees[i]
+        cdef Node* nd
+        cdef Leaf* lf
+        cdef double* out
+        cdef double factor, mult
+        cdef int k, n
+        cdef bint use_nb
+        if t.root == NULL:
+            return 0
+        nd = walk_to_leaf(t.root, &self.xv)
+        lf = nd.lf
+        out = self._votes_buf(lf.n_st + 1)
+        rc[0] = lf.st_c
+        res[0] = out
+        if t.leaf_pred == 0:
+            use_nb = False
+        elif t.leaf_pred == 1:
+            use_nb = lf.active and leaf_total(lf) >= t.nb_threshold
+        else:
+            use_nb = lf.active and lf.nb_correct >= lf.mc_correct
+        if use_nb:
+            n = self._nb(t, lf, out)
+            if t.leaf_pred == 2:
+                self._nb_store(t, lf, out, n)
+            return n
+        # normalize_values_in_dict(stats, inplace=False)
+        factor = py_sum(lf.st_w, lf.n_st)
+        if factor == 0.0 or isnan(factor):
+            for k in range(lf.n_st):
+                out[k] = lf.st_w[k]
+        else:
+            mult = 1.0 / factor
+            for k in range(lf.n_st):
+                out[k] = lf.st_w[k] * mult
+        return lf.n_st
+
+    cdef dict _proba_dict(self, int i):
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        cdef int n = self._predict(i, &res, &rc)
+        cdef int k
+        cdef list labels = self.labels
+        cdef list s = self._tree_sorted(i)
+        cdef dict proba = {}
+        # {c: 0.0 for c in sorted(classes)}, then update with the leaf's prediction
+        if n <= 0:
+            for c in s:
+                proba[labels[<int>c]] = 0.0
+            return proba
+        for c in s:
+            proba[labels[<int>c]] = 0.0
+        for k in range(n):
+            proba[labels[rc[k]]] = res[k]
+        return proba
+
+    def predict_proba_all(self, x):
+        """Every tree's ``predict_proba_one``: ``[trees[i].predict_proba_one(view_i(x)) for i]``.
+
+        Returns
+        -------
+        list of dict
+            One dict per tree, as River returns it: the tree's classes in sorted order, each
+            with River's probability to the last bit (``{}`` for a tree that learned nothing).
+        """
+        cdef int i
+        cdef list out = []
+        self._convert(x)
+        for i in range(self.n):
+            self._view(i)
+            out.append(self._proba_dict(i))
+        return out
+
+    def predict_proba_one(self, int i, x):
+        """``trees[i].predict_proba_one(view_i(x))``."""
+        if i < 0 or i >= self.n:
+            raise IndexError(f"tree index {i} out of range")
+        self._convert(x)
+        self._view(i)
+        return self._proba_dict(i)
+
+    def predict_proba_matrix(self, x, labels):
+        """Every tree's probabilities as an array, without building dicts.
+
+        Parameters
+        ----------
+        x
+            Features, as for :meth:`predict_proba_all`.
+        labels
+            The columns' labels.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n_models, len(labels))``: entry ``[i, k]`` is
+            ``predict_proba_all(x)[i].get(labels[k], 0.0)``, the same float.
+        """
+        cdef int i, k, kk, c, n, L = len(labels)
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        out = _np.zeros((self.n, L), dtype=_np.float64)
+        cdef double[:, ::1] M = out
+        cdef int* col = <int*>xcalloc(L, sizeof(int))
+        try:
+            for kk in range(L):
+                co = self.cmap.get(labels[kk])
+                col[kk] = -1 if co is None else <int>co
+            self._convert(x)
+            for i in range(self.n):
+                self._view(i)
+                n = self._predict(i, &res, &rc)
+                for kk in range(L):
+                    c = col[kk]
+                    if c < 0:
+                        continue
+                    for k in range(n):
+                        if rc[k] == c:
+                            M[i, kk] = res[k]
+                            break
+        finally:
+            free(col)
+        return out
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def _counts(self, int i):
+        cdef long long nn = 0, nl = 0, h = 0
+        cdef Tree* t = &self.trees[i]
+        if t.root == NULL:
+            return None, None, 0
+        count_nodes(t.root, &nn, &nl, &h, 0)
+        return nn, nl, h
+
+    @property
+    def n_nodes(self):
+        return [self._counts(i)[0] for i in range(self.n)]
+
+    @property
+    def n_leaves(self):
+        return [self._counts(i)[1] for i in range(self.n)]
+
+    @property
+    def height(self):
+        return [self._counts(i)[2] for i in range(self.n)]
+
+    @property
+    def n_active_leaves(self):
+        return [self.trees[i].n_active for i in range(self.n)]
+
+    @property
+    def n_inactive_leaves(self):
+        return [self.trees[i].n_inactive for i in range(self.n)]
+
+    # ------------------------------------------------------------------ state export / import
+
+    cdef object _export_node(self, Node* nd):
+        cdef Leaf* lf
+        cdef Spl* s
+        cdef int k, c
+        if nd.is_leaf:
+            lf = nd.lf
+            spls = None
+            if lf.active:
+                spls = []
+                for k in range(lf.n_spl):
+                    s = lf.spl[k]
+                    if s.nominal:
+                        classes = []
+                        for c in range(s.n_cls):
+                            classes.append((s.c[c].cid,
+                                            [(s.c[c].ord[q], s.c[c].w[s.c[c].ord[q]])
+                                             for q in range(s.c[c].n_ord)]))
+                        spls.append((s.fid, 1, s.tot_w, s.miss_w,
+                                     [s.vals[q] for q in range(s.n_vals)], classes))
+                    else:
+                        spls.append((s.fid, 0, [(s.g[c].cid, s.g[c].n, s.g[c].mean, s.g[c].S,
+                                                 s.g[c].mn, s.g[c].mx) for c in range(s.n_cls)]))
+            disabled = [k for k in range(lf.sidx_cap) if lf.sidx[k] < 0]
+            return (0, lf.depth, lf.active, lf.last_split, lf.mc_correct, lf.nb_correct,
+                    [lf.st_c[k] for k in range(lf.n_st)], [lf.st_w[k] for k in range(lf.n_st)],
+                    disabled, spls)
+        return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
+                [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
+                [self._export_node(nd.ch[k]) for k in range(nd.n_ch)],
+                [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.kind == 2 else None)
+
+    cdef Node* _import_node(self, tuple st) except NULL:
+        cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
+        cdef Leaf* lf
+        cdef Spl* s
+        cdef int k, n, c, p
+        cdef NCls* cl
+        cdef GCls* g
+        try:
+            if st[0] == 0:
+                _, depth, active, last, mc, nb, st_c, st_w, disabled, spls = st
+                nd.is_leaf = 1
+                nd.depth = depth
+                lf = <Leaf*>xcalloc(1, sizeof(Leaf))
+                nd.lf = lf
+                lf.depth = depth
+                lf.active = active
+                lf.last_split = last
+                lf.mc_correct = mc
+                lf.nb_correct = nb
+                n = len(st_c)
+                lf.cap_st = grow_cap(0, n)
+                lf.st_c = <int*>xcalloc(lf.cap_st, sizeof(int))
+                lf.st_w = <double*>xcalloc(lf.cap_st, sizeof(double))
+                for k in range(n):
+                    lf.st_c[k] = st_c[k]
+                    lf.st_w[k] = st_w[k]
+                lf.n_st = n
+                lf.sidx_cap = grow_cap(0, self.nf + 1)
+                lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
+                for k in disabled:
+                    lf.sidx[k] = -1
+                if spls is not None:
+                    lf.cap_spl = grow_cap(0, len(spls))
+                    lf.spl = <Spl**>xcalloc(lf.cap_spl, sizeof(Spl*))
+                    for sp in spls:
+                        s = <Spl*>xcalloc(1, sizeof(Spl))
+                        lf.spl[lf.n_spl] = s
+                        lf.n_spl += 1
+                        s.fid = sp[0]
+                        s.nominal = sp[1]
+                        s.set_n = -1
+                        lf.sidx[s.fid] = lf.n_spl
+                        if s.nominal:
+                            s.tot_w = sp[2]
+                            s.miss_w = sp[3]
+                            vals = sp[4]
+                            s.n_vals = len(vals)
+                            s.cap_vals = grow_cap(0, s.n_vals)
+                            s.vals = <int*>xcalloc(s.cap_vals, sizeof(int))
+                            mx = max(vals) + 1 if vals else 1
+                            s.vpos_cap = grow_cap(0, mx)
+                            s.vpos = <int*>xrealloc(NULL, s.vpos_cap * sizeof(int))
+                            for k in range(s.vpos_cap):
+                                s.vpos[k] = -1
+                            for k in range(s.n_vals):
+                                s.vals[k] = vals[k]
+                                s.vpos[<int>vals[k]] = k
+                            classes = sp[5]
+                            s.n_cls = len(classes)
+                            s.cap_cls = grow_cap(0, s.n_cls)
+                            s.c = <NCls*>xcalloc(s.cap_cls, sizeof(NCls))
+                            for c in range(s.n_cls):
+                                cl = &s.c[c]
+                                cl.cid = classes[c][0]
+                                cix_set(s, cl.cid, c)
+                                items = classes[c][1]
+                                cl.cap_w = grow_cap(0, s.n_vals)
+                                cl.w = <double*>xcalloc(cl.cap_w, sizeof(double))
+                                cl.has = <char*>xcalloc(cl.cap_w, sizeof(char))
+                                cl.cap_ord = grow_cap(0, len(items))
+                                cl.ord = <int*>xcalloc(cl.cap_ord, sizeof(int))
+                                for p, wv in items:
+                                    cl.ord[cl.n_ord] = p
+                                    cl.n_ord += 1
+                                    cl.has[p] = 1
+                                    cl.w[p] = wv
+                        else:
+                            classes = sp[2]
+                            s.n_cls = len(classes)
+                            s.cap_cls = grow_cap(0, s.n_cls)
+                            s.g = <GCls*>xcalloc(s.cap_cls, sizeof(GCls))
+                            for c in range(s.n_cls):
+                                g = &s.g[c]
+                                (g.cid, g.n, g.mean, g.S, g.mn, g.mx) = classes[c]
+                                cix_set(s, g.cid, c)
+            else:
+                _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = st
+                nd.is_leaf = 0
+                nd.depth = depth
+                nd.kind = kind
+                nd.fid = fid
+                nd.thr = thr
+                nd.vid = vid
+                n = len(bst_c)
+                nd.n_bst = n
+                nd.bst_c = <int*>xcalloc(n, sizeof(int))
+                nd.bst_w = <double*>xcalloc(n, sizeof(double))
+                for k in range(n):
+                    nd.bst_c[k] = bst_c[k]
+                    nd.bst_w[k] = bst_w[k]
+                n = len(children)
+                nd.cap_ch = grow_cap(0, n)
+                nd.ch = <Node**>xcalloc(nd.cap_ch, sizeof(Node*))
+                if kind == 2:
+                    nd.ch_vid = <int*>xcalloc(nd.cap_ch, sizeof(int))
+                    mx = max(ch_vid) + 1 if ch_vid else 1
+                    nd.vmap_cap = grow_cap(0, mx)
+                    nd.vmap = <int*>xcalloc(nd.vmap_cap, sizeof(int))
+                for k in range(n):
+                    nd.ch[k] = self._import_node(children[k])
+                    nd.n_ch += 1
+                    if kind == 2:
+                        nd.ch_vid[k] = ch_vid[k]
+                        nd.vmap[<int>ch_vid[k]] = k + 1
+        except BaseException:
+            node_free(nd)
+            raise
+        return nd
+
+    def _get_state(self):
+        cdef int i
+        cdef Tree* t
+        trees = []
+        for i in range(self.n):
+            t = &self.trees[i]
+            trees.append((
+                t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+                t.growth_allowed, t.train_weight,
+                bytes([t.fstate[k] for k in range(self.nf)]),
+                [c for c in range(self.nc) if t.has_cls[c]],
+                None if t.root == NULL else self._export_node(t.root),
+            ))
+        return {
+            "version": 1,
+            "features": list(self.fnames),
+            "values": [list(v) for v in self.fvalobjs],
+            "labels": list(self.labels),
+            "trees": trees,
+        }
+
+    def _set_state(self, dict state):
+        cdef int i, k
+        cdef Tree* t
+        if state.get("version") != 1:
+            raise ValueError("unknown HoeffdingForest state version")
+        for name in state["features"]:
+            self._new_feature(name)
+        for k, vals in enumerate(state["values"]):
+            for v in vals:
+                self._value_id(k, v)
+        for y in state["labels"]:
+            self._class_id(y)
+        for i, ts in enumerate(state["trees"]):
+            t = &self.trees[i]
+            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+             t.growth_allowed, t.train_weight, fstate, has, root) = ts
+            for k in range(len(fstate)):
+                t.fstate[k] = fstate[k]
+            for c in has:
+                t.has_cls[<int>c] = 1
+            if root is not None:
+                t.root = self._import_node(root)
+            t.nbc_leaf = NULL
+            self.sorted_cls[i] = None
+
+    def _export_tree(self, int i):
+        """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
+        cdef Tree* t = &self.trees[i]
+        return None if t.root == NULL else self._export_node(t.root)
+
+    def _tree_scalars(self, int i):
+        cdef Tree* t = &self.trees[i]
+        return {
+            "n_active_leaves": t.n_active,
+            "n_inactive_leaves": t.n_inactive,
+            "inactive_leaf_size_estimate": t.inactive_est,
+            "active_leaf_size_estimate": t.active_est,
+            "size_estimate_overhead_fraction": t.overhead,
+            "growth_allowed": bool(t.growth_allowed),
+            "train_weight_seen_by_model": t.train_weight,
+            "classes": [self.labels[c] for c in range(self.nc) if t.has_cls[c]],
+        }
+
+    @property
+    def _features(self):
+        return list(self.fnames)
+
+    @property
+    def _values(self):
+        return [list(v) for v in self.fvalobjs]
+
+    @property
+    def _labels(self):
+        return list(self.labels)

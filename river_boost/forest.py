@@ -1,0 +1,354 @@
+"""A compiled forest of River Hoeffding trees: N trees that learn and predict exactly as
+:class:`river.tree.HoeffdingTreeClassifier`, some 40-50 times faster than River's tree
+(``benchmarks/forest_speed.py``: ten trees, predict and learn every example).
+
+A booster runs ``N`` weak learners on every example. :class:`HoeffdingForest` holds ``N``
+Hoeffding trees in C structures (``river_boost._forest``, compiled from Cython at install
+time): no Python object per node, leaf, splitter or class distribution, and ``x`` is
+converted once per call into arrays of (feature id, value). Each tree keeps its own
+parameters (the boosters diversify ``delta``, ``tau`` and ``grace_period`` per tree) and may
+see its own subset of the features (``feature_filter``).
+
+Exactness
+---------
+Every tree is River's ``HoeffdingTreeClassifier`` (River 0.26), bit for bit: the same splits
+(features, thresholds, nominal values), the same leaf statistics, and
+``predict_proba_all(x)[i] == trees[i].predict_proba_one(x)`` as dicts with the same keys in
+the same order and the same float bits. ``tests/test_forest.py`` checks this against River's
+own tree on every call of many streams and configurations. The arithmetic is River's,
+operation by operation and in River's order (including CPython's ``sum()``, which is
+compensated from Python 3.12 on, ``float.__pow__`` through the C library's ``pow``, and the
+exceptions Python raises on division by zero or ``math`` domain errors), and River's
+tie-breaking is kept: dict insertion orders of classes and features per leaf, ``max`` keeping
+the first maximum, stable sorts, and CPython's iteration order of a ``set`` of nominal values.
+
+Supported: Gaussian splitters on numeric features (River's ``GaussianSplitter`` or
+:class:`river_boost.trees.FastGaussianSplitter`, any ``n_splits``); nominal features
+(``nominal_attributes``, or any non-numeric value) with River's ``NominalSplitterClassif``,
+multiway and ``binary_split=True``; criteria ``info_gain``, ``gini``, ``hellinger``; leaves
+``mc``, ``nb``, ``nba`` with ``nb_threshold``; ``grace_period``, ``delta``, ``tau``,
+``max_depth``, ``merit_preprune``, ``min_branch_fraction``, ``max_share_to_split``,
+``remove_poor_attrs``; any positive float sample weight (also ``1e-300`` or ``1e300``);
+missing features (River's traversal to the most common path); classes and features that
+first appear mid-stream; new values of a nominal feature at a multiway split (River adds a
+branch); River's memory management (``max_size``, ``memory_estimate_period``,
+``stop_mem_management``) and its deactivation/reactivation policy.
+
+Differences from River, all deliberate:
+
+- **Memory measurement.** River measures a tree with ``sys.getsizeof`` over its Python
+  objects; the forest measures its C structures (a deterministic function of their content,
+  so a pickled forest measures the same). The policy that uses the measurements is River's.
+  Results can therefore differ only when the size limit actually binds, i.e. when
+  ``_estimate_model_size`` finds the model larger than ``max_size`` or when, after a split,
+  River's leaf-size estimates times the number of leaves exceed ``max_size``; with River's
+  default 100 MiB and 1,000,000-instance period, in practice never. Everywhere else —
+  including ``stop_mem_management``, which stops growth at the first split after *any* leaf
+  became inactive, and the reactivation of pre-pruned leaves after every split — the trees
+  are River's.
+- **Numbers that are not Python ints or floats.** Feature values and weights are converted
+  to C doubles once, and the forest then does what River does with Python floats. Python
+  ints, bools and floats (what River's datasets and the pool produce) are exact, as are
+  integers up to 2**53 in magnitude. River itself computes differently with NumPy scalars:
+  ``numpy.float32`` features are carried through its statistics in float32 (NumPy 2's
+  promotion rules); ``numpy.float64`` features make its Gaussian CDF return ``inf``/``nan``
+  arithmetic instead of catching ``ZeroDivisionError`` when a class's weights at a leaf sum
+  to at most 1; and on Python >= 3.12 ``sum()`` does not compensate ``numpy.float64``
+  weights. With such inputs the forest follows River-on-Python-floats. Integers beyond 2**53
+  (which Python compares exactly) may also differ.
+- **Inputs River cannot learn from.** ``None`` as a feature value raises ``ValueError``
+  (drop the key to mark a feature missing); a feature whose values mix numbers and
+  non-numbers (without being in ``nominal_attributes``) raises ``TypeError``. River
+  raises in most such cases too, but only after partly updating the tree; the forest raises
+  before touching it.
+
+- **Set order after unpickling.** Binary splits on nominal features try the values in
+  CPython's iteration order of River's ``set`` of values; with string values that order
+  depends on the process's hash seed. Within one process the forest and River agree; a
+  pickled River tree and a pickled forest restored in another process may break an exact
+  tie between two values differently.
+
+Where River itself raises, the forest raises the same exception at the same call, after the
+same partial update (the same operations run in the same order): ``w = 0`` gives
+``ZeroDivisionError`` when a class's first weight at a Gaussian splitter is 0; and River's
+running variance (Welford's update) can turn slightly negative by rounding when weights of
+very different magnitudes meet in one leaf (seen with a 1e-300 or a 1e300 weight among
+ordinary ones), after which its ``Gaussian.sigma`` is a complex number and every split
+attempt at that leaf raises ``TypeError`` (``math.erf`` of a complex).
+
+Pickling (any protocol) and ``copy.deepcopy`` work at any point of the stream and give a
+forest that continues identically.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from river import tree as _river_tree
+from river.proba import Gaussian
+from river.tree.nodes.branch import (
+    NominalBinaryBranch,
+    NominalMultiwayBranch,
+    NumericBinaryBranch,
+)
+from river.tree.splitter import GaussianSplitter
+from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
+
+from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
+
+__all__ = ["AVAILABLE", "UNAVAILABLE_REASON", "HoeffdingForest"]
+
+try:
+    from ._forest import ForestCore as _ForestCore
+
+    AVAILABLE = True
+    UNAVAILABLE_REASON = ""
+except ImportError as _e:  # built without a compiler, or from a source tree not compiled
+    AVAILABLE = False
+    UNAVAILABLE_REASON = (
+        f"river_boost._forest is not compiled ({_e}); reinstall with a C compiler "
+        "(pip install river-boost builds it with Cython) to use HoeffdingForest"
+    )
+
+    class _ForestCore:  # placeholder so that the class below can be defined
+        def __init__(self, *args, **kwargs):
+            raise ImportError(UNAVAILABLE_REASON)
+
+
+_TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, FastHoeffdingTreeClassifier)
+_SPLITTER_TYPES = (GaussianSplitter, FastGaussianSplitter)
+_LEAF = {"mc": 0, "nb": 1, "nba": 2}
+_CRITERION = {"info_gain": 0, "gini": 1, "hellinger": 2}
+
+
+def _unsupported(model) -> str | None:
+    """Why ``model`` cannot be compiled, or None if it can."""
+    if type(model) not in _TREE_TYPES:
+        return (
+            f"{type(model).__name__} is not river.tree.HoeffdingTreeClassifier "
+            "or river_boost.trees.FastHoeffdingTreeClassifier"
+        )
+    if type(model.splitter) not in _SPLITTER_TYPES:
+        return (
+            f"splitter {type(model.splitter).__name__} is not GaussianSplitter "
+            "or FastGaussianSplitter"
+        )
+    n_splits = model.splitter.n_splits
+    if not isinstance(n_splits, int) or isinstance(n_splits, bool) or n_splits < 0:
+        return f"splitter n_splits must be an int >= 0, got {n_splits!r}"
+    if model._root is not None:
+        return "the model has already learned: give the forest fresh (unfitted) trees"
+    if model._leaf_prediction not in _LEAF:
+        return f"leaf_prediction {model._leaf_prediction!r} is not supported"
+    if model._split_criterion not in _CRITERION:
+        return f"split_criterion {model._split_criterion!r} is not supported"
+    for name in (
+        "grace_period", "delta", "tau", "nb_threshold", "min_branch_fraction",
+        "max_share_to_split", "_max_byte_size", "memory_estimate_period", "max_depth",
+    ):  # fmt: skip
+        value = getattr(model, name)
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            return f"{name.lstrip('_')} must be a real number, got {value!r}"
+    if not isinstance(model.max_depth, int):
+        return f"max_depth must be an int or None, got {model.max_depth!r}"
+    return None
+
+
+def _tree_params(model) -> tuple:
+    """The parameters of one tree, in the order ForestCore._init_core unpacks them."""
+    return (
+        float(model.grace_period),
+        float(model.delta),
+        float(model.tau),
+        float(model.nb_threshold),
+        _LEAF[model._leaf_prediction],
+        _CRITERION[model._split_criterion],
+        bool(model.binary_split),
+        float(model.min_branch_fraction),
+        float(model.max_share_to_split),
+        float(model._max_byte_size),
+        float(model.memory_estimate_period),
+        bool(model.stop_mem_management),
+        bool(model.remove_poor_attrs),
+        bool(model.merit_preprune),
+        int(model.max_depth),
+        int(model.splitter.n_splits),
+    )
+
+
+def _rebuild(cls, models, feature_filter, state):
+    forest = cls(models, feature_filter)
+    forest._set_state(state)
+    return forest
+
+
+class HoeffdingForest(_ForestCore):
+    """``N`` River Hoeffding trees, compiled, learning and predicting exactly as River.
+
+    Parameters
+    ----------
+    models
+        ``N`` fresh River classifiers: :class:`river.tree.HoeffdingTreeClassifier` or
+        :class:`river_boost.trees.FastHoeffdingTreeClassifier`, with a ``GaussianSplitter``
+        or ``FastGaussianSplitter``; each with its own parameters. They are cloned: the
+        forest never touches them.
+    feature_filter
+        ``None`` (every tree sees every feature), or an object with a method
+        ``keeps(i, feature) -> bool``, asked once per (tree, feature name) the first time
+        tree ``i`` meets that feature (``predict_proba_all`` asks tree by tree, features in
+        ``x``'s order); the answer is cached. Must pickle.
+
+    Raises
+    ------
+    ValueError
+        If a model cannot be compiled (see :meth:`supports`).
+    ImportError
+        If the extension is not compiled (``AVAILABLE`` is False).
+
+    Examples
+    --------
+
+    >>> from river import datasets, tree
+    >>> from river_boost.forest import HoeffdingForest
+    >>> models = [tree.HoeffdingTreeClassifier(grace_period=g) for g in (50, 100)]
+    >>> forest = HoeffdingForest(models)
+    >>> river_trees = [m.clone() for m in models]
+    >>> same = True
+    >>> for x, y in datasets.Phishing():
+    ...     same &= forest.predict_proba_all(x) == [t.predict_proba_one(x) for t in river_trees]
+    ...     for i, t in enumerate(river_trees):
+    ...         forest.learn_one(i, x, y)
+    ...         t.learn_one(x, y)
+    >>> same, forest.n_nodes == [t.n_nodes for t in river_trees]
+    (True, True)
+
+    """
+
+    def __init__(self, models: list, feature_filter=None):
+        if not AVAILABLE:
+            raise ImportError(UNAVAILABLE_REASON)
+        models = list(models)
+        if not models:
+            raise ValueError("HoeffdingForest needs at least one model")
+        for i, model in enumerate(models):
+            reason = _unsupported(model)
+            if reason is not None:
+                raise ValueError(f"model {i}: {reason}")
+        if feature_filter is not None and not callable(getattr(feature_filter, "keeps", None)):
+            raise ValueError("feature_filter must be None or have a keeps(i, feature) method")
+        clones = [m.clone() for m in models]
+        self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
+
+    @staticmethod
+    def supports(model) -> bool:
+        """Whether ``model`` (exact type, splitter and parameters) can be compiled."""
+        return _unsupported(model) is None
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self._models, self.feature_filter, self._get_state()))
+
+    def __repr__(self):
+        return f"HoeffdingForest(n_models={self.n_models})"
+
+    # ------------------------------------------------------------------ inspection
+
+    def summary(self, i: int) -> dict:
+        """River's ``tree.summary`` of tree ``i`` (plus its observed classes)."""
+        n_nodes, n_leaves, height = self._counts(i)
+        s = self._tree_scalars(i)
+        return {
+            "n_nodes": n_nodes,
+            "n_branches": None if n_nodes is None else n_nodes - n_leaves,
+            "n_leaves": n_leaves,
+            "n_active_leaves": s["n_active_leaves"],
+            "n_inactive_leaves": s["n_inactive_leaves"],
+            "height": height,
+            "total_observed_weight": s["train_weight_seen_by_model"],
+        }
+
+    def to_river(self, i: int):
+        """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state).
+
+        The River tree has the same structure, leaf statistics, splitters and counters, so it
+        predicts, and goes on learning, as the forest's tree ``i`` (and as River's own tree
+        fed the same stream). Meant for inspection (``draw``, ``debug_one``, ``to_dataframe``).
+        """
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        features, values, labels = self._features, self._values, self._labels
+        model = self._models[i].clone()
+        scalars = self._tree_scalars(i)
+
+        def stats_of(cids, weights):
+            return {labels[c]: w for c, w in zip(cids, weights)}
+
+        def build(node, depth_parent=None):
+            if node[0] == 0:
+                _, depth, active, last, mc, nb, st_c, st_w, disabled, spls = node
+                leaf = model._new_leaf(stats_of(st_c, st_w))
+                leaf.depth = depth
+                leaf._last_split_attempt_at = last
+                leaf._disabled_attrs = {features[f] for f in disabled}
+                if hasattr(leaf, "_mc_correct_weight"):
+                    leaf._mc_correct_weight = mc
+                    leaf._nb_correct_weight = nb
+                if spls is None:
+                    leaf.splitters = None
+                else:
+                    leaf.splitters = {}
+                    for sp in spls:
+                        fid = sp[0]
+                        if sp[1] == 0:
+                            splitter = model.splitter.clone()
+                            for cid, n, mean, S, mn, mx in sp[2]:
+                                g = Gaussian()
+                                g._var.mean.n = n
+                                g._var.mean._mean = mean
+                                g._var._S = S
+                                splitter._att_dist_per_class[labels[cid]] = g
+                                splitter._min_per_class[labels[cid]] = mn
+                                splitter._max_per_class[labels[cid]] = mx
+                        else:
+                            _, _, tot, miss, vals, classes = sp
+                            splitter = NominalSplitterClassif()
+                            splitter._total_weight_observed = tot
+                            splitter._missing_weight_observed = miss
+                            objs = values[fid]
+                            splitter._att_values = set()
+                            for vid in vals:
+                                splitter._att_values.add(objs[vid])
+                            dist = collections.defaultdict(dict)
+                            for cid, items in classes:
+                                dist[labels[cid]] = {objs[vals[p]]: w for p, w in items}
+                            splitter._att_dist_per_class = dist
+                        leaf.splitters[features[fid]] = splitter
+                return leaf
+            _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = node
+            kids = [build(c) for c in children]
+            stats = stats_of(bst_c, bst_w)
+            if kind == 0:
+                return NumericBinaryBranch(stats, features[fid], thr, depth, *kids)
+            if kind == 1:
+                return NominalBinaryBranch(stats, features[fid], values[fid][vid], depth, *kids)
+            return NominalMultiwayBranch(
+                stats, features[fid], [values[fid][v] for v in ch_vid], depth, *kids
+            )
+
+        root = self._export_tree(i)
+        model._root = None if root is None else build(root)
+        model._n_active_leaves = scalars["n_active_leaves"]
+        model._n_inactive_leaves = scalars["n_inactive_leaves"]
+        model._inactive_leaf_size_estimate = scalars["inactive_leaf_size_estimate"]
+        model._active_leaf_size_estimate = scalars["active_leaf_size_estimate"]
+        model._size_estimate_overhead_fraction = scalars["size_estimate_overhead_fraction"]
+        model._growth_allowed = scalars["growth_allowed"]
+        model._train_weight_seen_by_model = scalars["train_weight_seen_by_model"]
+        model.classes = set(scalars["classes"])
+        return model
+
+
+if not AVAILABLE:
+    # The example runs the compiled trees: without them, keep `pytest --doctest-modules` green.
+    HoeffdingForest.__doc__ = HoeffdingForest.__doc__.split("    Examples\n")[0]

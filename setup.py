@@ -1,0 +1,38 @@
+"""Build script for the optional compiled Hoeffding-tree forest (``river_boost._forest``).
+
+Everything else is in ``pyproject.toml``. The extension is ``optional``: without a C compiler
+(or without Cython at build time) ``pip install`` still succeeds and
+``river_boost.forest.AVAILABLE`` is False, so the pure-Python trees are used.
+"""
+
+import os
+
+from setuptools import Extension, setup
+
+# Exactness: River's arithmetic must be reproduced bit for bit, so no floating-point
+# contraction (fused multiply-add), no fast-math, and no compiler folding of pow(x, 2.0)
+# into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
+EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
+
+
+def _extensions():
+    try:
+        from Cython.Build import cythonize
+    except ImportError as e:  # Cython missing: install without the extension
+        print(f"river_boost: not building the compiled forest ({e})")
+        return []
+    # MSVC: precise floating point (no contraction); exactness is only verified on Linux/glibc
+    extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
+    ext = Extension(
+        "river_boost._forest",
+        ["river_boost/_forest.pyx"],
+        extra_compile_args=extra,
+        optional=True,
+    )
+    extensions = cythonize([ext], compiler_directives={"language_level": "3"})
+    for e in extensions:  # cythonize() does not carry `optional` over
+        e.optional = True
+    return extensions
+
+
+setup(ext_modules=_extensions())

@@ -41,13 +41,17 @@ from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 DIVERSIFY_RANGES = {"delta": (1e-5, 0.9), "tau": (1e-3, 1.0), "grace_period": (20, 200)}
 
 STREAMS = {
-    "Agrawal": (lambda: synth.Agrawal(classification_function=2, seed=1),
-                ["elevel", "car", "zipcode"]),
+    "Agrawal": (
+        lambda: synth.Agrawal(classification_function=2, seed=1),
+        ["elevel", "car", "zipcode"],
+    ),
     "Hyperplane": (lambda: synth.Hyperplane(seed=1, n_features=10), None),
     "ImageSegments": (lambda: datasets.ImageSegments(), None),
-    "RandomRBF": (lambda: synth.RandomRBF(seed_model=1, seed_sample=1, n_classes=4,
-                                          n_features=10), None),
-}  # fmt: skip
+    "RandomRBF": (
+        lambda: synth.RandomRBF(seed_model=1, seed_sample=1, n_classes=4, n_features=10),
+        None,
+    ),
+}
 
 
 def tree_params(n_trees: int, seed: int, paper: bool = False) -> list[dict]:
@@ -61,12 +65,17 @@ def tree_params(n_trees: int, seed: int, paper: bool = False) -> list[dict]:
 
     params = [{}]
     for _ in range(1, n_trees):
-        params.append({
-            "delta": log_uniform(*DIVERSIFY_RANGES["delta"]),
-            "tau": log_uniform(*DIVERSIFY_RANGES["tau"]),
-            "grace_period": rng.randint(*grace),
-        })  # fmt: skip
+        params.append(
+            {
+                "delta": log_uniform(*DIVERSIFY_RANGES["delta"]),
+                "tau": log_uniform(*DIVERSIFY_RANGES["tau"]),
+                "grace_period": rng.randint(*grace),
+            }
+        )
     return params
+
+
+FAST = FastGaussianSplitter()
 
 
 def run_trees(models, data, weights):
@@ -99,41 +108,35 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=10)
     parser.add_argument("--streams", nargs="*", default=list(STREAMS))
     parser.add_argument(
-        "--paper", action="store_true",
+        "--paper",
+        action="store_true",
         help="the papers' weak learners: grace periods 1-10 and every weight tree i gets "
         "scaled by a constant drawn in [10, 200] (split attempts every few examples)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     if not AVAILABLE:
         sys.exit(UNAVAILABLE_REASON)
     mode = "papers' trees" if args.paper else "library's trees"
-    print(f"{args.trees} trees ({mode}), {args.n} examples per stream, "
-          f"median of {args.repeats} runs")  # fmt: skip
-    print(f"{'stream':<14} {'river s':>8} {'fast s':>8} {'forest s':>9} "
-          f"{'river/forest':>13} {'fast/forest':>12}")  # fmt: skip
+    print(
+        f"{args.trees} trees ({mode}), {args.n} examples per stream, median of {args.repeats} runs"
+    )
+    print(
+        f"{'stream':<14} {'river s':>8} {'fast s':>8} {'forest s':>9} "
+        f"{'river/forest':>13} {'fast/forest':>12}"
+    )
     for name in args.streams:
         make, nominal = STREAMS[name]
         data = list(itertools.islice(make(), args.n))
         rng = random.Random(7)
-        scales = [1.0] + [rng.uniform(10.0, 200.0) if args.paper else 1.0
-                          for _ in range(args.trees - 1)]  # fmt: skip
-        weights = [
-            [s * rng.lognormvariate(0.0, 0.5) for s in scales] for _ in data
-        ]
         params = tree_params(args.trees, seed=3, paper=args.paper)
+        scales = [1.0] + [rng.uniform(10.0, 200.0) if args.paper else 1.0 for _ in params[1:]]
+        weights = [[s * rng.lognormvariate(0.0, 0.5) for s in scales] for _ in data]
+        river = [tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params]
+        fast = [FastHoeffdingTreeClassifier(**{**m._get_params(), "splitter": FAST}) for m in river]
         builders = {
-            "river": lambda: [
-                tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params
-            ],
-            "fast": lambda: [
-                FastHoeffdingTreeClassifier(
-                    splitter=FastGaussianSplitter(), nominal_attributes=nominal, **p
-                )
-                for p in params
-            ],
-            "forest": lambda: HoeffdingForest(
-                [tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params]
-            ),
+            "river": lambda models=river: [m.clone() for m in models],
+            "fast": lambda models=fast: [m.clone() for m in models],
+            "forest": lambda models=river: HoeffdingForest(models),
         }
         times = {k: [] for k in builders}
         reference = None
@@ -157,8 +160,8 @@ def main(argv=None):
                 elif b != reference:
                     sys.exit(f"{name}: {kind} predicted differently from river")
         med = {k: statistics.median(v) for k, v in times.items()}
-        print(f"{name:<14} {med['river']:8.2f} {med['fast']:8.2f} {med['forest']:9.3f} "
-              f"{med['river'] / med['forest']:12.1f}x {med['fast'] / med['forest']:11.1f}x")  # fmt: skip
+        ratios = f"{med['river'] / med['forest']:12.1f}x {med['fast'] / med['forest']:11.1f}x"
+        print(f"{name:<14} {med['river']:8.2f} {med['fast']:8.2f} {med['forest']:9.3f} {ratios}")
     print("predictions identical (dicts, float bits) across river, fast and forest: yes")
 
 

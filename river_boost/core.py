@@ -346,6 +346,18 @@ class ModelLearners:
             self.models[i].learn_one(self.subsets.view(i, x), y, w=w)
 
 
+def make_learners(models: list, subsets: FeatureSubsets):
+    """The learners behind a pool: the compiled forest when every model is a Hoeffding tree
+    it can compile (:class:`~river_boost.forest.HoeffdingForest`: River's trees, bit for bit,
+    many times faster) and ``river_boost.forest.ENABLED`` is true, else the River models
+    themselves (:class:`ModelLearners`)."""
+    from . import forest
+
+    if forest.ENABLED and all(forest.HoeffdingForest.supports(m) for m in models):
+        return forest.HoeffdingForest(models, subsets if subsets.fraction < 1.0 else None)
+    return ModelLearners(models, subsets)
+
+
 class WeakLearnerPool:
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
 
@@ -411,7 +423,7 @@ class WeakLearnerPool:
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
-        self.learners = ModelLearners(models, FeatureSubsets(feature_fraction, salts))
+        self.learners = make_learners(models, FeatureSubsets(feature_fraction, salts))
         self._weight_scales = [1.0] * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):

@@ -96,7 +96,7 @@ from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 
-__all__ = ["AVAILABLE", "UNAVAILABLE_REASON", "HoeffdingForest"]
+__all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "HoeffdingForest"]
 
 try:
     from ._forest import ForestCore as _ForestCore
@@ -143,9 +143,16 @@ def _unsupported(model) -> str | None:
     if model._split_criterion not in _CRITERION:
         return f"split_criterion {model._split_criterion!r} is not supported"
     for name in (
-        "grace_period", "delta", "tau", "nb_threshold", "min_branch_fraction",
-        "max_share_to_split", "_max_byte_size", "memory_estimate_period", "max_depth",
-    ):  # fmt: skip
+        "grace_period",
+        "delta",
+        "tau",
+        "nb_threshold",
+        "min_branch_fraction",
+        "max_share_to_split",
+        "_max_byte_size",
+        "memory_estimate_period",
+        "max_depth",
+    ):
         value = getattr(model, name)
         try:
             float(value)
@@ -252,6 +259,11 @@ class HoeffdingForest(_ForestCore):
     def __repr__(self):
         return f"HoeffdingForest(n_models={self.n_models})"
 
+    @property
+    def models(self) -> list:
+        """The trees as River objects, as they stand (copies: :meth:`to_river`)."""
+        return [self.to_river(i) for i in range(self.n_models)]
+
     # ------------------------------------------------------------------ inspection
 
     def summary(self, i: int) -> dict:
@@ -348,6 +360,10 @@ class HoeffdingForest(_ForestCore):
         model.classes = set(scalars["classes"])
         return model
 
+
+#: Whether boosters whose weak learners the forest supports use it (when it is compiled).
+#: Set it to False to run River's own trees in Python, the reference: the same results.
+ENABLED = AVAILABLE
 
 if not AVAILABLE:
     # The example runs the compiled trees: without them, keep `pytest --doctest-modules` green.

@@ -385,7 +385,7 @@ class RankingTask:
         out = []
         for i, (cost, bound) in enumerate(teach):
             top = cost.max()
-            out += [(i, labels[j], min(1.0, (top - cost[j]) / bound)) for j in relevant]
+            out += [(i, labels[j], min(1.0, float(top - cost[j]) / bound)) for j in relevant]
         return out
 
     def expert_losses(self, ex: Example) -> list:

@@ -34,18 +34,36 @@ def main(budget: float, seed: int) -> int:
             ("phishing", datasets.Phishing, None),
             ("bananas", datasets.Bananas, None),
             ("imagesegments", datasets.ImageSegments, None),
-            ("agrawal", lambda: synth.Agrawal(classification_function=r.randrange(10),
-                                              seed=r.randrange(99)), nominal_agrawal),
+            (
+                "agrawal",
+                lambda: synth.Agrawal(
+                    classification_function=r.randrange(10), seed=r.randrange(99)
+                ),
+                nominal_agrawal,
+            ),
             ("sea", lambda: synth.SEA(seed=r.randrange(99)), None),
-            ("hyperplane", lambda: synth.Hyperplane(seed=r.randrange(99),
-                                                    n_features=r.randrange(2, 12)), None),
-            ("rbf", lambda: synth.RandomRBF(seed_model=r.randrange(99), seed_sample=r.randrange(99),
-                                            n_classes=r.randrange(2, 6),
-                                            n_features=r.randrange(2, 10)), None),
-            ("led", lambda: synth.LED(seed=r.randrange(99), noise_percentage=0.1),
-             [f"{i:02d}" for i in range(24)]),
+            (
+                "hyperplane",
+                lambda: synth.Hyperplane(seed=r.randrange(99), n_features=r.randrange(2, 12)),
+                None,
+            ),
+            (
+                "rbf",
+                lambda: synth.RandomRBF(
+                    seed_model=r.randrange(99),
+                    seed_sample=r.randrange(99),
+                    n_classes=r.randrange(2, 6),
+                    n_features=r.randrange(2, 10),
+                ),
+                None,
+            ),
+            (
+                "led",
+                lambda: synth.LED(seed=r.randrange(99), noise_percentage=0.1),
+                [f"{i:02d}" for i in range(24)],
+            ),
             ("mushroom", lambda: mushroom_like(r.randrange(99)), None),
-        ]  # fmt: skip
+        ]
 
     def random_config(r, nominal):
         c = {}
@@ -93,12 +111,21 @@ def main(budget: float, seed: int) -> int:
             "float": float_weights,
             "scaled": lambda g, s=scale: s * g.lognormvariate(0.0, 1.0),
         }[kind]
-        feature_filter = HashFilter(r.choice([0.5, 0.8]), r.randrange(99)) if r.random() < 0.3 else None
+        feature_filter = (
+            HashFilter(r.choice([0.5, 0.8]), r.randrange(99)) if r.random() < 0.3 else None
+        )
         n = r.choice([100, 300, 800])
         try:
-            run(Checker(configs, feature_filter=feature_filter), make(), n, weights=weights,
-                drop=r.choice([0, 0, 0.05, 0.2]), learn_prob=r.choice([1.0, 0.7]), seed=k,
-                every=n // 2)  # fmt: skip
+            run(
+                Checker(configs, feature_filter=feature_filter),
+                make(),
+                n,
+                weights=weights,
+                drop=r.choice([0, 0, 0.05, 0.2]),
+                learn_prob=r.choice([1.0, 0.7]),
+                seed=k,
+                every=n // 2,
+            )
         except Exception as e:  # a mismatch (AssertionError) or an error only one side raised
             failures += 1
             print("FAILED", k, name, configs, kind, scale, n, repr(e)[:500], flush=True)
@@ -108,5 +135,9 @@ def main(budget: float, seed: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(float(sys.argv[1]) if len(sys.argv) > 1 else 60.0,
-                  int(sys.argv[2]) if len(sys.argv) > 2 else 0))  # fmt: skip
+    sys.exit(
+        main(
+            float(sys.argv[1]) if len(sys.argv) > 1 else 60.0,
+            int(sys.argv[2]) if len(sys.argv) > 2 else 0,
+        )
+    )

@@ -34,8 +34,12 @@ pytestmark = pytest.mark.skipif(
     not forest_mod.AVAILABLE, reason=f"compiled forest not built: {forest_mod.UNAVAILABLE_REASON}"
 )
 HoeffdingForest = forest_mod.HoeffdingForest
-TOTALS = {"predict_proba_one calls compared": 0, "learn_one calls": 0, "River raised": 0,
-          "tree states compared": 0}  # fmt: skip
+TOTALS = {
+    "predict_proba_one calls compared": 0,
+    "learn_one calls": 0,
+    "River raised": 0,
+    "tree states compared": 0,
+}
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -194,8 +198,9 @@ class Checker:
         assert self.forest.n_active_leaves == [t.n_active_leaves for t in self.river]
 
 
-def run(checker, stream, n, *, weights=None, drop=0.0, learn_prob=1.0, seed=0, every=None,
-        mutate=None):
+def run(
+    checker, stream, n, *, weights=None, drop=0.0, learn_prob=1.0, seed=0, every=None, mutate=None
+):
     """Feed ``n`` examples: predict (compared), then each tree learns with probability
     ``learn_prob`` (as a booster's trees do) with weight ``weights(rng)``."""
     rng = random.Random(seed)
@@ -265,8 +270,7 @@ def mushroom_like(seed=0):
 
 
 def led_nominal(seed=0):
-    for x, y in synth.LED(seed=seed, noise_percentage=0.1):
-        yield x, y
+    yield from synth.LED(seed=seed, noise_percentage=0.1)
 
 
 # ----------------------------------------------------------------------------- tests
@@ -278,17 +282,23 @@ def test_default_tree_on_phishing_with_missing_features():
 
 
 def test_river_errors_reproduced_with_mixed_extreme_weights():
-    cfgs = [{"grace_period": 5, "tau": 0.1, "leaf_prediction": "mc"},
-            {"grace_period": 20, "delta": 0.5, "nb_threshold": 30, "split_criterion": "gini"}]
-    c = run(Checker(cfgs), datasets.Bananas(), 500, weights=mixed_extreme_weights, seed=1,
-            every=100)  # fmt: skip
+    cfgs = [
+        {"grace_period": 5, "tau": 0.1, "leaf_prediction": "mc"},
+        {"grace_period": 20, "delta": 0.5, "nb_threshold": 30, "split_criterion": "gini"},
+    ]
+    c = run(
+        Checker(cfgs), datasets.Bananas(), 500, weights=mixed_extreme_weights, seed=1, every=100
+    )
     assert c.n_raised > 0
 
 
 @pytest.mark.parametrize("weights", [huge_weights, tiny_weights])
 def test_extreme_weight_scales(weights):
-    cfgs = [{"grace_period": 5, "tau": 0.3}, {"grace_period": 5, "leaf_prediction": "mc"},
-            {"grace_period": 5, "leaf_prediction": "nb", "split_criterion": "gini"}]  # fmt: skip
+    cfgs = [
+        {"grace_period": 5, "tau": 0.3},
+        {"grace_period": 5, "leaf_prediction": "mc"},
+        {"grace_period": 5, "leaf_prediction": "nb", "split_criterion": "gini"},
+    ]
     c = run(Checker(cfgs), datasets.Phishing(), 300, weights=weights, seed=21)
     assert c.n_raised == 0
 
@@ -298,9 +308,14 @@ def test_extreme_weight_scales(weights):
 def test_criteria_and_leaves_on_bananas(leaf, criterion):
     cfgs = [
         {"grace_period": 5, "leaf_prediction": leaf, "split_criterion": criterion, "tau": 0.1},
-        {"grace_period": 20, "leaf_prediction": leaf, "split_criterion": criterion, "delta": 0.5,
-         "nb_threshold": 30},
-    ]  # fmt: skip
+        {
+            "grace_period": 20,
+            "leaf_prediction": leaf,
+            "split_criterion": criterion,
+            "delta": 0.5,
+            "nb_threshold": 30,
+        },
+    ]
     c = run(Checker(cfgs), datasets.Bananas(), 500, weights=float_weights, seed=1)
     assert max(splits(t) for t in c.river) >= 2
 
@@ -311,8 +326,7 @@ def test_imagesegments_seven_classes_nb_leaves():
         {"grace_period": 1, "delta": 0.5, "leaf_prediction": "nb", "max_depth": 2},
         {"grace_period": 50, "tau": 0.5, "split_criterion": "gini", "leaf_prediction": "mc"},
     ]
-    c = run(Checker(cfgs), datasets.ImageSegments(), 450, weights=float_weights, drop=0.05,
-            seed=2)
+    c = run(Checker(cfgs), datasets.ImageSegments(), 450, weights=float_weights, drop=0.05, seed=2)
     assert splits(c.river[0]) >= 3
     assert c.river[1].height == 3  # max_depth=2 reached and enforced
 
@@ -322,11 +336,22 @@ def test_agrawal_nominal_multiway_and_binary():
     cfgs = [
         {"grace_period": 20, "nominal_attributes": nominal, "tau": 0.1},
         {"grace_period": 20, "nominal_attributes": nominal, "binary_split": True, "tau": 0.1},
-        {"grace_period": 5, "nominal_attributes": nominal, "leaf_prediction": "mc",
-         "remove_poor_attrs": True, "delta": 0.5},
-    ]  # fmt: skip
-    c = run(Checker(cfgs), synth.Agrawal(classification_function=2, seed=3), 900,
-            weights=float_weights, drop=0.05, seed=3)
+        {
+            "grace_period": 5,
+            "nominal_attributes": nominal,
+            "leaf_prediction": "mc",
+            "remove_poor_attrs": True,
+            "delta": 0.5,
+        },
+    ]
+    c = run(
+        Checker(cfgs),
+        synth.Agrawal(classification_function=2, seed=3),
+        900,
+        weights=float_weights,
+        drop=0.05,
+        seed=3,
+    )
     kinds = set()
     for t in c.river:
         for node in t._root.iter_dfs():
@@ -340,9 +365,15 @@ def test_led_binary_features_as_nominal():
     nominal = [f"{i:02d}" for i in range(24)]
     cfgs = [
         {"grace_period": 10, "nominal_attributes": nominal, "tau": 0.5, "delta": 0.01},
-        {"grace_period": 10, "nominal_attributes": nominal, "binary_split": True,
-         "leaf_prediction": "nb", "tau": 0.5, "delta": 0.01},
-    ]  # fmt: skip
+        {
+            "grace_period": 10,
+            "nominal_attributes": nominal,
+            "binary_split": True,
+            "leaf_prediction": "nb",
+            "tau": 0.5,
+            "delta": 0.01,
+        },
+    ]
     c = run(Checker(cfgs), led_nominal(seed=4), 600, seed=4)
     assert all(splits(t) >= 2 for t in c.river)
 
@@ -358,9 +389,10 @@ def test_mushroom_like_strings_with_new_categories_at_multiway_splits():
     c = run(Checker(cfgs), mushroom_like(5), 800, weights=float_weights, drop=0.1, seed=5)
     # a multiway branch got branches for values first seen after it was made
     grown = [
-        node for node in c.river[0]._root.iter_dfs()
+        node
+        for node in c.river[0]._root.iter_dfs()
         if type(node).__name__ == "NominalMultiwayBranch" and len(node.children) > 3
-    ]  # fmt: skip
+    ]
     assert grown
 
 
@@ -374,14 +406,30 @@ def test_synthetic_streams_diverse_trees(gen):
     cfgs = [
         {"grace_period": 200},
         {"grace_period": 5, "delta": 0.5, "tau": 0.01, "leaf_prediction": "nba"},
-        {"grace_period": 1, "delta": 1e-7, "tau": 0.2, "leaf_prediction": "mc",
-         "merit_preprune": False, "split_criterion": "gini"},
+        {
+            "grace_period": 1,
+            "delta": 1e-7,
+            "tau": 0.2,
+            "leaf_prediction": "mc",
+            "merit_preprune": False,
+            "split_criterion": "gini",
+        },
         {"grace_period": 5, "max_depth": 2, "split_criterion": "hellinger", "tau": 0.3},
-        {"grace_period": 10, "remove_poor_attrs": True, "max_share_to_split": 0.9, "tau": 0.1,
-         "min_branch_fraction": 0.1},
-        {"grace_period": 10, "remove_poor_attrs": True, "leaf_prediction": "mc", "delta": 0.01,
-         "splitter": GaussianSplitter(n_splits=3)},
-    ]  # fmt: skip
+        {
+            "grace_period": 10,
+            "remove_poor_attrs": True,
+            "max_share_to_split": 0.9,
+            "tau": 0.1,
+            "min_branch_fraction": 0.1,
+        },
+        {
+            "grace_period": 10,
+            "remove_poor_attrs": True,
+            "leaf_prediction": "mc",
+            "delta": 0.01,
+            "splitter": GaussianSplitter(n_splits=3),
+        },
+    ]
     c = run(Checker(cfgs), stream, 600, weights=float_weights, learn_prob=0.7, seed=6)
     assert max(splits(t) for t in c.river) >= 3
 
@@ -412,8 +460,7 @@ def test_fast_models_compile_to_river_trees():
 def test_feature_filter_views():
     filt = HashFilter(0.5, seed=9)
     cfgs = [{"grace_period": 10, "tau": 0.5}] * 4
-    c = run(Checker(cfgs, feature_filter=filt), datasets.ImageSegments(), 400, drop=0.05,
-            seed=9)
+    c = run(Checker(cfgs, feature_filter=filt), datasets.ImageSegments(), 400, drop=0.05, seed=9)
     # asked once per (tree, feature)
     n_features = len(next(iter(datasets.ImageSegments()))[0])
     assert len(filt.calls) == len(set(filt.calls)) == 4 * n_features
@@ -432,8 +479,7 @@ def test_memory_management_that_does_not_bind_is_exact():
     def halves(rng):
         return rng.choice([0.5, 1.0, 1.5])
 
-    c = run(Checker(cfgs), synth.Hyperplane(seed=10, n_features=5), 600, weights=halves,
-            seed=10)
+    c = run(Checker(cfgs), synth.Hyperplane(seed=10, n_features=5), 600, weights=halves, seed=10)
     assert c.river[0]._growth_allowed is False
 
 
@@ -458,9 +504,13 @@ def test_pickle_mid_stream_continues_identically(protocol):
     nominal = ["elevel", "car", "zipcode"]
     cfgs = [
         {"grace_period": 10, "nominal_attributes": nominal, "tau": 0.2},
-        {"grace_period": 10, "nominal_attributes": nominal, "binary_split": True,
-         "leaf_prediction": "mc"},
-    ]  # fmt: skip
+        {
+            "grace_period": 10,
+            "nominal_attributes": nominal,
+            "binary_split": True,
+            "leaf_prediction": "mc",
+        },
+    ]
     c = Checker(cfgs, feature_filter=HashFilter(0.8, seed=12))
     stream = iter(synth.Agrawal(seed=12))
     run(c, stream, 250, weights=float_weights, drop=0.05, seed=12)
@@ -515,11 +565,22 @@ def test_nan_merits_are_sorted_like_river(monkeypatch):
     nominal = ["elevel", "car", "zipcode"]
     cfgs = [
         {"grace_period": 2, "tau": 0.5, "nominal_attributes": nominal},
-        {"grace_period": 2, "leaf_prediction": "mc", "merit_preprune": False,
-         "nominal_attributes": nominal, "remove_poor_attrs": True},
-    ]  # fmt: skip
-    run(Checker(cfgs), synth.Agrawal(seed=5), 400, seed=3, every=50,
-        weights=lambda rng: 1e305 * rng.lognormvariate(0, 1))  # fmt: skip
+        {
+            "grace_period": 2,
+            "leaf_prediction": "mc",
+            "merit_preprune": False,
+            "nominal_attributes": nominal,
+            "remove_poor_attrs": True,
+        },
+    ]
+    run(
+        Checker(cfgs),
+        synth.Agrawal(seed=5),
+        400,
+        seed=3,
+        every=50,
+        weights=lambda rng: 1e305 * rng.lognormvariate(0, 1),
+    )
     assert seen["nan"] > 0
 
 
@@ -555,8 +616,11 @@ def test_supports_and_errors():
 
 
 def test_predict_proba_matrix_matches_dicts():
-    cfgs = [{"grace_period": 5, "tau": 0.3}, {"grace_period": 5, "leaf_prediction": "mc"},
-            {"grace_period": 50}]  # fmt: skip
+    cfgs = [
+        {"grace_period": 5, "tau": 0.3},
+        {"grace_period": 5, "leaf_prediction": "mc"},
+        {"grace_period": 50},
+    ]
     f = HoeffdingForest([tree.HoeffdingTreeClassifier(**c) for c in cfgs])
     labels = ["path", "grass", "unknown", "sky"]
     for k, (x, y) in enumerate(itertools.islice(datasets.ImageSegments(), 300)):
@@ -578,13 +642,30 @@ def test_long_streams():
     cfgs = [
         {},
         {"grace_period": 50, "nominal_attributes": nominal, "tau": 0.1},
-        {"grace_period": 10, "nominal_attributes": nominal, "binary_split": True,
-         "leaf_prediction": "nb", "split_criterion": "gini"},
-    ]  # fmt: skip
-    run(Checker(cfgs), synth.Agrawal(classification_function=4, seed=19), 6000,
-        weights=float_weights, drop=0.02, seed=19, every=2000)
-    run(Checker([{"grace_period": 20, "tau": 0.2}]), datasets.ImageSegments(), 2310,
-        weights=float_weights, seed=20)
+        {
+            "grace_period": 10,
+            "nominal_attributes": nominal,
+            "binary_split": True,
+            "leaf_prediction": "nb",
+            "split_criterion": "gini",
+        },
+    ]
+    run(
+        Checker(cfgs),
+        synth.Agrawal(classification_function=4, seed=19),
+        6000,
+        weights=float_weights,
+        drop=0.02,
+        seed=19,
+        every=2000,
+    )
+    run(
+        Checker([{"grace_period": 20, "tau": 0.2}]),
+        datasets.ImageSegments(),
+        2310,
+        weights=float_weights,
+        seed=20,
+    )
 
 
 def test_checker_can_fail():

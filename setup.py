@@ -1,4 +1,5 @@
-"""Build script for the optional compiled Hoeffding-tree forest (``river_boost._forest``).
+"""Build script for the optional compiled Hoeffding-tree forest (``river_boost._forest``) and
+the boosters' compiled walk (``river_boost._walk``).
 
 Everything else is in ``pyproject.toml``. The extension is ``optional``: without a C compiler
 (or without Cython at build time) ``pip install`` still succeeds and
@@ -23,13 +24,16 @@ def _extensions():
         return []
     # MSVC: precise floating point (no contraction); exactness is only verified on Linux/glibc
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
-    ext = Extension(
-        "river_boost._forest",
-        ["river_boost/_forest.pyx"],
-        extra_compile_args=extra,
-        optional=True,
-    )
-    extensions = cythonize([ext], compiler_directives={"language_level": "3"})
+    exts = [
+        Extension(
+            f"river_boost.{name}",
+            [f"river_boost/{name}.pyx"],
+            extra_compile_args=extra,
+            optional=True,
+        )
+        for name in ("_forest", "_walk")  # _walk: the boosters' compiled walk (walk.py)
+    ]
+    extensions = cythonize(exts, compiler_directives={"language_level": "3"})
     for e in extensions:  # cythonize() does not carry `optional` over
         e.optional = True
     return extensions

@@ -20,6 +20,7 @@ import random
 
 from river import base
 
+from . import walk as _compiled
 from .core import Experts, WeakLearnerPool, check_sample_weight, default_model
 from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
 
@@ -145,6 +146,9 @@ class Booster(base.Estimator):
         return walk
 
     def learn_one(self, x, y, w=1.0, **kwargs):
+        fast = _compiled.plan_for(self)
+        if fast is not None:  # this walk, compiled (river_boost.walk): the same results
+            return fast.learn_one(x, y, w)
         # Everything is validated before any state changes: a rejected event leaves no trace.
         w = check_sample_weight(w)
         task = self._task
@@ -186,9 +190,15 @@ class Booster(base.Estimator):
         self._walk_memo = None  # the walk depends on alpha and Hedge, which just changed
 
     def predict_proba_one(self, x, **kwargs):
+        fast = _compiled.plan_for(self)
+        if fast is not None:
+            return fast.predict_proba_one(x)
         return self._task.proba(self._walk(x), self._experts)
 
     def predict_one(self, x, **kwargs):
+        fast = _compiled.plan_for(self)
+        if fast is not None:
+            return fast.predict_one(x)
         return self._task.predict(self._walk(x), self._experts, self._rng)
 
     # ------------------------------------------------------------------ diagnostics

@@ -1,0 +1,1051 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""Compiled booster walk (the C side of :mod:`river_boost.walk`).
+
+One ``learn_one`` / ``predict_proba_one`` of a booster whose learners are a compiled
+:class:`~river_boost.forest.HoeffdingForest` runs here: input checks, cleaning ``x``, reading
+the learners' probabilities (one ``predict_proba_matrix`` call), the task's votes and the
+experts' scores, the rule's steps along the learners, the experts' update, the pool's offers
+(importance weights, thinning, sampling) and the calls that teach the trees. The Python walk
+(:mod:`river_boost.booster`, :mod:`river_boost.tasks`, :mod:`river_boost.potentials`,
+:mod:`river_boost.core`) is the reference: every result here is the same float.
+
+How exactness is kept
+---------------------
+Each floating-point operation of the Python code is performed here on the same operands in
+the same order (the extension is compiled with ``-ffp-contract=off`` and without fast-math).
+CPython's semantics are reproduced where they matter: ``math.exp``/``log``/``log1p``/
+``tanh``/``erf`` are the C library's functions with CPython's error checks; ``sum()`` is
+plain addition on 3.11 and Neumaier-compensated from 3.12; ``math.fsum`` is CPython's
+algorithm (Shewchuk's partials with its final half-even fix-up); ``min``/``max`` keep their
+argument order semantics (the first argument unless the other compares strictly better, which
+matters for NaN); ``x ** y`` is CPython's ``float.__pow__``. Random numbers come from the same
+``random.Random`` objects, in the same order (their ``random()`` method is called).
+
+State stays in the Python objects (the pool's counter lists, ``ProjectedOGD.values``/``t``,
+``Hedge.log_weights``/``weights``, the booster's ``_n_seen``): the compiled and the Python
+walk can take over from each other at any example, and pickles do not depend on this module.
+"""
+
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
+from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy
+from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor
+from libc.math cimport copysign, INFINITY, HUGE_VAL
+from libc.errno cimport errno, ERANGE, EDOM
+
+cdef extern from "Python.h":
+    int PY_VERSION_HEX
+
+cdef extern from "time.h" nogil:
+    ctypedef long time_t
+    struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk, timespec* tp)
+    int CLOCK_MONOTONIC
+
+import math as _math
+
+# ----------------------------------------------------------------------------- CPython numerics
+
+cdef bint NEUMAIER = PY_VERSION_HEX >= 0x030C0000
+cdef double NEG_INF = -INFINITY
+cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
+cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
+
+
+cdef inline bint isinf(double x) noexcept:
+    return not isfinite(x) and not isnan(x)
+
+
+cdef inline double py_exp(double x) except? -1.0:
+    """math.exp (OverflowError on overflow, as CPython's math_1 with can_overflow)."""
+    cdef double r = exp(x)
+    if isinf(r) and isfinite(x):
+        raise OverflowError("math range error")
+    return r
+
+
+cdef inline double py_log(double x) except? -1.0:
+    """math.log of a float."""
+    if x > 0.0:
+        if isfinite(x):
+            return log(x)
+        return x
+    if isnan(x):
+        return x
+    raise ValueError("math domain error")
+
+
+cdef inline double py_log1p(double x) except? -1.0:
+    """math.log1p (ValueError at and below -1, as CPython's m_log1p through math_1)."""
+    cdef double r
+    if isnan(x):
+        return x
+    if x <= -1.0:
+        raise ValueError("math domain error")
+    r = log1p(x)
+    return r
+
+
+cdef inline double py_sqrt(double x) except? -1.0:
+    if x >= 0.0 or isnan(x):
+        return sqrt(x)
+    raise ValueError("math domain error")
+
+
+cdef inline double py_tanh(double x) noexcept:
+    return tanh(x)
+
+
+cdef inline double py_erf(double x) noexcept:
+    return erf(x)
+
+
+cdef double py_pow(double iv, double iw) except? -1.0:
+    """float.__pow__ for a base in (0, 1) and a finite exponent (OSBoost's (1 - gamma)^(s/2)):
+    CPython's special cases, then the C library's pow with its ERANGE handling."""
+    cdef double ix
+    if iw == 0.0:
+        return 1.0
+    if isnan(iv):
+        return 1.0 if iw == 0.0 else iv
+    if isnan(iw):
+        return 1.0 if iv == 1.0 else iw
+    if iv == 1.0:
+        return 1.0
+    if iv <= 0.0 or not isfinite(iv) or not isfinite(iw):
+        return _slow_pow(iv, iw)
+    errno = 0
+    ix = pow(iv, iw)
+    if errno == 0:
+        if ix == HUGE_VAL or ix == -HUGE_VAL:
+            errno = ERANGE
+    elif errno == ERANGE and ix == 0.0:
+        errno = 0
+    if errno != 0:
+        if errno == ERANGE:
+            raise OverflowError(34, "Numerical result out of range")
+        raise ValueError("math domain error")
+    return ix
+
+
+cdef double _slow_pow(double iv, double iw) except? -1.0:
+    # the rare cases (bases outside (0, 1], infinite exponents): Python itself
+    return <double>((<object>iv) ** (<object>iw))
+
+
+cdef inline double py_min(double a, double b) noexcept:
+    """``min(a, b)``: ``a`` unless ``b < a``."""
+    return b if b < a else a
+
+
+cdef inline double py_max(double a, double b) noexcept:
+    """``max(a, b)``: ``a`` unless ``b > a``."""
+    return b if b > a else a
+
+
+cdef struct PySum:
+    double f
+    double c
+    int n
+
+
+cdef inline void ps_init(PySum* s) noexcept:
+    s.f = 0.0
+    s.c = 0.0
+    s.n = 0
+
+
+cdef inline void ps_add(PySum* s, double x) noexcept:
+    # builtin sum(): plain addition up to 3.11, Neumaier's compensated addition from 3.12
+    cdef double t
+    if s.n == 0:
+        s.f = 0.0 + x
+    elif NEUMAIER:
+        t = s.f + x
+        if fabs(s.f) >= fabs(x):
+            s.c += (s.f - t) + x
+        else:
+            s.c += (x - t) + s.f
+        s.f = t
+    else:
+        s.f = s.f + x
+    s.n += 1
+
+
+cdef inline double ps_result(PySum* s) noexcept:
+    if NEUMAIER and s.c != 0.0 and isfinite(s.c):
+        return s.f + s.c
+    return s.f
+
+
+cdef double fsum(const double* v, int n, double* p) except? -1.0:
+    """CPython's ``math.fsum`` of ``v[:n]``; ``p`` is scratch space for ``n + 1`` partials."""
+    cdef double x, y, t, hi, yr, lo = 0.0, xsave
+    cdef double special_sum = 0.0, inf_sum = 0.0
+    cdef int i, j, m = 0, k
+    for k in range(n):
+        x = v[k]
+        xsave = x
+        i = 0
+        for j in range(m):
+            y = p[j]
+            if fabs(x) < fabs(y):
+                t = x
+                x = y
+                y = t
+            hi = x + y
+            yr = hi - x
+            lo = y - yr
+            if lo != 0.0:
+                p[i] = lo
+                i += 1
+            x = hi
+        m = i
+        if x != 0.0:
+            if not isfinite(x):
+                if isfinite(xsave):
+                    raise OverflowError("intermediate overflow in fsum")
+                if isinf(xsave):
+                    inf_sum += xsave
+                special_sum += xsave
+                m = 0
+            else:
+                p[m] = x
+                m += 1
+    if special_sum != 0.0:
+        if isnan(inf_sum):
+            raise ValueError("-inf + inf in fsum")
+        return special_sum
+    hi = 0.0
+    if m > 0:
+        m -= 1
+        hi = p[m]
+        while m > 0:
+            x = hi
+            m -= 1
+            y = p[m]
+            hi = x + y
+            yr = hi - x
+            lo = y - yr
+            if lo != 0.0:
+                break
+        if m > 0 and ((lo < 0.0 and p[m - 1] < 0.0) or (lo > 0.0 and p[m - 1] > 0.0)):
+            y = lo * 2.0
+            x = hi + y
+            yr = x - hi
+            if y == yr:
+                hi = x
+    return hi
+
+
+# ----------------------------------------------------------------------------- timing
+
+# Seconds spent inside the forest's calls (predict_proba_matrix, learn_one) while TIMING is
+# on: the benchmark's measure of the booster's own overhead on the compiled path.
+cdef bint _timing = False
+cdef double _forest_seconds = 0.0
+
+
+cdef inline double _now() noexcept:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+def set_timing(bint on):
+    """Start (and reset) or stop measuring the time spent in the forest's calls."""
+    global _timing, _forest_seconds
+    _timing = on
+    _forest_seconds = 0.0
+
+
+def forest_seconds():
+    """Seconds spent in the forest's calls since :func:`set_timing` ``(True)``."""
+    return _forest_seconds
+
+
+# ----------------------------------------------------------------------------- the Python side
+
+# Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
+cdef object _walk_mod = None
+cdef object _core = None
+cdef object Booster = None
+cdef object BinaryTask = None
+cdef object MulticlassTask = None
+cdef object RankingTask = None
+cdef object WeakLearnerPool = None
+cdef object FeatureCleaner = None
+cdef object Experts = None
+cdef object ProjectedOGD = None
+cdef object Hedge = None
+cdef object HoeffdingForest = None
+cdef object BinomialPotential = None
+cdef object NormalHedgePotential = None
+cdef object SquintPotential = None
+cdef object OSBoostPotential = None
+cdef object LogisticLoss = None
+cdef object _GL12 = None
+cdef object _GL32 = None
+cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
+ctypedef double (*erfcx_t)(double, int) noexcept nogil
+cdef erfcx_t _erfcx = NULL
+
+cdef double MAX_ABS_FEATURE = 1e12
+cdef double MAX_SAMPLE_WEIGHT = 1e12
+
+
+def _setup(dict names, bint fast_clean, object erfcx_capsule):
+    """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
+    global _walk_mod, _core, Booster, BinaryTask, MulticlassTask, RankingTask
+    global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
+    global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
+    global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
+    _walk_mod = names["walk"]
+    _core = names["core"]
+    BinaryTask = names["BinaryTask"]
+    MulticlassTask = names["MulticlassTask"]
+    RankingTask = names["RankingTask"]
+    WeakLearnerPool = names["WeakLearnerPool"]
+    FeatureCleaner = names["FeatureCleaner"]
+    Experts = names["Experts"]
+    ProjectedOGD = names["ProjectedOGD"]
+    Hedge = names["Hedge"]
+    HoeffdingForest = names["HoeffdingForest"]
+    BinomialPotential = names["BinomialPotential"]
+    NormalHedgePotential = names["NormalHedgePotential"]
+    SquintPotential = names["SquintPotential"]
+    OSBoostPotential = names["OSBoostPotential"]
+    LogisticLoss = names["LogisticLoss"]
+    _GL12 = names["GL12"]
+    _GL32 = names["GL32"]
+    MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
+    MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
+    _fast_clean = fast_clean
+    _erfcx = NULL
+    name = b"double (double, int __pyx_skip_dispatch)"
+    if erfcx_capsule is not None and PyCapsule_IsValid(erfcx_capsule, name):
+        _erfcx = <erfcx_t>PyCapsule_GetPointer(erfcx_capsule, name)
+
+
+# ----------------------------------------------------------------------------- cleaning x
+
+cdef object _clean_features(object x):
+    """core.clean_features(x) for a dict with string keys, else the Python function."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef list keys = []
+    cdef dict vals = {}
+    cdef object k, v
+    cdef type tv
+    cdef long long iv
+    cdef int overflow
+    cdef double d
+    if type(x) is not dict:
+        return _core.clean_features(x)
+    while PyDict_Next(x, &pos, &key, &val):
+        k = <object>key
+        if type(k) is not str:
+            return _core.clean_features(x)
+        v = <object>val
+        tv = type(v)
+        if tv is float:
+            d = PyFloat_AS_DOUBLE(v)
+            if not (-MAX_ABS_FEATURE <= d <= MAX_ABS_FEATURE):
+                continue
+        elif tv is str or tv is bool:
+            pass
+        elif tv is int:
+            iv = PyLong_AsLongLongAndOverflow(v, &overflow)
+            if overflow or not (-MAX_ABS_FEATURE <= <double>iv <= MAX_ABS_FEATURE):
+                continue
+        elif v is None:
+            continue
+        else:
+            v = _core._feature_value(k, v)
+            if v is None:
+                continue
+        keys.append(k)
+        vals[k] = v
+    keys.sort()
+    return {k: vals[k] for k in keys}
+
+
+cdef object _cleaned(object memo, object x):
+    """FeatureCleaner.cleaned(memo, x)."""
+    cdef object mx, clean, nominal, kind
+    cdef dict out
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    if not _fast_clean:
+        return memo.cleaned(x)
+    mx = memo.x
+    try:
+        same = mx is not None and x == mx
+    except Exception:
+        same = False
+    if not same:
+        clean = _clean_features(x)
+        nominal = memo.nominal
+        out = {}
+        while PyDict_Next(clean, &pos, &key, &val):
+            kind = (<dict>nominal).get(<object>key)
+            if kind is not None and kind is not (type(<object>val) is str):
+                continue
+            out[<object>key] = <object>val
+        memo.clean = out
+        memo.x = dict(x)
+        memo.value = None
+        return out
+    return memo.clean
+
+
+cdef int _learned(object memo) except -1:
+    """FeatureCleaner.learned(memo)."""
+    cdef dict nominal
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    if not _fast_clean:
+        memo.learned()
+        return 0
+    nominal = memo.nominal
+    while PyDict_Next(memo.clean, &pos, &key, &val):
+        if not PyDict_Contains(nominal, <object>key):
+            nominal[<object>key] = type(<object>val) is str
+    return 0
+
+
+cdef double _check_w(object w) except? -1.0:
+    """core.check_sample_weight(w)."""
+    cdef double d
+    if _fast_clean and type(w) is float:
+        d = PyFloat_AS_DOUBLE(w)
+        if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
+            return d
+    return _core.check_sample_weight(w)
+
+
+# ----------------------------------------------------------------------------- rules
+
+DEF R_BBM = 1
+DEF R_NH = 2
+DEF R_SQ_IMPROPER = 3
+DEF R_SQ_UNIFORM = 4
+DEF R_OSB = 5
+DEF R_LOG = 6
+
+DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
+DEF P_HEDGE = 1
+DEF P_VOTE = 2
+DEF P_RANDOM = 3
+
+
+cdef double squint_log_integral(double R, double V, bint uniform, const double* gl12,
+                                const double* gl32) except? -1.0:
+    """potentials.squint_log_integral, operation by operation."""
+    cdef const double* nodes = NULL
+    cdef int npts = 0, j
+    cdef double total, eta, weight, f, sqrt_v, a, c, top, log_scale, log_i, log_ri, mm
+    if V < 0 or isnan(R) or isnan(V):
+        raise ValueError(f"need V >= 0 and finite R, got R={R}, V={V}")
+    if not uniform and fabs(R) <= 2.0 and V <= 1.0:
+        nodes = gl12
+        npts = 12
+    elif uniform and fabs(R) <= 10.0 and V <= 4.0:
+        nodes = gl32
+        npts = 32
+    if nodes != NULL:
+        total = 0.0
+        for j in range(npts):
+            eta = nodes[j]
+            weight = nodes[npts + j]
+            f = weight * py_exp(eta * (R - eta * V))
+            if uniform:
+                total += f * 2.0 * eta
+            else:
+                total += f
+        return py_log(total)
+    sqrt_v = py_sqrt(V)
+    if sqrt_v == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    a = R / (2.0 * sqrt_v)
+    c = sqrt_v / 2.0
+    top = R / 2.0 - V / 4.0
+    log_scale = py_log(SQRT_PI / (2.0 * sqrt_v))
+    if a >= c:
+        log_i = top + py_log(_erfcx(a - c, 0) - _erfcx(a, 0) * py_exp(-top)) + log_scale
+    elif a <= 0:
+        log_i = py_log(_erfcx(-a, 0) - _erfcx(c - a, 0) * py_exp(top)) + log_scale
+    else:
+        log_i = a * a + py_log(py_erf(a) + py_erf(c - a)) + log_scale
+    if not uniform:
+        return log_i
+    if R:
+        log_ri = log_i + py_log(fabs(R))
+    else:
+        log_ri = NEG_INF
+    mm = py_max(py_max(log_ri, 0.0), top)
+    total = copysign(py_exp(log_ri - mm), R) + py_exp(-mm) - py_exp(top - mm)
+    return mm + py_log(total) - py_log(V)
+
+
+cdef inline double weight_from_values(double a, double b) except? -1.0:
+    """Potential.weight_from_values."""
+    if b >= a:
+        return NEG_INF
+    return a + py_log1p(-py_exp(b - a)) - LOG2
+
+
+cdef inline double nh_log_value(int i, double s) noexcept:
+    cdef double m = py_min(0.0, s)
+    return m * m / (3.0 * i)
+
+
+cdef inline double logistic_weight(double s) except? -1.0:
+    cdef double e
+    if s >= 0:
+        e = py_exp(-s)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + py_exp(s))
+
+
+# ----------------------------------------------------------------------------- the walk memo
+
+cdef class CWalk:
+    """The learners' predictions for one ``x`` and the label-free walk made from them.
+
+    Stored as the pool's remembered predictions (``FeatureCleaner.value``) and in the
+    booster's ``_walk_memo``, as the Python walk stores its own; pickles as a plain object
+    (a cache: nothing to keep, and no dependency on this module in a pickle).
+    """
+    cdef Plan plan
+    cdef int n, k
+    cdef double* rows    # n x k: the forest's probabilities for the task's labels
+    cdef double* p       # binary: P(True) per learner
+    cdef int* votes
+    cdef double* scores  # binary: the experts' margins F_i
+
+    def __cinit__(self, Plan plan, int n, int k):
+        self.plan = plan
+        self.n = n
+        self.k = k
+        self.rows = <double*>calloc(n * k + 1, sizeof(double))
+        self.p = <double*>calloc(n + 1, sizeof(double))
+        self.votes = <int*>calloc(n + 1, sizeof(int))
+        self.scores = <double*>calloc(n * k + 1, sizeof(double))
+        if self.rows == NULL or self.p == NULL or self.votes == NULL or self.scores == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.rows)
+        free(self.p)
+        free(self.votes)
+        free(self.scores)
+
+    def __reduce__(self):
+        return (object, ())
+
+
+# ----------------------------------------------------------------------------- plans
+
+cdef class Plan:
+    """The compiled walk of one booster: its configuration, read once, and scratch space.
+
+    A plan is valid while the booster keeps the same task, rule, pool, learners and experts
+    (checked on every call); it pickles as a plain object and is rebuilt on demand.
+    """
+    cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
+    cdef int n, rule_id, prediction
+    cdef bint importance, needs_edges
+    cdef double min_weight
+    cdef object labels  # the forest's columns: [True, False] for binary
+    # binary rule constants
+    cdef int bbm_n
+    cdef double log_q, log_1q, osb_gamma, osb_theta
+    cdef double* log_fact
+    cdef double* log_max
+    cdef double* gl12
+    cdef double* gl32
+    # scratch
+    cdef double* teach
+    cdef double* grads
+    cdef double* edges
+    cdef double* en
+    cdef double* ed
+    cdef double* tmp
+    cdef double* partials
+
+    def __dealloc__(self):
+        free(self.log_fact)
+        free(self.log_max)
+        free(self.gl12)
+        free(self.gl32)
+        free(self.teach)
+        free(self.grads)
+        free(self.edges)
+        free(self.en)
+        free(self.ed)
+        free(self.tmp)
+        free(self.partials)
+
+    def __reduce__(self):
+        return (object, ())
+
+    cdef int _alloc(self) except -1:
+        cdef int n = self.n
+        self.teach = <double*>calloc(n + 1, sizeof(double))
+        self.grads = <double*>calloc(n + 1, sizeof(double))
+        self.edges = <double*>calloc(n + 1, sizeof(double))
+        self.en = <double*>calloc(n + 1, sizeof(double))
+        self.ed = <double*>calloc(n + 1, sizeof(double))
+        self.tmp = <double*>calloc(n + 1, sizeof(double))
+        self.partials = <double*>calloc(n + 2, sizeof(double))
+        if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
+                or self.ed == NULL or self.tmp == NULL or self.partials == NULL):
+            raise MemoryError()
+        return 0
+
+    cdef bint valid_for(self, object b) noexcept:
+        cdef dict d = b.__dict__
+        pool = d.get("_pool")
+        return (
+            d.get("_rule") is self.rule
+            and d.get("_task") is self.task
+            and pool is self.pool
+            and d.get("_experts") is self.experts
+            and self.pool.learners is self.forest
+            and self.pool._memo is self.memo
+            and (self.experts is None or (self.experts.ogd is self.ogd
+                                          and self.experts.hedge is self.hedge))
+        )
+
+    # -------------------------------------------------------------- the rows and the walk
+
+    cdef CWalk _rows(self, object clean):
+        """The learners' probabilities for the cleaned x (remembered until a learner learns)."""
+        global _forest_seconds
+        cdef object v = self.memo.value
+        cdef CWalk cw
+        cdef double[:, ::1] M
+        cdef double t0 = 0.0
+        cdef int i, j, n = self.n, k = len(self.labels)
+        if type(v) is CWalk and (<CWalk>v).plan is self and (<CWalk>v).k == k:
+            return <CWalk>v
+        if _timing:
+            t0 = _now()
+        M = self.forest.predict_proba_matrix(clean, self.labels)
+        if _timing:
+            _forest_seconds += _now() - t0
+        cw = CWalk(self, n, k)
+        for i in range(n):
+            for j in range(k):
+                cw.rows[i * k + j] = M[i, j]
+        self.memo.value = cw
+        return cw
+
+    cdef CWalk _walk(self, object clean):
+        """Booster._walk: the label-free walk, shared by a prediction and the learning that
+        follows on the same x."""
+        cdef CWalk cw = self._rows(clean)
+        cdef object memo = self.booster._walk_memo
+        if type(memo) is tuple and len(<tuple>memo) == 3 and (<tuple>memo)[0] is cw:
+            return cw
+        self._binary_walk(cw)
+        self.booster._walk_memo = (cw, 2, cw)
+        return cw
+
+    cdef int _binary_walk(self, CWalk cw) except -1:
+        """BinaryTask.walk."""
+        cdef int i, n = self.n
+        cdef double p_true, total, f, alpha
+        cdef list alphas
+        for i in range(n):
+            p_true = cw.rows[2 * i]
+            total = p_true + cw.rows[2 * i + 1]
+            cw.p[i] = p_true / total if total > 0 else 0.5
+            cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
+        if self.experts is not None:
+            alphas = self.ogd.values
+            f = 0.0
+            for i in range(n):
+                alpha = <double>alphas[i]
+                if cw.p[i] >= 0.5:
+                    f += alpha
+                else:
+                    f += -alpha
+                cw.scores[i] = f
+        return 0
+
+    # -------------------------------------------------------------- public face
+
+    def learn_one(self, x, y, w=1.0):
+        """Booster.learn_one."""
+        cdef double wd = _check_w(w)
+        cdef object task = self.task
+        y = task.check_label(y) if type(y) is not bool else y
+        cdef object clean = _cleaned(self.memo, x)
+        if wd == 0.0:
+            return
+        self.booster._n_seen += 1
+        cdef CWalk cw = self._walk(clean)
+        self._binary_learn(cw, clean, y, wd)
+        self.booster._walk_memo = None
+
+    def predict_proba_one(self, x):
+        cdef CWalk cw = self._walk(_cleaned(self.memo, x))
+        cdef double p = self._binary_proba(cw)
+        return {False: 1.0 - p, True: p}
+
+    def predict_one(self, x):
+        cdef CWalk cw = self._walk(_cleaned(self.memo, x))
+        cdef int idx
+        if self.prediction == P_RANDOM:
+            idx = self.experts.draw(self.booster._rng)
+            return cw.scores[idx] >= 0
+        return self._binary_proba(cw) >= 0.5
+
+    # -------------------------------------------------------------- binary
+
+    cdef double _binary_proba(self, CWalk cw) except? -1.0:
+        """BinaryTask.proba(...)[True]."""
+        cdef int i, n = self.n, count
+        cdef double lean, p_true
+        cdef tuple weights
+        cdef PySum acc
+        if self.prediction == P_VOTE_SHARE:
+            count = 0
+            for i in range(n):
+                if cw.votes[i] == 1:
+                    count += 1
+            return (count + 0.5) / (n + 1.0)
+        weights = self.hedge.weights
+        if self.prediction == P_HEDGE:
+            for i in range(n):
+                self.tmp[i] = <double>weights[i] * py_tanh(0.5 * cw.scores[i])
+            lean = fsum(self.tmp, n, self.partials)
+            return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
+        ps_init(&acc)
+        for i in range(n):
+            if cw.scores[i] >= 0:
+                ps_add(&acc, <double>weights[i])
+        return py_min(1.0, ps_result(&acc))
+
+    cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
+        cdef int i, n = self.n, z, sign = 1 if y else -1, rid = self.rule_id
+        cdef double s, worst, R, V, Rw, Vw, r, lw, lmax, p, edge, q, wp, alpha
+        cdef double* teach = self.teach
+        cdef list edge_num, edge_den, alphas
+        cdef object pool = self.pool
+        if self.needs_edges:
+            edge_num = pool._edge_num
+            edge_den = pool._edge_den
+            for i in range(n):
+                if <double>edge_den[i]:
+                    self.edges[i] = <double>edge_num[i] / <double>edge_den[i]
+                else:
+                    self.edges[i] = 0.0
+        else:
+            for i in range(n):
+                self.edges[i] = 0.0
+        if rid == R_LOG:
+            alphas = self.ogd.values
+            s = 0.0
+            p = 0.5
+            for i in range(n):
+                z = sign * cw.votes[i]
+                s += <double>alphas[i] * z
+                q = logistic_weight(s)
+                teach[i] = p
+                wp = w * p
+                self.en[i] = wp * z
+                self.ed[i] = 2.0 * wp
+                self.grads[i] = -w * z * q
+                p = q
+        else:
+            s = 0.0
+            worst = 0.0
+            R = V = Rw = Vw = 0.0
+            for i in range(n):
+                z = sign * cw.votes[i]
+                edge = self.edges[i]
+                if rid == R_BBM:
+                    p = self._bbm_probability(i + 1, s)
+                    s = s + z
+                    worst = worst + (-1)
+                elif rid == R_NH:
+                    lw = weight_from_values(nh_log_value(i + 1, s - 1), nh_log_value(i + 1, s + 1))
+                    if lw == NEG_INF:
+                        p = 0.0
+                    else:
+                        lmax = weight_from_values(nh_log_value(i + 1, worst - 1),
+                                                  nh_log_value(i + 1, worst + 1))
+                        p = py_min(1.0, py_exp(lw - lmax))
+                    s = s + 0.5 * z - edge
+                    worst = worst + 0.5 * (-1) - edge
+                elif rid == R_OSB:
+                    if s <= 0:
+                        p = 1.0
+                    else:
+                        p = py_pow(1.0 - self.osb_gamma, s / 2.0)
+                    s = s + (z - self.osb_theta)
+                else:  # Squint
+                    lw = squint_log_integral(R, V, rid == R_SQ_UNIFORM, self.gl12, self.gl32)
+                    if lw == NEG_INF:
+                        p = 0.0
+                    else:
+                        lmax = squint_log_integral(Rw, Vw, rid == R_SQ_UNIFORM, self.gl12,
+                                                   self.gl32)
+                        p = py_min(1.0, py_exp(lw - lmax))
+                    r = edge - 0.5 * z
+                    R, V = R + r, V + r * r
+                    r = edge - 0.5 * (-1)
+                    Rw, Vw = Rw + r, Vw + r * r
+                teach[i] = p
+                wp = w * p
+                self.en[i] = wp * z
+                self.ed[i] = 2.0 * wp
+        # pool.record_edge, learner by learner
+        edge_num = pool._edge_num
+        edge_den = pool._edge_den
+        for i in range(n):
+            edge_num[i] = <double>edge_num[i] + self.en[i]
+            edge_den[i] = <double>edge_den[i] + self.ed[i]
+        if self.experts is not None:
+            self._experts_update(cw, sign, w)
+        self._teach(clean, y, w)
+        return 0
+
+    cdef double _bbm_probability(self, int i, double s) except? -1.0:
+        """BinomialPotential.sampling_probability(i, s)."""
+        cdef int n = self.bbm_n - i
+        cdef long long k = <long long>floor((n - s + 1) / 2)
+        cdef double log_w
+        if k < 0 or k > n:
+            return 0.0
+        log_w = (self.log_fact[n] - self.log_fact[k] - self.log_fact[n - k]
+                 + k * self.log_q + (n - k) * self.log_1q)
+        return py_min(1.0, py_exp(log_w - self.log_max[i - 1]))
+
+    cdef int _experts_update(self, CWalk cw, int sign, double w) except -1:
+        """ProjectedOGD.tick, BinaryTask.alpha_rate, Experts.update (binary losses)."""
+        cdef int i, n = self.n
+        cdef object ogd = self.ogd
+        cdef long long t = ogd.t + 1
+        cdef double rate, v, bound, top
+        cdef list values
+        cdef bint any_loss = False
+        ogd.t = t
+        rate = <double>ogd.lr / py_sqrt(<double>t)
+        bound = ogd.bound
+        values = ogd.values
+        for i in range(n):
+            v = <double>values[i] - rate * self.grads[i]
+            values[i] = py_min(bound, py_max(-bound, v))
+        for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
+            if sign > 0:
+                self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
+            else:
+                self.tmp[i] = 1.0 if cw.scores[i] >= 0 else 0.0
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self._hedge_update(self.tmp, w)
+        return 0
+
+    cdef int _hedge_update(self, double* losses, double scale) except -1:
+        """Hedge.update(losses, scale) with at least one non-zero loss."""
+        cdef int i, n = self.n
+        cdef list old = self.hedge.log_weights, lw = [], raw
+        cdef double top, total
+        cdef PySum acc
+        for i in range(n):
+            self.partials[i] = <double>old[i] - scale * losses[i]
+        top = self.partials[0]
+        for i in range(1, n):
+            top = py_max(top, self.partials[i])
+        ps_init(&acc)
+        for i in range(n):
+            self.partials[i] = self.partials[i] - top
+            lw.append(self.partials[i])
+            self.partials[i] = py_exp(self.partials[i])
+            ps_add(&acc, self.partials[i])
+        total = ps_result(&acc)
+        self.hedge.log_weights = lw
+        self.hedge.weights = tuple([self.partials[i] / total for i in range(n)])
+        return 0
+
+    cdef int _teach(self, object clean, object y, double sample_weight) except -1:
+        """WeakLearnerPool.learn with the offers (i, y, teach[i]), then FeatureCleaner.learned."""
+        global _forest_seconds
+        cdef object pool = self.pool
+        cdef list offered = pool._offered, n_offered = pool._n_offered
+        cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
+        cdef list scales = pool._weight_scales
+        cdef object rng_random = None, learn = self.forest.learn_one
+        cdef int i, n = self.n
+        cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
+        cdef long long cnt
+        for i in range(n):
+            p = self.teach[i]
+            total = <double>offered[i] + p
+            offered[i] = total
+            cnt = <long long>n_offered[i] + 1
+            n_offered[i] = cnt
+            if p <= 0.0:
+                n_zero[i] = <long long>n_zero[i] + 1
+                continue
+            if self.importance:
+                wi = p * cnt / total
+                if wi < mw:
+                    if rng_random is None:
+                        rng_random = pool._rng.random
+                    if <double>rng_random() * mw >= wi:
+                        continue
+                    wi = mw
+                wi *= sample_weight * <double>scales[i]
+            else:
+                if rng_random is None:
+                    rng_random = pool._rng.random
+                if <double>rng_random() < p:
+                    wi = sample_weight * <double>scales[i]
+                else:
+                    continue
+            self.memo.forget()
+            n_updates[i] = <long long>n_updates[i] + 1
+            if _timing:
+                t0 = _now()
+            learn(i, clean, y, wi)
+            if _timing:
+                _forest_seconds += _now() - t0
+        _learned(self.memo)
+        return 0
+
+
+# ----------------------------------------------------------------------------- building plans
+
+cdef double* _doubles(object values) except NULL:
+    cdef int i, n = len(values)
+    cdef double* out = <double*>calloc(n + 1, sizeof(double))
+    if out == NULL:
+        raise MemoryError()
+    for i in range(n):
+        out[i] = values[i]
+    return out
+
+
+cdef Plan _build(object b):
+    """A plan for booster ``b``, or None if the compiled walk does not cover its setup."""
+    global Booster
+    cdef dict d = b.__dict__
+    cdef Plan plan
+    if Booster is None:  # imported here: river_boost.booster imports river_boost.walk
+        from river_boost.booster import Booster
+    task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
+    if type(b)._walk is not Booster._walk:  # a subclass's own walk: the Python walk runs it
+        return None
+    if type(pool) is not WeakLearnerPool or type(pool.learners) is not HoeffdingForest:
+        return None
+    if type(pool._memo) is not FeatureCleaner or not pool._accepts_w:
+        return None
+    if pool.weighting not in ("importance", "sampling"):
+        return None
+    if experts is not None and (
+        type(experts) is not Experts
+        or type(experts.ogd) is not ProjectedOGD
+        or type(experts.hedge) is not Hedge
+    ):
+        return None
+    if type(task) is not BinaryTask:
+        return None
+    rt = type(rule)
+    plan = Plan()
+    if rt is BinomialPotential:
+        plan.rule_id = R_BBM
+    elif rt is NormalHedgePotential:
+        plan.rule_id = R_NH
+    elif rt is SquintPotential and rule.prior in ("improper", "uniform"):
+        if _erfcx == NULL:
+            return None
+        plan.rule_id = R_SQ_IMPROPER if rule.prior == "improper" else R_SQ_UNIFORM
+    elif rt is OSBoostPotential:
+        plan.rule_id = R_OSB
+    elif rt is LogisticLoss:
+        plan.rule_id = R_LOG
+    else:
+        return None
+    if (experts is not None) != (plan.rule_id == R_LOG):
+        return None
+    plan.booster = b
+    plan.task = task
+    plan.rule = rule
+    plan.pool = pool
+    plan.forest = pool.learners
+    plan.memo = pool._memo
+    plan.experts = experts
+    plan.n = b.n_models
+    if plan.n != pool.n_models or plan.n != plan.forest.n_models or plan.n < 1:
+        return None
+    plan.importance = pool.weighting == "importance"
+    plan.min_weight = pool.min_weight
+    plan.needs_edges = rule.needs_edges
+    plan.labels = [True, False]
+    if experts is None:
+        plan.prediction = P_VOTE_SHARE
+    else:
+        plan.ogd = experts.ogd
+        plan.hedge = experts.hedge
+        plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
+            experts.prediction
+        ]
+    if plan.rule_id == R_BBM:
+        plan.bbm_n = rule.n_models
+        plan.log_q = rule._log_q
+        plan.log_1q = rule._log_1q
+        plan.log_fact = _doubles(rule._log_fact)
+        plan.log_max = _doubles(rule._log_max)
+        if len(rule._log_max) < plan.n:
+            return None
+    elif plan.rule_id == R_OSB:
+        plan.osb_gamma = rule.gamma
+        plan.osb_theta = rule._theta
+    elif plan.rule_id in (R_SQ_IMPROPER, R_SQ_UNIFORM):
+        plan.gl12 = _doubles(list(_GL12[0]) + list(_GL12[1]))
+        plan.gl32 = _doubles(list(_GL32[0]) + list(_GL32[1]))
+    plan._alloc()
+    return plan
+
+
+def plan_for(b):
+    """The compiled walk for booster ``b`` (a :class:`Plan`), or None: the Python walk then.
+
+    The plan is kept in the booster's ``__dict__`` (it pickles as a plain object, so a pickle
+    neither carries nor needs it) and rebuilt whenever the booster's parts change.
+    """
+    cdef dict d = b.__dict__
+    cdef object p
+    cdef object memo
+    if _walk_mod.ENABLED:
+        p = d.get("_compiled_walk")
+        if type(p) is Plan and (<Plan>p).booster is b and (<Plan>p).valid_for(b):
+            return p
+        p = _build(b)
+        d["_compiled_walk"] = p
+        if p is not None:
+            return p
+    # The Python walk: a prediction the compiled walk remembered is not its kind.
+    pool = d.get("_pool")
+    if pool is not None:
+        memo = getattr(pool, "_memo", None)
+        if memo is not None and type(getattr(memo, "value", None)) is CWalk:
+            memo.forget()
+    return None

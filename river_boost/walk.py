@@ -1,0 +1,155 @@
+"""The boosters' walk, compiled: one ``learn_one`` or prediction in a few calls into C.
+
+When a booster's weak learners are the compiled forest
+(:class:`~river_boost.forest.HoeffdingForest`), its per-example work outside the trees is
+pure bookkeeping over ``N`` learners: reading their probabilities, votes and expert scores,
+the rule's weights, the experts' update, the pool's importance weights and counters. In
+Python that bookkeeping costs several times what the trees cost. ``river_boost._walk``
+(compiled from Cython at install time, like the forest) does it in C, with the trees called
+through the forest's public methods (``predict_proba_matrix`` once per ``x``, ``learn_one``
+per update).
+
+The Python walk (:meth:`river_boost.booster.Booster.learn_one` and the task and rule classes)
+stays the reference and the fallback: the compiled walk gives the same floats, bit for bit
+(same operations in the same order, the C library's ``exp``/``log``/``tanh``/``erf`` as
+CPython's ``math`` uses them, CPython's ``sum`` and ``math.fsum``), draws the same random
+numbers from the same ``random.Random`` objects, and keeps every piece of state in the same
+Python objects, so a booster can switch paths at any example (``ENABLED``, pickling into a
+process without the extension) and continue identically. ``tests/test_compiled_walk.py``
+checks this on every prediction of many streams.
+
+Covered (anything else takes the Python walk, unchanged):
+
+- binary boosters with :class:`~river_boost.potentials.BinomialPotential` (OnlineBBM),
+  :class:`~river_boost.potentials.NormalHedgePotential` (NHBoostDT),
+  :class:`~river_boost.potentials.SquintPotential` (both priors),
+  :class:`~river_boost.potentials.OSBoostPotential` and
+  :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OL, its three predictions), also
+  through ``PotentialBooster``;
+- both weightings (importance with ``min_weight`` thinning, sampling), ``diversify="paper"``
+  weight scales, feature subsets (the forest's views), sample weights.
+
+Rules are matched by exact type: a subclass of a potential (a custom rule) runs in Python.
+
+The input checks and the cleaning of ``x`` (:func:`river_boost.core.clean_features`,
+:class:`~river_boost.core.FeatureCleaner`, :func:`~river_boost.core.check_sample_weight`) are
+compiled for the common case (a dict with string keys and float, int, bool or string values)
+and call the Python functions otherwise. The compiled copy is used only while those Python
+functions are the ones it was written from (:data:`CLEANING_FINGERPRINT`, checked at import):
+if they change, the Python cleaning runs until the fingerprint is reviewed.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import textwrap
+
+from . import core, potentials
+from .core import Experts, FeatureCleaner, Hedge, ProjectedOGD, WeakLearnerPool
+from .forest import HoeffdingForest
+from .potentials import (
+    BinomialPotential,
+    LogisticLoss,
+    NormalHedgePotential,
+    OSBoostPotential,
+    SquintPotential,
+)
+from .tasks import BinaryTask, MulticlassTask, RankingTask
+
+__all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "CLEANING_FINGERPRINT", "plan_for"]
+
+try:
+    from . import _walk as _c
+
+    AVAILABLE = True
+    UNAVAILABLE_REASON = ""
+except ImportError as _e:  # built without a compiler, or from a source tree not compiled
+    _c = None
+    AVAILABLE = False
+    UNAVAILABLE_REASON = (
+        f"river_boost._walk is not compiled ({_e}); reinstall with a C compiler "
+        "(pip install river-boost builds it with Cython) to use the compiled walk"
+    )
+
+#: Whether boosters on the compiled forest use the compiled walk (when it is compiled). Set it
+#: to False to run the Python walk, the reference: the same results.
+ENABLED = AVAILABLE
+
+#: The Python input checks the compiled ones reproduce, by the fingerprint of their code
+#: (docstrings left out); see :func:`cleaning_fingerprint`.
+CLEANING_FINGERPRINT = "f768d252a1f1b312"
+
+_CLEANING_CODE = (
+    core._feature_value,
+    core.clean_features,
+    core.check_sample_weight,
+    FeatureCleaner.cleaned,
+    FeatureCleaner.learned,
+)
+
+
+def cleaning_fingerprint() -> str:
+    """A hash of the code of the Python input checks the compiled walk copies (their syntax
+    trees without docstrings, so documentation edits do not change it)."""
+    digest = hashlib.sha256()
+    for function in _CLEANING_CODE:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+        body = tree.body[0].body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            tree.body[0].body = body[1:]
+        digest.update(ast.dump(tree).encode())
+    digest.update(repr((core.MAX_ABS_FEATURE, core.MAX_SAMPLE_WEIGHT)).encode())
+    return digest.hexdigest()[:16]
+
+
+def _fast_cleaning() -> bool:
+    try:
+        return cleaning_fingerprint() == CLEANING_FINGERPRINT
+    except (OSError, TypeError):  # no source to read (frozen install): the Python checks
+        return False
+
+
+def _erfcx_capsule():
+    try:
+        from scipy.special import cython_special
+
+        return cython_special.__pyx_capi__["__pyx_fuse_1erfcx"]
+    except (ImportError, AttributeError, KeyError):
+        return None
+
+
+if AVAILABLE:
+    _c._setup(
+        {
+            "walk": __import__(__name__, fromlist=["ENABLED"]),
+            "core": core,
+            "BinaryTask": BinaryTask,
+            "MulticlassTask": MulticlassTask,
+            "RankingTask": RankingTask,
+            "WeakLearnerPool": WeakLearnerPool,
+            "FeatureCleaner": FeatureCleaner,
+            "Experts": Experts,
+            "ProjectedOGD": ProjectedOGD,
+            "Hedge": Hedge,
+            "HoeffdingForest": HoeffdingForest,
+            "BinomialPotential": BinomialPotential,
+            "NormalHedgePotential": NormalHedgePotential,
+            "SquintPotential": SquintPotential,
+            "OSBoostPotential": OSBoostPotential,
+            "LogisticLoss": LogisticLoss,
+            "GL12": potentials._GL12,
+            "GL32": potentials._GL32,
+            "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
+            "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
+        },
+        _fast_cleaning(),
+        _erfcx_capsule(),
+    )
+    plan_for = _c.plan_for
+else:
+
+    def plan_for(booster):
+        """The compiled walk for ``booster``: never, without the extension."""
+        return None

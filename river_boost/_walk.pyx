@@ -337,55 +337,84 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
 
 # ----------------------------------------------------------------------------- cleaning x
 
-cdef object _clean_features(object x):
-    """core.clean_features(x) for a dict with string keys, else the Python function."""
+cdef inline bint _keeps(object v) except -1:
+    """Whether core._feature_value keeps the value ``v`` unchanged (1), drops it (0), or
+    must be asked (-2: another kind of value)."""
+    cdef type tv = type(v)
+    cdef double d
+    cdef long long iv
+    cdef int overflow
+    if tv is float:
+        d = PyFloat_AS_DOUBLE(v)
+        return -MAX_ABS_FEATURE <= d <= MAX_ABS_FEATURE  # NaN fails too
+    if tv is str or tv is bool:
+        return 1
+    if tv is int:
+        iv = PyLong_AsLongLongAndOverflow(v, &overflow)
+        return not overflow and -MAX_ABS_FEATURE <= <double>iv <= MAX_ABS_FEATURE
+    if v is None:
+        return 0
+    return -2
+
+
+cdef object _cleaned_fast(object x, dict nominal):
+    """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
+    whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
+    values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
+    those kinds, all distinct, sort as Python sorts them); anything else by the Python code.
+    """
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
     cdef list keys = []
-    cdef dict vals = {}
-    cdef object k, v
-    cdef type tv
-    cdef long long iv
-    cdef int overflow
-    cdef double d
+    cdef dict out
+    cdef object k, kind
+    cdef type tk = None
+    cdef int keep
     if type(x) is not dict:
-        return _core.clean_features(x)
+        return _filtered(_core.clean_features(x), nominal)
     while PyDict_Next(x, &pos, &key, &val):
         k = <object>key
-        if type(k) is not str:
-            return _core.clean_features(x)
-        v = <object>val
-        tv = type(v)
-        if tv is float:
-            d = PyFloat_AS_DOUBLE(v)
-            if not (-MAX_ABS_FEATURE <= d <= MAX_ABS_FEATURE):
-                continue
-        elif tv is str or tv is bool:
-            pass
-        elif tv is int:
-            iv = PyLong_AsLongLongAndOverflow(v, &overflow)
-            if overflow or not (-MAX_ABS_FEATURE <= <double>iv <= MAX_ABS_FEATURE):
-                continue
-        elif v is None:
-            continue
-        else:
-            v = _core._feature_value(k, v)
-            if v is None:
-                continue
-        keys.append(k)
-        vals[k] = v
+        if tk is None:
+            tk = type(k)
+            if tk is not str and tk is not int:
+                return _filtered(_core.clean_features(x), nominal)
+        elif type(k) is not tk:
+            return _filtered(_core.clean_features(x), nominal)
+        keep = _keeps(<object>val)
+        if keep == -2:
+            return _filtered(_core.clean_features(x), nominal)
+        if keep:
+            keys.append(k)
     keys.sort()
-    return {k: vals[k] for k in keys}
+    out = {}
+    for k in keys:
+        v = (<dict>x)[k]
+        kind = nominal.get(k)
+        if kind is not None and kind is not (type(v) is str):
+            continue
+        out[k] = v
+    return out
+
+
+cdef dict _filtered(dict clean, dict nominal):
+    """FeatureCleaner.cleaned's filter: drop the features whose kind is not the learned one."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef dict out = {}
+    cdef object kind
+    while PyDict_Next(clean, &pos, &key, &val):
+        kind = nominal.get(<object>key)
+        if kind is not None and kind is not (type(<object>val) is str):
+            continue
+        out[<object>key] = <object>val
+    return out
 
 
 cdef object _cleaned(object memo, object x):
     """FeatureCleaner.cleaned(memo, x)."""
-    cdef object mx, clean, nominal, kind
-    cdef dict out
-    cdef PyObject* key
-    cdef PyObject* val
-    cdef Py_ssize_t pos = 0
+    cdef object mx, out
     if not _fast_clean:
         return memo.cleaned(x)
     mx = memo.x
@@ -394,14 +423,7 @@ cdef object _cleaned(object memo, object x):
     except Exception:
         same = False
     if not same:
-        clean = _clean_features(x)
-        nominal = memo.nominal
-        out = {}
-        while PyDict_Next(clean, &pos, &key, &val):
-            kind = (<dict>nominal).get(<object>key)
-            if kind is not None and kind is not (type(<object>val) is str):
-                continue
-            out[<object>key] = <object>val
+        out = _cleaned_fast(x, memo.nominal)
         memo.clean = out
         memo.x = dict(x)
         memo.value = None
@@ -422,6 +444,15 @@ cdef int _learned(object memo) except -1:
     while PyDict_Next(memo.clean, &pos, &key, &val):
         if not PyDict_Contains(nominal, <object>key):
             nominal[<object>key] = type(<object>val) is str
+    return 0
+
+
+cdef inline int _forget(object memo) except -1:
+    """FeatureCleaner.forget(memo)."""
+    if _fast_clean:
+        memo.value = None
+    else:
+        memo.forget()
     return 0
 
 
@@ -565,6 +596,9 @@ cdef class Plan:
     (checked on every call); it pickles as a plain object and is rebuilt on demand.
     """
     cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
+    cdef dict bdict, pdict, edict
+    cdef CWalk cw
+    cdef tuple walk_memo
     cdef int n, rule_id, prediction
     cdef bint importance, needs_edges
     cdef double min_weight
@@ -615,53 +649,58 @@ cdef class Plan:
             raise MemoryError()
         return 0
 
-    cdef bint valid_for(self, object b) noexcept:
-        cdef dict d = b.__dict__
-        pool = d.get("_pool")
+    cdef bint valid_for(self, dict d):
+        """Whether the booster (its ``__dict__``) still has the parts this plan was made for."""
+        cdef dict pd = self.pdict
         return (
             d.get("_rule") is self.rule
             and d.get("_task") is self.task
-            and pool is self.pool
+            and d.get("_pool") is self.pool
             and d.get("_experts") is self.experts
-            and self.pool.learners is self.forest
-            and self.pool._memo is self.memo
-            and (self.experts is None or (self.experts.ogd is self.ogd
-                                          and self.experts.hedge is self.hedge))
+            and pd.get("learners") is self.forest
+            and pd.get("_memo") is self.memo
+            and (self.experts is None or (self.edict.get("ogd") is self.ogd
+                                          and self.edict.get("hedge") is self.hedge))
         )
 
     # -------------------------------------------------------------- the rows and the walk
 
     cdef CWalk _rows(self, object clean):
-        """The learners' probabilities for the cleaned x (remembered until a learner learns)."""
+        """The learners' probabilities for the cleaned x (remembered until a learner learns).
+
+        One CWalk per plan is reused from example to example: it is valid while it is the
+        pool's remembered value (a new x or a learner's update clears that).
+        """
         global _forest_seconds
-        cdef object v = self.memo.value
-        cdef CWalk cw
+        cdef CWalk cw = self.cw
         cdef double[:, ::1] M
         cdef double t0 = 0.0
         cdef int i, j, n = self.n, k = len(self.labels)
-        if type(v) is CWalk and (<CWalk>v).plan is self and (<CWalk>v).k == k:
-            return <CWalk>v
+        if cw is not None and self.memo.value is cw and cw.k == k:
+            return cw
+        if cw is None or cw.k != k:
+            cw = self.cw = CWalk(self, n, k)
+            self.walk_memo = (cw, k, cw)
         if _timing:
             t0 = _now()
         M = self.forest.predict_proba_matrix(clean, self.labels)
         if _timing:
             _forest_seconds += _now() - t0
-        cw = CWalk(self, n, k)
         for i in range(n):
             for j in range(k):
                 cw.rows[i * k + j] = M[i, j]
         self.memo.value = cw
+        self.booster._walk_memo = None  # the walk made from the previous rows is stale
         return cw
 
     cdef CWalk _walk(self, object clean):
         """Booster._walk: the label-free walk, shared by a prediction and the learning that
-        follows on the same x."""
+        follows on the same x (valid while the booster's _walk_memo is this plan's)."""
         cdef CWalk cw = self._rows(clean)
-        cdef object memo = self.booster._walk_memo
-        if type(memo) is tuple and len(<tuple>memo) == 3 and (<tuple>memo)[0] is cw:
+        if self.booster._walk_memo is self.walk_memo:
             return cw
         self._binary_walk(cw)
-        self.booster._walk_memo = (cw, 2, cw)
+        self.booster._walk_memo = self.walk_memo
         return cw
 
     cdef int _binary_walk(self, CWalk cw) except -1:
@@ -692,7 +731,11 @@ cdef class Plan:
         """Booster.learn_one."""
         cdef double wd = _check_w(w)
         cdef object task = self.task
-        y = task.check_label(y) if type(y) is not bool else y
+        if type(y) is not bool:
+            if type(y) is int and (y == 0 or y == 1):  # as_binary_label
+                y = y == 1
+            else:
+                y = task.check_label(y)
         cdef object clean = _cleaned(self.memo, x)
         if wd == 0.0:
             return
@@ -920,7 +963,7 @@ cdef class Plan:
                     wi = sample_weight * <double>scales[i]
                 else:
                     continue
-            self.memo.forget()
+            _forget(self.memo)
             n_updates[i] = <long long>n_updates[i] + 1
             if _timing:
                 t0 = _now()
@@ -992,6 +1035,9 @@ cdef Plan _build(object b):
     plan.forest = pool.learners
     plan.memo = pool._memo
     plan.experts = experts
+    plan.bdict = d
+    plan.pdict = pool.__dict__
+    plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
     if plan.n != pool.n_models or plan.n != plan.forest.n_models or plan.n < 1:
         return None
@@ -1036,7 +1082,7 @@ def plan_for(b):
     cdef object memo
     if _walk_mod.ENABLED:
         p = d.get("_compiled_walk")
-        if type(p) is Plan and (<Plan>p).booster is b and (<Plan>p).valid_for(b):
+        if type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d):
             return p
         p = _build(b)
         d["_compiled_walk"] = p

@@ -79,7 +79,7 @@ ENABLED = AVAILABLE
 
 #: The Python input checks the compiled ones reproduce, by the fingerprint of their code
 #: (docstrings left out); see :func:`cleaning_fingerprint`.
-CLEANING_FINGERPRINT = "f768d252a1f1b312"
+CLEANING_FINGERPRINT = "3085619c954803b1"
 
 _CLEANING_CODE = (
     core._feature_value,
@@ -87,6 +87,7 @@ _CLEANING_CODE = (
     core.check_sample_weight,
     FeatureCleaner.cleaned,
     FeatureCleaner.learned,
+    FeatureCleaner.forget,
 )
 
 

@@ -246,6 +246,251 @@ cdef double fsum(const double* v, int n, double* p) except? -1.0:
     return hi
 
 
+# ----------------------------------------------------------------------------- NumPy, exactly
+#
+# The multiclass and ranking walks compute with NumPy: ufuncs (np.tanh, np.exp, whose SIMD
+# loops differ from the C library's in the last bit), reductions (pairwise summation) and
+# matmul (BLAS). The compiled walk calls NumPy's own inner loops for the ufuncs and matmul
+# (their function pointers, from the ufunc objects: the same code NumPy runs for contiguous
+# float64 arrays) and reproduces the reductions' summation order; river_boost.walk checks all
+# of it against NumPy at import and keeps the Python walk for these tasks if anything differs.
+
+cdef extern from *:
+    """
+    typedef void (*rb_ufunc_loop)(char **, const Py_ssize_t *, const Py_ssize_t *, void *);
+    typedef struct {
+        PyObject_HEAD
+        int nin, nout, nargs;
+        int identity;
+        rb_ufunc_loop *functions;
+        void *const *data;
+        int ntypes;
+        int reserved1;
+        const char *name;
+        const char *types;
+    } rb_ufunc_head;
+    """
+    ctypedef void (*rb_ufunc_loop)(char**, const Py_ssize_t*, const Py_ssize_t*, void*) noexcept
+    ctypedef struct rb_ufunc_head:
+        int nin, nout, nargs
+        rb_ufunc_loop* functions
+        void** data
+        int ntypes
+        const char* types
+
+DEF NPY_DOUBLE = 12
+
+cdef rb_ufunc_loop _tanh_loop = NULL
+cdef void* _tanh_data = NULL
+cdef rb_ufunc_loop _exp_loop = NULL
+cdef void* _exp_data = NULL
+cdef rb_ufunc_loop _matmul_loop = NULL
+cdef void* _matmul_data = NULL
+
+
+cdef int _double_loop(object ufunc, rb_ufunc_loop* loop, void** data) except -1:
+    """The first all-float64 loop of a ufunc (the one NumPy's type resolution picks)."""
+    cdef rb_ufunc_head* u = <rb_ufunc_head*><PyObject*>ufunc
+    cdef int i, j, nargs = u.nargs
+    for i in range(u.ntypes):
+        for j in range(nargs):
+            if u.types[i * nargs + j] != NPY_DOUBLE:
+                break
+        else:
+            loop[0] = u.functions[i]
+            data[0] = u.data[i]
+            return 1
+    return 0
+
+
+def _setup_numpy(tanh, exp, matmul):
+    """Take NumPy's float64 loops of tanh, exp and matmul; False if one is missing."""
+    global _tanh_loop, _tanh_data, _exp_loop, _exp_data, _matmul_loop, _matmul_data
+    return bool(
+        _double_loop(tanh, &_tanh_loop, &_tanh_data)
+        and _double_loop(exp, &_exp_loop, &_exp_data)
+        and _double_loop(matmul, &_matmul_loop, &_matmul_data)
+    )
+
+
+cdef inline void np_unary(rb_ufunc_loop loop, void* data, double* x, double* out,
+                          Py_ssize_t n) noexcept:
+    cdef char* args[2]
+    cdef Py_ssize_t steps[2]
+    args[0] = <char*>x
+    args[1] = <char*>out
+    steps[0] = sizeof(double)
+    steps[1] = sizeof(double)
+    loop(args, &n, steps, data)
+
+
+cdef inline void np_tanh(double* x, double* out, Py_ssize_t n) noexcept:
+    """np.tanh(x, out=out) on contiguous float64 arrays of length n."""
+    np_unary(_tanh_loop, _tanh_data, x, out, n)
+
+
+cdef inline void np_exp(double* x, double* out, Py_ssize_t n) noexcept:
+    np_unary(_exp_loop, _exp_data, x, out, n)
+
+
+cdef void np_vecmat(double* v, double* A, double* out, Py_ssize_t rows, Py_ssize_t cols) noexcept:
+    """``v @ A`` for a contiguous vector (rows) and a C-contiguous rows x cols matrix (with
+    cols == 1 it is a dot product: NumPy's matmul treats both as its core dimensions)."""
+    cdef char* args[3]
+    cdef Py_ssize_t dims[4]
+    cdef Py_ssize_t steps[9]
+    args[0] = <char*>v
+    args[1] = <char*>A
+    args[2] = <char*>out
+    dims[0] = 1
+    dims[1] = 1  # m: a vector as the first operand
+    dims[2] = rows
+    dims[3] = cols
+    steps[0] = 0
+    steps[1] = 0
+    steps[2] = 0
+    steps[3] = 0  # is1_m (m missing)
+    steps[4] = sizeof(double)  # is1_n
+    steps[5] = cols * sizeof(double)  # is2_n
+    steps[6] = sizeof(double)  # is2_p
+    steps[7] = 0  # os_m
+    steps[8] = sizeof(double)  # os_p
+    _matmul_loop(args, dims, steps, _matmul_data)
+
+
+cdef double pairwise(const double* a, Py_ssize_t n, Py_ssize_t stride) noexcept:
+    """NumPy's pairwise summation (DOUBLE_pairwise_sum), ``stride`` in elements."""
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    cdef Py_ssize_t i, n2
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i * stride]
+        return res
+    if n <= 128:
+        r0 = a[0 * stride]
+        r1 = a[1 * stride]
+        r2 = a[2 * stride]
+        r3 = a[3 * stride]
+        r4 = a[4 * stride]
+        r5 = a[5 * stride]
+        r6 = a[6 * stride]
+        r7 = a[7 * stride]
+        i = 8
+        while i < n - (n % 8):
+            r0 += a[(i + 0) * stride]
+            r1 += a[(i + 1) * stride]
+            r2 += a[(i + 2) * stride]
+            r3 += a[(i + 3) * stride]
+            r4 += a[(i + 4) * stride]
+            r5 += a[(i + 5) * stride]
+            r6 += a[(i + 6) * stride]
+            r7 += a[(i + 7) * stride]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i * stride]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return pairwise(a, n2, stride) + pairwise(a + n2 * stride, n - n2, stride)
+
+
+cdef inline double np_sum(const double* a, Py_ssize_t n) noexcept:
+    """``a.sum()`` of a contiguous float64 array (also a row's ``sum(axis=1)``)."""
+    return 0.0 + pairwise(a, n, 1)
+
+
+cdef void np_sum_axis0(const double* A, Py_ssize_t rows, Py_ssize_t cols, double* out) noexcept:
+    """``A.sum(axis=0)`` of a C-contiguous matrix: NumPy adds the rows one after the other
+    (one column alone is a contiguous reduction: pairwise)."""
+    cdef Py_ssize_t r, c
+    if cols == 1:
+        out[0] = 0.0 + pairwise(A, rows, 1)
+        return
+    for c in range(cols):
+        out[c] = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            out[c] = out[c] + A[r * cols + c]
+
+
+cdef inline double np_max(const double* a, Py_ssize_t n) noexcept:
+    """``a.max()`` (NaN propagates)."""
+    cdef double m = a[0]
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if not (m >= a[i] or isnan(m)):
+            m = a[i]
+    return m
+
+
+cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
+    cdef double m = a[0]
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if not (m <= a[i] or isnan(m)):
+            m = a[i]
+    return m
+
+
+def _selftest_numpy(object np, int trials=300):
+    """Compare the kernels above with NumPy on random data (what river_boost.walk checks at
+    import before it lets the multiclass and ranking walks run here)."""
+    import random as _random
+    cdef double[::1] a, b, o
+    cdef double[:, ::1] A
+    cdef double x
+    cdef Py_ssize_t n, r, c, i
+    rng = _random.Random(12345)
+    for _ in range(trials):
+        n = rng.randint(1, 300)
+        arr = np.array([rng.gauss(0.0, 10.0 ** rng.randint(-3, 3)) for _ in range(n)])
+        a = arr
+        if np_sum(&a[0], n) != float(arr.sum()):
+            return "sum"
+        out = np.empty(n)
+        o = out
+        np_tanh(&a[0], &o[0], n)
+        if not np.array_equal(out, np.tanh(arr)):
+            return "tanh"
+        np_exp(&a[0], &o[0], n)
+        if not np.array_equal(out, np.exp(arr)):
+            return "exp"
+        r, c = rng.randint(1, 30), rng.randint(1, 30)
+        M = np.array([[rng.gauss(0.0, 3.0) for _ in range(c)] for _ in range(r)])
+        A = M
+        v = np.array([rng.random() for _ in range(r)])
+        b = v
+        res = np.empty(c)
+        o = res
+        np_vecmat(&b[0], &A[0, 0], &o[0], r, c)
+        if not np.array_equal(res, v @ M):
+            return "vecmat"
+        u = np.array([rng.random() for _ in range(c)])
+        h = np.array([rng.random() for _ in range(c)])
+        b = u
+        a = h
+        res1 = np.empty(1)
+        o = res1
+        np_vecmat(&b[0], &a[0], &o[0], c, 1)
+        if res1[0] != float(u @ h):
+            return "dot"
+        res = np.empty(c)
+        o = res
+        np_sum_axis0(&A[0, 0], r, c, &o[0])
+        if not np.array_equal(res, M.sum(axis=0)):
+            return "sum(axis=0)"
+        rows = M.sum(axis=1)
+        for i in range(r):
+            if np_sum(&A[i, 0], c) != rows[i]:
+                return "sum(axis=1)"
+        if np_max(&A[0, 0], r * c) != M.max() or np_min(&A[0, 0], r * c) != M.min():
+            return "max/min"
+    return None
+
+
 # ----------------------------------------------------------------------------- timing
 
 # Seconds spent inside the forest's calls (predict_proba_matrix, learn_one) while TIMING is

@@ -52,10 +52,13 @@ cdef extern from "time.h" nogil:
 
 import math as _math
 
+import numpy as _np
+
 # ----------------------------------------------------------------------------- CPython numerics
 
 cdef bint NEUMAIER = PY_VERSION_HEX >= 0x030C0000
 cdef double NEG_INF = -INFINITY
+cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
 cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
 
@@ -537,6 +540,9 @@ cdef object NormalHedgePotential = None
 cdef object SquintPotential = None
 cdef object OSBoostPotential = None
 cdef object LogisticLoss = None
+cdef object MulticlassZeroOnePotential = None
+cdef object RankingPairPotential = None
+cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
 cdef object _GL12 = None
 cdef object _GL32 = None
 cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
@@ -553,6 +559,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
     global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
+    global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     _walk_mod = names["walk"]
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -569,6 +576,10 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
     SquintPotential = names["SquintPotential"]
     OSBoostPotential = names["OSBoostPotential"]
     LogisticLoss = names["LogisticLoss"]
+    MulticlassZeroOnePotential = names["MulticlassZeroOnePotential"]
+    RankingPairPotential = names["RankingPairPotential"]
+    ZERO_WEIGHT = names["ZERO_WEIGHT"]
+    _numpy_exact = names["numpy_exact"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
@@ -720,6 +731,13 @@ DEF R_SQ_UNIFORM = 4
 DEF R_OSB = 5
 DEF R_LOG = 6
 
+DEF K_BINARY = 0
+DEF K_MULTICLASS = 1
+DEF K_RANKING = 2
+
+DEF R_MBBM = 7
+DEF R_PAIR = 8
+
 DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
 DEF P_VOTE = 2
@@ -808,25 +826,32 @@ cdef class CWalk:
     cdef int n, k
     cdef double* rows    # n x k: the forest's probabilities for the task's labels
     cdef double* p       # binary: P(True) per learner
-    cdef int* votes
-    cdef double* scores  # binary: the experts' margins F_i
+    cdef double* vec     # multiclass / ranking: each learner's distribution (n x k)
+    cdef int* votes      # binary: +1/-1; multiclass: a label index
+    cdef double* scores  # binary: the experts' margins F_i; otherwise score vectors (n x k)
+    cdef double* costs   # multiclass, weak_prediction="cost": each learner's C (n x k x k)
 
-    def __cinit__(self, Plan plan, int n, int k):
+    def __cinit__(self, Plan plan, int n, int k, bint with_costs):
         self.plan = plan
         self.n = n
         self.k = k
         self.rows = <double*>calloc(n * k + 1, sizeof(double))
         self.p = <double*>calloc(n + 1, sizeof(double))
+        self.vec = <double*>calloc(n * k + 1, sizeof(double))
         self.votes = <int*>calloc(n + 1, sizeof(int))
         self.scores = <double*>calloc(n * k + 1, sizeof(double))
-        if self.rows == NULL or self.p == NULL or self.votes == NULL or self.scores == NULL:
+        self.costs = <double*>calloc(n * k * k + 1 if with_costs else 1, sizeof(double))
+        if (self.rows == NULL or self.p == NULL or self.vec == NULL or self.votes == NULL
+                or self.scores == NULL or self.costs == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.rows)
         free(self.p)
+        free(self.vec)
         free(self.votes)
         free(self.scores)
+        free(self.costs)
 
     def __reduce__(self):
         return (object, ())
@@ -844,7 +869,10 @@ cdef class Plan:
     cdef dict bdict, pdict, edict
     cdef CWalk cw
     cdef tuple walk_memo
-    cdef int n, rule_id, prediction
+    cdef int n, rule_id, prediction, kind
+    cdef bint weak_cost
+    cdef double* kb  # scratch for label vectors and matrices (_kbuf)
+    cdef int kcap
     cdef bint importance, needs_edges
     cdef double min_weight
     cdef object labels  # the forest's columns: [True, False] for binary
@@ -863,8 +891,10 @@ cdef class Plan:
     cdef double* ed
     cdef double* tmp
     cdef double* partials
+    cdef char* has_edge
 
     def __dealloc__(self):
+        free(self.kb)
         free(self.log_fact)
         free(self.log_max)
         free(self.gl12)
@@ -876,6 +906,7 @@ cdef class Plan:
         free(self.ed)
         free(self.tmp)
         free(self.partials)
+        free(self.has_edge)
 
     def __reduce__(self):
         return (object, ())
@@ -889,6 +920,9 @@ cdef class Plan:
         self.ed = <double*>calloc(n + 1, sizeof(double))
         self.tmp = <double*>calloc(n + 1, sizeof(double))
         self.partials = <double*>calloc(n + 2, sizeof(double))
+        self.has_edge = <char*>calloc(n + 1, sizeof(char))
+        if self.has_edge == NULL:
+            raise MemoryError()
         if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
                 or self.ed == NULL or self.tmp == NULL or self.partials == NULL):
             raise MemoryError()
@@ -924,7 +958,8 @@ cdef class Plan:
         if cw is not None and self.memo.value is cw and cw.k == k:
             return cw
         if cw is None or cw.k != k:
-            cw = self.cw = CWalk(self, n, k)
+            cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
+            self._kbuf(k)
             self.walk_memo = (cw, k, cw)
         if _timing:
             t0 = _now()
@@ -944,7 +979,11 @@ cdef class Plan:
         cdef CWalk cw = self._rows(clean)
         if self.booster._walk_memo is self.walk_memo:
             return cw
-        self._binary_walk(cw)
+        if self.kind == K_BINARY:
+            self._binary_walk(cw)
+        elif self.kind == K_MULTICLASS:
+            self._mc_walk(cw)
+
         self.booster._walk_memo = self.walk_memo
         return cw
 
@@ -972,10 +1011,50 @@ cdef class Plan:
 
     # -------------------------------------------------------------- public face
 
+    cdef int _kbuf(self, int k) except -1:
+        """Scratch space for k labels: 6 k x k matrices and 12 vectors."""
+        if k > self.kcap:
+            free(self.kb)
+            self.kb = <double*>calloc(6 * k * k + 12 * k + 2, sizeof(double))
+            if self.kb == NULL:
+                self.kcap = 0
+                raise MemoryError()
+            self.kcap = k
+        return 0
+
     def learn_one(self, x, y, w=1.0):
         """Booster.learn_one."""
+        if self.kind == K_BINARY:
+            self._binary_learn_one(x, y, w)
+        elif self.kind == K_MULTICLASS:
+            self._mc_learn_one(x, y, w)
+
+    def predict_proba_one(self, x):
+        """Booster.predict_proba_one."""
+        cdef CWalk cw
+        cdef double p
+        if self.kind == K_BINARY:
+            cw = self._walk(_cleaned(self.memo, x))
+            p = self._binary_proba(cw)
+            return {False: 1.0 - p, True: p}
+        return self._mc_proba(x)
+
+    def predict_one(self, x):
+        """Booster.predict_one."""
+        cdef CWalk cw
+        cdef int idx
+        if self.kind == K_BINARY:
+            cw = self._walk(_cleaned(self.memo, x))
+            if self.prediction == P_RANDOM:
+                idx = self.experts.draw(self.booster._rng)
+                return cw.scores[idx] >= 0
+            return self._binary_proba(cw) >= 0.5
+        return self._mc_predict(x)
+
+    cdef int _binary_learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
         cdef object task = self.task
+        cdef CWalk cw
         if type(y) is not bool:
             if type(y) is int and (y == 0 or y == 1):  # as_binary_label
                 y = y == 1
@@ -983,24 +1062,12 @@ cdef class Plan:
                 y = task.check_label(y)
         cdef object clean = _cleaned(self.memo, x)
         if wd == 0.0:
-            return
+            return 0
         self.booster._n_seen += 1
-        cdef CWalk cw = self._walk(clean)
+        cw = self._walk(clean)
         self._binary_learn(cw, clean, y, wd)
         self.booster._walk_memo = None
-
-    def predict_proba_one(self, x):
-        cdef CWalk cw = self._walk(_cleaned(self.memo, x))
-        cdef double p = self._binary_proba(cw)
-        return {False: 1.0 - p, True: p}
-
-    def predict_one(self, x):
-        cdef CWalk cw = self._walk(_cleaned(self.memo, x))
-        cdef int idx
-        if self.prediction == P_RANDOM:
-            idx = self.experts.draw(self.booster._rng)
-            return cw.scores[idx] >= 0
-        return self._binary_proba(cw) >= 0.5
+        return 0
 
     # -------------------------------------------------------------- binary
 
@@ -1113,6 +1180,332 @@ cdef class Plan:
         self._teach(clean, y, w)
         return 0
 
+    # -------------------------------------------------------------- multiclass
+
+    cdef int _argbest(self, const double* v, int k, bint maximize, list rank) except -2:
+        """MulticlassTask.argbest: the best value, ties to the best-ranked label."""
+        cdef int j, best_j = 0
+        cdef double best = 0.0
+        cdef bint first = True
+        for j in range(k):
+            if (first or (v[j] > best if maximize else v[j] < best)
+                    or (v[j] == best and <long>rank[j] < <long>rank[best_j])):
+                best = v[j]
+                best_j = j
+                first = False
+        return best_j
+
+    cdef int _mc_walk(self, CWalk cw) except -1:
+        """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
+        cdef int i, j, r, l, n = self.n, k = cw.k, lab
+        cdef double total
+        cdef double* vec
+        cdef double* s = self.kb
+        cdef double* D = self.kb + k
+        cdef double* prod = self.kb + k + k * k
+        cdef double* C
+        cdef list rank = self.task._rank
+        cdef list alphas = self.ogd.values if self.experts is not None else None
+        cdef object pot = None
+        if self.rule_id == R_MBBM and self.weak_cost:
+            pot = self.rule.for_classes(k)
+        for i in range(n):  # MulticlassTask.distributions
+            vec = cw.vec + i * k
+            total = np_sum(cw.rows + i * k, k)
+            if total > 0:
+                for j in range(k):
+                    vec[j] = cw.rows[i * k + j] / total
+            else:
+                for j in range(k):
+                    vec[j] = 1.0 / k
+        for j in range(k):
+            s[j] = 0.0
+        for i in range(n):
+            vec = cw.vec + i * k
+            if self.weak_cost:
+                C = cw.costs + i * k * k
+                if self.rule_id == R_LOG:
+                    self._logistic_cost_matrix(s, k, C)
+                    np_vecmat(vec, C, prod, k, k)
+                else:
+                    self._mbbm_cost_matrix(pot, n - i - 1, s, k, C)
+                    self._normalised_costs(C, k, D)
+                    np_vecmat(vec, D, prod, k, k)
+                lab = self._argbest(prod, k, False, rank)
+            else:
+                lab = self._argbest(vec, k, True, rank)
+            if alphas is None:
+                s[lab] = s[lab] + 1
+            else:
+                s[lab] = s[lab] + <double>alphas[i]
+            cw.votes[i] = lab
+            for j in range(k):
+                cw.scores[i * k + j] = s[j]
+        return 0
+
+    cdef int _sigmoid(self, double* z, double* out, int m) except -1:
+        """sigmoid_array: 0.5 * (1 + np.tanh(0.5 * z)), elementwise on m values."""
+        cdef int j
+        for j in range(m):
+            out[j] = 0.5 * z[j]
+        np_tanh(out, out, m)
+        for j in range(m):
+            out[j] = 0.5 * (1.0 + out[j])
+        return 0
+
+    cdef int _logistic_cost_matrix(self, double* s, int k, double* C) except -1:
+        """LogisticLoss.cost_matrix_of(s): C[r, l] = sigmoid(s[l] - s[r]), the diagonal minus
+        the row's other entries."""
+        cdef int r, l
+        for r in range(k):
+            for l in range(k):
+                C[r * k + l] = s[l] - s[r]
+        self._sigmoid(C, C, k * k)
+        for r in range(k):
+            C[r * k + r] = 0.0
+        for r in range(k):
+            C[r * k + r] = -np_sum(C + r * k, k)
+        return 0
+
+    cdef int _mbbm_cost_matrix(self, object pot, int n_left, double* s, int k,
+                               double* C) except -1:
+        """MulticlassZeroOnePotential.cost_matrix(n_left, s): read from its cache (the Python
+        code computes and caches it on a miss)."""
+        cdef const double[:, ::1] M
+        cdef int r, l
+        key = (n_left, tuple([<long long>s[r] for r in range(k)]))
+        value = pot._matrices.get(key)
+        if value is None:
+            value = pot.cost_matrix(n_left, _np.array(key[1], dtype=int))
+        M = value
+        for r in range(k):
+            for l in range(k):
+                C[r * k + l] = M[r, l]
+        return 0
+
+    cdef int _normalised_costs(self, double* C, int k, double* D) except -1:
+        """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])
+        where that sum is positive, else 0."""
+        cdef int r, l
+        cdef double w
+        for r in range(k):
+            for l in range(k):
+                D[r * k + l] = C[r * k + l] - C[r * k + r]
+        for r in range(k):
+            w = np_sum(D + r * k, k)
+            for l in range(k):
+                if w > 0:
+                    D[r * k + l] = D[r * k + l] / w
+                else:
+                    D[r * k + l] = 0.0
+        return 0
+
+    cdef int _mc_learn_one(self, object x, object y, object w) except -1:
+        cdef double wd = _check_w(w)
+        cdef object task = self.task, idx, clean
+        cdef int i, k, yi
+        cdef CWalk cw
+        try:
+            idx = (<dict>task._index).get(y)
+        except TypeError:
+            idx = None
+        if idx is None:
+            y = task.check_label(y)
+        clean = _cleaned(self.memo, x)
+        if wd == 0.0:
+            return 0
+        if idx is None:
+            yi = task.commit(y, wd)["yi"]
+        else:
+            yi = idx
+        k = len(<list>task.classes)
+        self.booster._n_seen += 1
+        if k < 2:  # fewer than two classes: nothing to boost, every learner learns
+            for i in range(self.n):
+                self.teach[i] = 1.0
+            self._teach(clean, y, wd)
+            self.booster._walk_memo = None
+            return 0
+        cw = self._walk(clean)
+        if self.rule_id == R_LOG:
+            self._mc_logistic_steps(cw, yi, wd)
+        else:
+            self._mc_mbbm_steps(cw, yi, wd)
+        self._teach(clean, y, wd)
+        self.booster._walk_memo = None
+        return 0
+
+    cdef int _record_edges(self) except -1:
+        """pool.record_edge for every learner whose step gave an edge (has_edge)."""
+        cdef list edge_num = self.pool._edge_num, edge_den = self.pool._edge_den
+        cdef int i
+        for i in range(self.n):
+            if self.has_edge[i]:
+                edge_num[i] = <double>edge_num[i] + self.en[i]
+                edge_den[i] = <double>edge_den[i] + self.ed[i]
+        return 0
+
+    cdef int _mc_logistic_steps(self, CWalk cw, int yi, double w) except -1:
+        """LogisticLoss.multiclass_step along the learners, then the experts' update."""
+        cdef int i, j, m, n = self.n, k = cw.k, lab
+        cdef double* s = self.kb
+        cdef double* sig = self.kb + k
+        cdef double* z = self.kb + 2 * k
+        cdef double total, c_yl, alpha, grad
+        cdef list alphas = self.ogd.values, rank = self.task._rank
+        cdef bint any_loss = False
+        for j in range(k):
+            s[j] = 0.0
+        for i in range(n):
+            lab = cw.votes[i]
+            for j in range(k):
+                z[j] = s[j] - s[yi]
+            self._sigmoid(z, sig, k)
+            sig[yi] = 0.0
+            total = np_sum(sig, k)
+            c_yl = sig[lab] if lab != yi else -total
+            alpha = <double>alphas[i]
+            if lab == yi:
+                m = 0
+                for j in range(k):
+                    if j != yi:
+                        z[m] = s[j] - (s[yi] + alpha)
+                        m += 1
+                self._sigmoid(z, sig, k - 1)
+                grad = -np_sum(sig, k - 1)
+            else:
+                z[0] = s[lab] - s[yi] + alpha
+                self._sigmoid(z, sig, 1)
+                grad = sig[0]
+            self.teach[i] = total / (k - 1)
+            self.has_edge[i] = 1
+            self.en[i] = w * c_yl
+            self.ed[i] = -w * total
+            self.grads[i] = w * grad
+            for j in range(k):
+                s[j] = cw.scores[i * k + j]
+        self._record_edges()
+        self._ogd_step(k - 1)
+        for i in range(n):
+            self.tmp[i] = 0.0 if self._argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self._hedge_update(self.tmp, w)
+        return 0
+
+    cdef int _mc_mbbm_steps(self, CWalk cw, int yi, double w) except -1:
+        """Potential.multiclass_step (OnlineMBBM) along the learners."""
+        cdef int i, j, n = self.n, k = cw.k, n_left
+        cdef double* s = self.kb
+        cdef double* row = self.kb + k
+        cdef double* diff = self.kb + 2 * k
+        cdef double weight, d_yl
+        cdef object pot = self.rule.for_classes(k)
+        for j in range(k):
+            s[j] = 0.0
+        for i in range(n):
+            n_left = n - (i + 1)
+            if self.weak_cost:
+                for j in range(k):
+                    row[j] = cw.costs[i * k * k + yi * k + j]
+            else:
+                py_row = pot.cost_row(
+                    n_left, _np.array([<long long>s[j] for j in range(k)], dtype=int), yi
+                )
+                for j in range(k):
+                    row[j] = py_row[j]
+            for j in range(k):
+                diff[j] = row[j] - row[yi]
+            weight = fsum(diff, k, self.kb + 3 * k)
+            if weight < ZERO_WEIGHT:
+                weight = 0.0
+                self.has_edge[i] = 0
+            else:
+                self.has_edge[i] = 1
+                d_yl = (row[cw.votes[i]] - row[yi]) / weight
+                self.en[i] = w * weight * (1.0 - k * d_yl)
+                self.ed[i] = w * weight
+            self.teach[i] = py_min(1.0, weight / <double>pot.max_weight(n_left))
+            for j in range(k):
+                s[j] = cw.scores[i * k + j]
+        self._record_edges()
+        return 0
+
+    cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
+        """MulticlassTask.proba_vector."""
+        cdef int i, j, n = self.n, k = cw.k
+        cdef double* e = self.kb
+        cdef double* t = self.kb + k
+        cdef double* srow
+        cdef double v, m, esum, total
+        cdef tuple weights
+        cdef list rank = self.task._rank
+        if self.prediction == P_VOTE_SHARE:
+            for j in range(k):
+                out[j] = (cw.scores[(n - 1) * k + j] + 1.0 / k) / (n + 1.0)
+            return 0
+        for j in range(k):
+            out[j] = 0.0
+        weights = self.hedge.weights
+        if self.prediction == P_HEDGE:
+            for i in range(n):
+                v = <double>weights[i]
+                if v:
+                    srow = cw.scores + i * k
+                    m = np_max(srow, k)
+                    for j in range(k):
+                        t[j] = srow[j] - m
+                    np_exp(t, e, k)
+                    esum = np_sum(e, k)
+                    for j in range(k):
+                        out[j] = out[j] + v * e[j] / esum
+        else:
+            for i in range(n):
+                j = self._argbest(cw.scores + i * k, k, True, rank)
+                out[j] = out[j] + <double>weights[i]
+        total = np_sum(out, k)
+        for j in range(k):
+            out[j] = out[j] / total
+        return 0
+
+    cdef object _mc_proba(self, object x):
+        """MulticlassTask.proba(Booster._walk(x))."""
+        cdef list classes = self.task.classes
+        cdef int j, k
+        cdef CWalk cw
+        cdef double* out
+        cdef dict proba
+        clean = _cleaned(self.memo, x)
+        k = len(classes)
+        if k < 2:
+            return {classes[0]: 1.0} if classes else {}
+        cw = self._walk(clean)
+        out = self.kb + 2 * k
+        self._mc_proba_vector(cw, out)
+        proba = {}
+        for j in range(k):
+            proba[classes[j]] = out[j]
+        return proba
+
+    cdef object _mc_predict(self, object x):
+        """MulticlassTask.predict(Booster._walk(x), ...)."""
+        cdef list classes = self.task.classes, rank = self.task._rank
+        cdef int k, idx
+        cdef CWalk cw
+        cdef double* out
+        clean = _cleaned(self.memo, x)
+        k = len(classes)
+        if k < 2:
+            return classes[0] if classes else None
+        cw = self._walk(clean)
+        if self.prediction == P_RANDOM:
+            idx = self.experts.draw(self.booster._rng)
+            return classes[self._argbest(cw.scores + idx * k, k, True, rank)]
+        out = self.kb + 2 * k
+        self._mc_proba_vector(cw, out)
+        return classes[self._argbest(out, k, True, rank)]
+
     cdef double _bbm_probability(self, int i, double s) except? -1.0:
         """BinomialPotential.sampling_probability(i, s)."""
         cdef int n = self.bbm_n - i
@@ -1125,20 +1518,10 @@ cdef class Plan:
         return py_min(1.0, py_exp(log_w - self.log_max[i - 1]))
 
     cdef int _experts_update(self, CWalk cw, int sign, double w) except -1:
-        """ProjectedOGD.tick, BinaryTask.alpha_rate, Experts.update (binary losses)."""
+        """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
         cdef int i, n = self.n
-        cdef object ogd = self.ogd
-        cdef long long t = ogd.t + 1
-        cdef double rate, v, bound, top
-        cdef list values
         cdef bint any_loss = False
-        ogd.t = t
-        rate = <double>ogd.lr / py_sqrt(<double>t)
-        bound = ogd.bound
-        values = ogd.values
-        for i in range(n):
-            v = <double>values[i] - rate * self.grads[i]
-            values[i] = py_min(bound, py_max(-bound, v))
+        self._ogd_step(1)
         for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
             if sign > 0:
                 self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
@@ -1148,6 +1531,25 @@ cdef class Plan:
                 any_loss = True
         if any_loss:
             self._hedge_update(self.tmp, w)
+        return 0
+
+    cdef int _ogd_step(self, int rate_divisor) except -1:
+        """``rate = task.alpha_rate(ogd.tick())`` (divided by ``rate_divisor`` unless it is 1)
+        and ``alpha_i -= rate * gradient_i``, projected (ProjectedOGD.step)."""
+        cdef int i, n = self.n
+        cdef object ogd = self.ogd
+        cdef long long t = ogd.t + 1
+        cdef double rate, v, bound
+        cdef list values
+        ogd.t = t
+        rate = <double>ogd.lr / py_sqrt(<double>t)
+        if rate_divisor != 1:
+            rate = rate / rate_divisor
+        bound = ogd.bound
+        values = ogd.values
+        for i in range(n):
+            v = <double>values[i] - rate * self.grads[i]
+            values[i] = py_min(bound, py_max(-bound, v))
         return 0
 
     cdef int _hedge_update(self, double* losses, double scale) except -1:
@@ -1253,25 +1655,36 @@ cdef Plan _build(object b):
         or type(experts.hedge) is not Hedge
     ):
         return None
-    if type(task) is not BinaryTask:
-        return None
     rt = type(rule)
     plan = Plan()
-    if rt is BinomialPotential:
-        plan.rule_id = R_BBM
-    elif rt is NormalHedgePotential:
-        plan.rule_id = R_NH
-    elif rt is SquintPotential and rule.prior in ("improper", "uniform"):
-        if _erfcx == NULL:
+    if type(task) is BinaryTask:
+        plan.kind = K_BINARY
+        if rt is BinomialPotential:
+            plan.rule_id = R_BBM
+        elif rt is NormalHedgePotential:
+            plan.rule_id = R_NH
+        elif rt is SquintPotential and rule.prior in ("improper", "uniform"):
+            if _erfcx == NULL:
+                return None
+            plan.rule_id = R_SQ_IMPROPER if rule.prior == "improper" else R_SQ_UNIFORM
+        elif rt is OSBoostPotential:
+            plan.rule_id = R_OSB
+        elif rt is LogisticLoss:
+            plan.rule_id = R_LOG
+        else:
             return None
-        plan.rule_id = R_SQ_IMPROPER if rule.prior == "improper" else R_SQ_UNIFORM
-    elif rt is OSBoostPotential:
-        plan.rule_id = R_OSB
-    elif rt is LogisticLoss:
-        plan.rule_id = R_LOG
+    elif type(task) is MulticlassTask:
+        if not _numpy_exact or task.weak_prediction not in ("cost", "argmax"):
+            return None
+        plan.kind = K_MULTICLASS
+        plan.weak_cost = task.weak_prediction == "cost"
+        if rt is LogisticLoss:
+            plan.rule_id = R_LOG
+        elif rt is MulticlassZeroOnePotential:
+            plan.rule_id = R_MBBM
+        else:
+            return None
     else:
-        return None
-    if (experts is not None) != (plan.rule_id == R_LOG):
         return None
     plan.booster = b
     plan.task = task
@@ -1289,7 +1702,7 @@ cdef Plan _build(object b):
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges
-    plan.labels = [True, False]
+    plan.labels = [True, False] if plan.kind == K_BINARY else task.classes
     if experts is None:
         plan.prediction = P_VOTE_SHARE
     else:

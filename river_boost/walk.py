@@ -46,14 +46,18 @@ import hashlib
 import inspect
 import textwrap
 
+import numpy as np
+
 from . import core, potentials
 from .core import Experts, FeatureCleaner, Hedge, ProjectedOGD, WeakLearnerPool
 from .forest import HoeffdingForest
 from .potentials import (
     BinomialPotential,
     LogisticLoss,
+    MulticlassZeroOnePotential,
     NormalHedgePotential,
     OSBoostPotential,
+    RankingPairPotential,
     SquintPotential,
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
@@ -121,6 +125,22 @@ def _erfcx_capsule():
         return None
 
 
+def _numpy_kernels() -> tuple:
+    """Whether the compiled walk computes exactly as NumPy (its float64 loops of tanh, exp and
+    matmul found, and the kernels equal to NumPy on random data), and why not."""
+    if not _c._setup_numpy(np.tanh, np.exp, np.matmul):
+        return False, "NumPy's float64 loops of tanh, exp or matmul were not found"
+    with np.errstate(all="ignore"):
+        failed = _c._selftest_numpy(np, 200)
+    if failed is not None:
+        return False, f"the compiled {failed} differs from NumPy's"
+    return True, ""
+
+
+#: Whether the multiclass and ranking walks run compiled: they need NumPy's own kernels
+#: (:func:`_numpy_kernels`); ``NUMPY_REASON`` says why not.
+NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
+
 if AVAILABLE:
     _c._setup(
         {
@@ -140,6 +160,10 @@ if AVAILABLE:
             "SquintPotential": SquintPotential,
             "OSBoostPotential": OSBoostPotential,
             "LogisticLoss": LogisticLoss,
+            "MulticlassZeroOnePotential": MulticlassZeroOnePotential,
+            "RankingPairPotential": RankingPairPotential,
+            "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
+            "numpy_exact": NUMPY_EXACT,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,

@@ -892,6 +892,10 @@ cdef class Plan:
     cdef double* tmp
     cdef double* partials
     cdef char* has_edge
+    cdef double* nk  # ranking: each learner's cost vector (n x k)
+    cdef int* oi     # the offers: learner, weight
+    cdef double* op
+    cdef int nkcap
 
     def __dealloc__(self):
         free(self.kb)
@@ -907,6 +911,9 @@ cdef class Plan:
         free(self.tmp)
         free(self.partials)
         free(self.has_edge)
+        free(self.nk)
+        free(self.oi)
+        free(self.op)
 
     def __reduce__(self):
         return (object, ())
@@ -923,6 +930,7 @@ cdef class Plan:
         self.has_edge = <char*>calloc(n + 1, sizeof(char))
         if self.has_edge == NULL:
             raise MemoryError()
+        self._nkbuf(2)
         if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
                 or self.ed == NULL or self.tmp == NULL or self.partials == NULL):
             raise MemoryError()
@@ -983,6 +991,8 @@ cdef class Plan:
             self._binary_walk(cw)
         elif self.kind == K_MULTICLASS:
             self._mc_walk(cw)
+        else:
+            self._rk_walk(cw)
 
         self.booster._walk_memo = self.walk_memo
         return cw
@@ -1028,6 +1038,8 @@ cdef class Plan:
             self._binary_learn_one(x, y, w)
         elif self.kind == K_MULTICLASS:
             self._mc_learn_one(x, y, w)
+        else:
+            self._rk_learn_one(x, y, w)
 
     def predict_proba_one(self, x):
         """Booster.predict_proba_one."""
@@ -1576,17 +1588,28 @@ cdef class Plan:
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
         """WeakLearnerPool.learn with the offers (i, y, teach[i]), then FeatureCleaner.learned."""
+        cdef int i
+        for i in range(self.n):
+            self.oi[i] = i
+        self._teach_offers(clean, y, None, self.oi, self.teach, self.n, sample_weight)
+        return 0
+
+    cdef int _teach_offers(self, object clean, object y, list ys, int* oi, double* op, int m,
+                           double sample_weight) except -1:
+        """WeakLearnerPool.learn with the offers (oi[j], ys[j] or y, op[j]), in order, each as
+        WeakLearnerPool._offer; then FeatureCleaner.learned."""
         global _forest_seconds
         cdef object pool = self.pool
         cdef list offered = pool._offered, n_offered = pool._n_offered
         cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
         cdef list scales = pool._weight_scales
-        cdef object rng_random = None, learn = self.forest.learn_one
-        cdef int i, n = self.n
+        cdef object rng_random = None, learn = self.forest.learn_one, label
+        cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
-        for i in range(n):
-            p = self.teach[i]
+        for j in range(m):
+            i = oi[j]
+            p = op[j]
             total = <double>offered[i] + p
             offered[i] = total
             cnt = <long long>n_offered[i] + 1
@@ -1612,12 +1635,248 @@ cdef class Plan:
                     continue
             _forget(self.memo)
             n_updates[i] = <long long>n_updates[i] + 1
+            label = y if ys is None else ys[j]
             if _timing:
                 t0 = _now()
-            learn(i, clean, y, wi)
+            learn(i, clean, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo)
+        return 0
+
+    # -------------------------------------------------------------- ranking
+
+    cdef int _nkbuf(self, int k) except -1:
+        """Per-learner label vectors (n x k) and the offers' arrays (n x k)."""
+        cdef int size = self.n * k + 1
+        if size > self.nkcap:
+            free(self.nk)
+            free(self.oi)
+            free(self.op)
+            self.nk = <double*>calloc(size, sizeof(double))
+            self.oi = <int*>calloc(size, sizeof(int))
+            self.op = <double*>calloc(size, sizeof(double))
+            if self.nk == NULL or self.oi == NULL or self.op == NULL:
+                self.nkcap = 0
+                raise MemoryError()
+            self.nkcap = size
+        return 0
+
+    cdef int _rk_walk(self, CWalk cw) except -1:
+        """RankingTask.walk: H (each learner's distribution over the labels) and, with
+        alphas, the experts' scores ``cumsum(alpha[:, None] * H, axis=0)``."""
+        cdef int i, j, n = self.n, k = cw.k
+        cdef double total, p
+        cdef double* h
+        cdef list alphas
+        for i in range(n):  # RankingTask.weak_matrix
+            h = cw.vec + i * k
+            for j in range(k):
+                p = cw.rows[i * k + j]
+                h[j] = p if p > 0 else 0.0
+            total = np_sum(h, k)
+            if total > 0:
+                for j in range(k):
+                    h[j] = h[j] / total
+            else:
+                for j in range(k):
+                    h[j] = 1.0 / k
+        if self.experts is not None:
+            alphas = self.ogd.values
+            for i in range(n):
+                for j in range(k):
+                    p = <double>alphas[i] * cw.vec[i * k + j]
+                    cw.scores[i * k + j] = p if i == 0 else cw.scores[(i - 1) * k + j] + p
+        return 0
+
+    cdef int _rank_gradient(self, double* s, char* rel, int k, double* out) except -1:
+        """logistic_rank_gradient(s, relevant)."""
+        cdef int a, b, j, nr = 0, ni = 0
+        cdef double* d = self.kb
+        cdef double* colsum = self.kb + k * k
+        cdef int* ri = <int*>(self.kb + k * k + k)  # k ints fit in k doubles
+        cdef int* ii = ri + k
+        cdef double w, acc
+        for j in range(k):
+            if rel[j]:
+                ri[nr] = j
+                nr += 1
+            else:
+                ii[ni] = j
+                ni += 1
+        for a in range(nr):
+            for b in range(ni):
+                d[a * ni + b] = s[ii[b]] - s[ri[a]]
+        self._sigmoid(d, d, nr * ni)
+        w = 1.0 / (nr * ni)
+        for a in range(nr):
+            out[ri[a]] = -w * np_sum(d + a * ni, ni)
+        np_sum_axis0(d, nr, ni, colsum)
+        for b in range(ni):
+            out[ii[b]] = w * colsum[b]
+        return 0
+
+    cdef double _rank_loss(self, double* s, char* rel, int k) noexcept:
+        """rank_loss(s, relevant) for a label set that is neither empty nor full."""
+        cdef int a, b, above = 0, ties = 0, nr = 0, ni = 0
+        for a in range(k):
+            if rel[a]:
+                nr += 1
+                for b in range(k):
+                    if not rel[b]:
+                        if s[b] > s[a]:
+                            above += 1
+                        elif s[b] == s[a]:
+                            ties += 1
+        ni = k - nr
+        return (above + 0.5 * ties) / (nr * ni)
+
+    def score_one(self, x):
+        """RankingBooster.score_one."""
+        cdef list labels = self.task.labels
+        cdef int i, j, n = self.n, k = len(labels)
+        cdef CWalk cw
+        cdef double* out
+        cdef tuple weights
+        cdef int idx
+        clean = _cleaned(self.memo, x)
+        if k == 0:
+            return {}
+        cw = self._walk(clean)
+        out = self.kb
+        if self.experts is None:
+            np_sum_axis0(cw.vec, n, k, out)
+        elif self.prediction == P_RANDOM:
+            idx = self.experts.draw(self.booster._rng)
+            for j in range(k):
+                out[j] = cw.scores[idx * k + j]
+        else:
+            weights = self.hedge.weights
+            for i in range(n):
+                self.tmp[i] = <double>weights[i]
+            np_vecmat(self.tmp, cw.scores, out, n, k)
+        return {labels[j]: out[j] for j in range(k)}
+
+    cdef int _rk_learn_one(self, object x, object y, object w) except -1:
+        cdef double wd = _check_w(w)
+        cdef object task = self.task, clean, label, relevant
+        cdef dict index = task._index
+        cdef list labels
+        cdef int i, j, n = self.n, k, m
+        cdef CWalk cw
+        cdef char* rel
+        cdef bint fast = type(y) is dict
+        if fast:
+            for key, v in (<dict>y).items():
+                if type(v) is not bool or key not in index:
+                    fast = False
+                    break
+        y = dict(y) if fast else task.check_label(y)
+        clean = _cleaned(self.memo, x)
+        if wd == 0.0:
+            return 0
+        label = task.commit(y, wd)
+        if label is None:  # an empty or full label set: nothing to rank
+            return 0
+        self.booster._n_seen += 1
+        labels = task.labels
+        k = len(labels)
+        cw = self._walk(clean)
+        self._nkbuf(k)
+        rel = <char*>(self.kb + 5 * k * k)
+        relevant = label["relevant"]
+        for j in range(k):
+            rel[j] = 1 if relevant[j] else 0
+        if self.rule_id == R_LOG:
+            self._rk_logistic_steps(cw, rel, wd)
+            bound = 2.0
+        else:
+            self._rk_pair_steps(cw, relevant, rel, wd)
+            bound = self.rule.cost_bound
+        # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
+        m = 0
+        ys = []
+        for i in range(n):
+            top = np_max(self.nk + i * k, k)
+            for j in range(k):
+                if rel[j]:
+                    self.oi[m] = i
+                    self.op[m] = py_min(1.0, (top - self.nk[i * k + j]) / bound)
+                    ys.append(labels[j])
+                    m += 1
+        self._teach_offers(clean, None, ys, self.oi, self.op, m, wd)
+        self.booster._walk_memo = None
+        return 0
+
+    cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:
+        """LogisticLoss.ranking_step along the learners (each learner's cost vector into nk),
+        then the experts' update with the rank losses."""
+        cdef int i, j, n = self.n, k = cw.k
+        cdef double* cost
+        cdef double* nxt
+        cdef double* h
+        cdef double* s0 = self.kb + 4 * k * k
+        cdef double* absc = self.kb + 4 * k * k + k
+        cdef double* dot = self.kb + 4 * k * k + 2 * k
+        cdef bint any_loss = False
+        for j in range(k):
+            s0[j] = 0.0
+        cost = self.nk
+        self._rank_gradient(s0, rel, k, cost)
+        for i in range(n):
+            cost = self.nk + i * k
+            h = cw.vec + i * k
+            np_vecmat(cost, h, dot, k, 1)
+            for j in range(k):
+                absc[j] = fabs(cost[j])
+            self.has_edge[i] = 1
+            self.en[i] = -w * dot[0]
+            self.ed[i] = w * 0.5 * np_sum(absc, k)
+            if i + 1 < n:
+                nxt = self.nk + (i + 1) * k
+            else:
+                nxt = self.kb + 4 * k * k + 3 * k
+            self._rank_gradient(cw.scores + i * k, rel, k, nxt)
+            np_vecmat(nxt, h, dot, k, 1)
+            self.grads[i] = w * dot[0]
+        self._record_edges()
+        self._ogd_step(1)
+        for i in range(n):
+            self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self._hedge_update(self.tmp, w)
+        return 0
+
+    cdef int _rk_pair_steps(self, CWalk cw, object relevant, char* rel, double w) except -1:
+        """Potential.ranking_step (OnlineBMR) along the learners: the cost vector from the
+        potential (its cached difference laws), the edge and the state s + h."""
+        cdef int i, j, n = self.n, k = cw.k
+        cdef double* s = self.kb + 4 * k * k
+        cdef double* cost
+        cdef double* h
+        cdef double* dot = self.kb + 4 * k * k + 2 * k
+        cdef double[::1] cv
+        cdef double spread, mean
+        for j in range(k):
+            s[j] = 0.0
+        for i in range(n):
+            arr = self.rule.cost_vector(_np.array([s[j] for j in range(k)]), relevant, n - i - 1)
+            cv = arr
+            cost = self.nk + i * k
+            for j in range(k):
+                cost[j] = cv[j]
+            h = cw.vec + i * k
+            spread = np_max(cost, k) - np_min(cost, k)
+            mean = np_sum(cost, k) / k
+            np_vecmat(cost, h, dot, k, 1)
+            self.has_edge[i] = 1
+            self.en[i] = w * (mean - dot[0])
+            self.ed[i] = w * spread
+            for j in range(k):
+                s[j] = s[j] + h[j]
+        self._record_edges()
         return 0
 
 
@@ -1684,7 +1943,19 @@ cdef Plan _build(object b):
             plan.rule_id = R_MBBM
         else:
             return None
+    elif type(task) is RankingTask:
+        if not _numpy_exact:
+            return None
+        plan.kind = K_RANKING
+        if rt is LogisticLoss:
+            plan.rule_id = R_LOG
+        elif rt is RankingPairPotential:
+            plan.rule_id = R_PAIR
+        else:
+            return None
     else:
+        return None
+    if (experts is not None) != (plan.rule_id == R_LOG):  # the rule's kind and the booster's
         return None
     plan.booster = b
     plan.task = task
@@ -1702,7 +1973,12 @@ cdef Plan _build(object b):
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges
-    plan.labels = [True, False] if plan.kind == K_BINARY else task.classes
+    if plan.kind == K_BINARY:
+        plan.labels = [True, False]
+    elif plan.kind == K_MULTICLASS:
+        plan.labels = task.classes
+    else:
+        plan.labels = task.labels
     if experts is None:
         plan.prediction = P_VOTE_SHARE
     else:

@@ -271,6 +271,9 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
+        fast = _compiled.plan_for(self)
+        if fast is not None:
+            return fast.score_one(x)
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):

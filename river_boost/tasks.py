@@ -330,6 +330,11 @@ class RankingTask:
     def ready(self) -> bool:
         return bool(self.labels)
 
+    @property
+    def k(self) -> int:
+        """The number of labels known (the booster's walk memo is valid for one ``k``)."""
+        return len(self.labels)
+
     # -------------------------------------------------------------- labels
 
     def check_label(self, y) -> dict:

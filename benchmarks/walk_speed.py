@@ -1,0 +1,192 @@
+"""The boosters' compiled walk against their Python walk, side by side in one process.
+
+Every booster of ``river_boost.bench``'s registry (ten default trees, the bench's models: the
+multi-label boosters with majority-class leaves) runs the bench's streams prequentially
+(``predict_one`` then ``learn_one`` on every example) in up to four ways:
+
+- ``compiled``: the compiled forest and the compiled walk (``river_boost.walk``, the default);
+- ``python``: the compiled forest and the Python walk (``walk.ENABLED = False``);
+- ``old``: River's trees in Python and the Python walk (``forest.ENABLED = False`` too), the
+  library before the compiled forest (``--old``, one run);
+- River's ``ensemble.AdaBoostClassifier`` of ten River Hoeffding trees (``--river``, one run),
+  and on Yeast River's ``multioutput.ClassifierChain`` of Hoeffding trees.
+
+Reported: the median throughput (examples per second) over ``--repeats`` runs, the compiled
+walk's speed-up over the Python walk and over ``old``, and the share of the time spent outside
+the trees ("overhead"): on the compiled walk the time inside the forest's calls is measured in
+the compiled code (``river_boost._walk.set_timing``), on the Python walk by timing the pool's
+learners (``river_boost.bench``'s instrumentation). The two boosters of a pair make the same
+predictions (the script checks it on every run it compares). The examples are read into memory
+before the clock starts and the garbage collector is paused during each timed run (collected
+before it), the same for every model. MOA's OzaBoost speeds (ten Hoeffding trees, measured
+with capymoa elsewhere) are printed for reference.
+
+    python benchmarks/walk_speed.py --repeats 3
+    python benchmarks/walk_speed.py --streams hyperplane --models AdaBoost.OL --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+
+from river import ensemble, multioutput, tree
+
+from river_boost import _walk, bench, forest, walk
+
+# MOA's OzaBoost with ten Hoeffding trees (capymoa), examples per second, measured elsewhere
+MOA_OZABOOST = {
+    "phishing": 1500,
+    "bananas": 3300,
+    "agrawal": 2300,
+    "sea": 7400,
+    "hyperplane": 8800,
+    "imagesegments": 6000,
+    "rbf": 7900,
+}
+STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "imagesegments", "rbf", "yeast"]
+N_MODELS = 10
+SEED = 42
+
+
+def boosters_for(task: str) -> list[str]:
+    return [
+        name
+        for name, entry in bench.REGISTRY.items()
+        if entry.kind == "booster" and task in entry.tasks and name != "MartingaleBooster"
+    ]
+
+
+def run(model, data, compiled_timing=False, instrument=False):
+    """``(seconds, seconds in the trees or None, predictions)`` of one prequential run."""
+    clock = [0.0]
+    if instrument:
+        model, _ = bench._instrument(model, clock)
+    predictions = []
+    gc.collect()
+    gc.disable()
+    try:
+        if compiled_timing:
+            _walk.set_timing(True)
+        start = time.perf_counter()
+        for x, y in data:
+            predictions.append(model.predict_one(x))
+            model.learn_one(x, y)
+        seconds = time.perf_counter() - start
+        if compiled_timing:
+            clock[0] = _walk.forest_seconds()
+    finally:
+        _walk.set_timing(False)
+        gc.enable()
+    measured = compiled_timing or instrument
+    return seconds, clock[0] if measured else None, predictions
+
+
+def build(name: str, compiled_trees: bool):
+    """The registry's booster, on the compiled forest or on River's trees."""
+    forest.ENABLED = compiled_trees
+    try:
+        return bench.REGISTRY[name].factory(N_MODELS, SEED)
+    finally:
+        forest.ENABLED = forest.AVAILABLE
+
+
+def measure(name, data, repeats, old):
+    """Median throughputs and overhead shares of one booster on one stream."""
+    n = len(data)
+    rows = {"compiled": [], "python": []}
+    shares = {"compiled": [], "python": []}
+    for _ in range(repeats):
+        walk.ENABLED = True
+        model = build(name, True)
+        assert type(walk.plan_for(model)).__name__ == "Plan", f"{name}: not compiled"
+        sec_c, trees_c, pred_c = run(model, data, compiled_timing=True)
+        walk.ENABLED = False
+        try:
+            model = build(name, True)
+            sec_p, trees_p, pred_p = run(model, data, instrument=True)
+        finally:
+            walk.ENABLED = walk.AVAILABLE
+        if pred_c != pred_p:
+            raise AssertionError(f"{name}: the compiled and the Python walk predict differently")
+        rows["compiled"].append(n / sec_c)
+        rows["python"].append(n / sec_p)
+        shares["compiled"].append(1.0 - trees_c / sec_c)
+        shares["python"].append(1.0 - trees_p / sec_p)
+    out = {k: statistics.median(v) for k, v in rows.items()}
+    out.update({f"{k} overhead": statistics.median(v) for k, v in shares.items()})
+    if old:
+        walk.ENABLED = False
+        try:
+            model = build(name, False)
+            assert type(model.pool.learners) is not forest.HoeffdingForest
+            sec_o, _, pred_o = run(model, data)
+        finally:
+            walk.ENABLED = walk.AVAILABLE
+        if pred_o != pred_c:
+            raise AssertionError(f"{name}: River's trees and the forest predict differently")
+        out["old"] = n / sec_o
+    return out
+
+
+def river_baseline(stream: str, data) -> tuple[str, float]:
+    if bench.task_of(stream) == "multilabel":
+        model = multioutput.ClassifierChain(tree.HoeffdingTreeClassifier())
+        label = "River.ClassifierChain"
+    else:
+        model = ensemble.AdaBoostClassifier(
+            tree.HoeffdingTreeClassifier(), n_models=N_MODELS, seed=SEED
+        )
+        label = "River.AdaBoost"
+    seconds, _, _ = run(model, data)
+    return label, len(data) / seconds
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
+    parser.add_argument("--models", nargs="+", default=None, help="registry names (default all)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--n", type=int, default=None, help="examples per stream (default: all)")
+    parser.add_argument("--old", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--river", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args(argv)
+    if not (walk.AVAILABLE and forest.AVAILABLE):
+        print(walk.UNAVAILABLE_REASON or forest.UNAVAILABLE_REASON, file=sys.stderr)
+        return 1
+    print("python " + " ".join(["benchmarks/walk_speed.py", *(argv or sys.argv[1:])]))
+    header = (
+        f"{'stream':<14}{'model':<15}{'compiled':>9}{'python':>8}{'x':>6}{'old':>7}{'x old':>7}"
+        f"{'ovh c':>7}{'ovh py':>8}  baseline"
+    )
+    print(header)
+    print("-" * len(header))
+    for stream in args.streams:
+        examples, _ = bench.stream_examples(stream, args.n)
+        data = list(examples)
+        task = bench.task_of(stream)
+        names = [m for m in boosters_for(task) if args.models is None or m in args.models]
+        baseline = ""
+        if args.river:
+            label, speed = river_baseline(stream, data)
+            baseline = f"{label} {speed:,.0f}"
+        if stream in MOA_OZABOOST:
+            baseline += f"; MOA.OzaBoost {MOA_OZABOOST[stream]:,}"
+        for name in names:
+            r = measure(name, data, args.repeats, args.old)
+            old = f"{r['old']:>7,.0f}{r['compiled'] / r['old']:>7.1f}" if "old" in r else " " * 14
+            print(
+                f"{stream:<14}{name:<15}{r['compiled']:>9,.0f}{r['python']:>8,.0f}"
+                f"{r['compiled'] / r['python']:>6.1f}{old}"
+                f"{r['compiled overhead']:>7.0%}{r['python overhead']:>8.0%}  {baseline}",
+                flush=True,
+            )
+            baseline = ""
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

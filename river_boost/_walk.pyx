@@ -35,7 +35,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy
-from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor
+from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
 from libc.math cimport copysign, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE, EDOM
 
@@ -870,7 +870,7 @@ cdef class Plan:
     cdef CWalk cw
     cdef tuple walk_memo
     cdef int n, rule_id, prediction, kind
-    cdef bint weak_cost
+    cdef bint weak_cost, pair_hinge
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1850,23 +1850,19 @@ cdef class Plan:
         return 0
 
     cdef int _rk_pair_steps(self, CWalk cw, object relevant, char* rel, double w) except -1:
-        """Potential.ranking_step (OnlineBMR) along the learners: the cost vector from the
-        potential (its cached difference laws), the edge and the state s + h."""
+        """Potential.ranking_step (OnlineBMR) along the learners: the cost vector
+        (RankingPairPotential.cost_vector), the edge and the state s + h."""
         cdef int i, j, n = self.n, k = cw.k
         cdef double* s = self.kb + 4 * k * k
         cdef double* cost
         cdef double* h
         cdef double* dot = self.kb + 4 * k * k + 2 * k
-        cdef double[::1] cv
         cdef double spread, mean
         for j in range(k):
             s[j] = 0.0
         for i in range(n):
-            arr = self.rule.cost_vector(_np.array([s[j] for j in range(k)]), relevant, n - i - 1)
-            cv = arr
             cost = self.nk + i * k
-            for j in range(k):
-                cost[j] = cv[j]
+            self._pair_cost_vector(s, rel, k, n - i - 1, cost)
             h = cw.vec + i * k
             spread = np_max(cost, k) - np_min(cost, k)
             mean = np_sum(cost, k) / k
@@ -1877,6 +1873,80 @@ cdef class Plan:
             for j in range(k):
                 s[j] = s[j] + h[j]
         self._record_edges()
+        return 0
+
+    cdef int _pair_terms(self, const double* g, int q, int n, const double[::1] P,
+                         const double[::1] SP, const double[::1] SD, double shift,
+                         double* out) except -1:
+        """RankingPairPotential.pair_terms(g + shift) for q gaps (shift: the -1.0 / +1.0 of
+        cost_vector, applied first as NumPy does)."""
+        cdef int j
+        cdef long long i0
+        cdef double gj
+        for j in range(q):
+            gj = g[j] + shift
+            if self.pair_hinge:
+                i0 = <long long>floor(-(1.0 + gj)) + 1 + n
+                i0 = 0 if i0 < 0 else (2 * n + 1 if i0 > 2 * n + 1 else i0)
+                out[j] = (1.0 + gj) * SP[i0] + SD[i0]
+            else:
+                i0 = <long long>floor(-gj) + 1 + n
+                i0 = 0 if i0 < 0 else (2 * n + 1 if i0 > 2 * n + 1 else i0)
+                out[j] = SP[i0]
+                if gj == rint(gj) and fabs(gj) <= n:
+                    out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]
+        return 0
+
+    cdef int _pair_cost_vector(self, double* s, char* rel, int k, int n_left,
+                               double* out) except -1:
+        """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
+        the potential's cached difference law (computed by it on a miss)."""
+        cdef int a, b, j, nr = 0, ni = 0, q
+        cdef int* ri = <int*>(self.kb + k * k)
+        cdef int* ii = ri + k
+        cdef double* rows_f = self.kb + k * k + k
+        cdef double* rows_m = self.kb + k * k + 2 * k
+        cdef double* cols_f = self.kb + k * k + 3 * k
+        cdef double* cols_p = self.kb + k * k + 4 * k
+        cdef double* G
+        cdef double* F
+        cdef double* Fm
+        cdef double* Fp
+        cdef double total, w
+        cdef const double[::1] P, SP, SD
+        for j in range(k):
+            if rel[j]:
+                ri[nr] = j
+                nr += 1
+            else:
+                ii[ni] = j
+                ni += 1
+        q = nr * ni
+        G = self.kb
+        F = G + q
+        Fm = G + 2 * q
+        Fp = G + 3 * q
+        law = self.rule._cache.get((n_left, nr, k))
+        if law is None:
+            law = self.rule.difference_law(n_left, nr, k)
+        P, SP, SD = law
+        for a in range(nr):
+            for b in range(ni):
+                G[a * ni + b] = s[ii[b]] - s[ri[a]]
+        self._pair_terms(G, q, n_left, P, SP, SD, 0.0, F)
+        self._pair_terms(G, q, n_left, P, SP, SD, -1.0, Fm)
+        self._pair_terms(G, q, n_left, P, SP, SD, 1.0, Fp)
+        total = np_sum(F, q)
+        w = 1.0 / q
+        for a in range(nr):
+            rows_f[a] = np_sum(F + a * ni, ni)
+            rows_m[a] = np_sum(Fm + a * ni, ni)
+        np_sum_axis0(F, nr, ni, cols_f)
+        np_sum_axis0(Fp, nr, ni, cols_p)
+        for a in range(nr):
+            out[ri[a]] = w * (total - rows_f[a] + rows_m[a])
+        for b in range(ni):
+            out[ii[b]] = w * (total - cols_f[b] + cols_p[b])
         return 0
 
 
@@ -1973,6 +2043,10 @@ cdef Plan _build(object b):
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges
+    if plan.rule_id == R_PAIR:
+        if rule.loss not in ("hinge", "rank"):
+            return None
+        plan.pair_hinge = rule.loss == "hinge"
     if plan.kind == K_BINARY:
         plan.labels = [True, False]
     elif plan.kind == K_MULTICLASS:

@@ -33,6 +33,7 @@ from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_C
 from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy
 from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
@@ -960,9 +961,9 @@ cdef class Plan:
         """
         global _forest_seconds
         cdef CWalk cw = self.cw
-        cdef double[:, ::1] M
+        cdef Py_buffer view
         cdef double t0 = 0.0
-        cdef int i, j, n = self.n, k = len(self.labels)
+        cdef int n = self.n, k = len(self.labels)
         if cw is not None and self.memo.value is cw and cw.k == k:
             return cw
         if cw is None or cw.k != k:
@@ -974,9 +975,14 @@ cdef class Plan:
         M = self.forest.predict_proba_matrix(clean, self.labels)
         if _timing:
             _forest_seconds += _now() - t0
-        for i in range(n):
-            for j in range(k):
-                cw.rows[i * k + j] = M[i, j]
+        # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview object
+        PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        try:
+            if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
+                raise ValueError("predict_proba_matrix returned an unexpected array")
+            memcpy(cw.rows, view.buf, n * k * sizeof(double))
+        finally:
+            PyBuffer_Release(&view)
         self.memo.value = cw
         self.booster._walk_memo = None  # the walk made from the previous rows is stale
         return cw
@@ -1607,6 +1613,7 @@ cdef class Plan:
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
+        cdef bint forgot = False
         for j in range(m):
             i = oi[j]
             p = op[j]
@@ -1633,7 +1640,9 @@ cdef class Plan:
                     wi = sample_weight * <double>scales[i]
                 else:
                     continue
-            _forget(self.memo)
+            if not forgot:  # a learner changes: the remembered predictions are stale
+                _forget(self.memo)
+                forgot = True
             n_updates[i] = <long long>n_updates[i] + 1
             label = y if ys is None else ys[j]
             if _timing:

@@ -11,15 +11,17 @@ multi-label boosters with majority-class leaves) runs the bench's streams preque
 - River's ``ensemble.AdaBoostClassifier`` of ten River Hoeffding trees (``--river``, one run),
   and on Yeast River's ``multioutput.ClassifierChain`` of Hoeffding trees.
 
-Reported: the median throughput (examples per second) over ``--repeats`` runs, the compiled
-walk's speed-up over the Python walk and over ``old``, and the share of the time spent outside
-the trees ("overhead"): on the compiled walk the time inside the forest's calls is measured in
-the compiled code (``river_boost._walk.set_timing``), on the Python walk by timing the pool's
-learners (``river_boost.bench``'s instrumentation). The two boosters of a pair make the same
-predictions (the script checks it on every run it compares). The examples are read into memory
-before the clock starts and the garbage collector is paused during each timed run (collected
-before it), the same for every model. MOA's OzaBoost speeds (ten Hoeffding trees, measured
-with capymoa elsewhere) are printed for reference.
+Reported: the median throughput (examples per CPU second of the benchmark's thread,
+``time.thread_time``: the machine may be shared, and wall-clock time then measures the
+neighbours) over ``--repeats`` runs, the compiled walk's speed-up over the Python walk and
+over ``old``, and the share of the time spent outside the trees ("overhead"). The time in the
+trees is measured by replay: one untimed run records every call the booster makes to the
+forest (``predict_proba_matrix`` / ``predict_proba_all`` and ``learn_one``, with their
+arguments), and a fresh forest then replays them alone, timed; overhead = 1 - replay / run.
+Both walks of a pair make the same predictions (checked on every run). The examples are read
+into memory before the clock starts and the garbage collector is paused during each timed run
+(collected before it), the same for every model. MOA's OzaBoost speeds (ten Hoeffding trees,
+measured with capymoa elsewhere) are printed for reference.
 
     python benchmarks/walk_speed.py --repeats 3
     python benchmarks/walk_speed.py --streams hyperplane --models AdaBoost.OL --repeats 5
@@ -35,7 +37,7 @@ import time
 
 from river import ensemble, multioutput, tree
 
-from river_boost import _walk, bench, forest, walk
+from river_boost import bench, forest, walk
 
 # MOA's OzaBoost with ten Hoeffding trees (capymoa), examples per second, measured elsewhere
 MOA_OZABOOST = {
@@ -60,29 +62,58 @@ def boosters_for(task: str) -> list[str]:
     ]
 
 
-def run(model, data, compiled_timing=False, instrument=False):
-    """``(seconds, seconds in the trees or None, predictions)`` of one prequential run."""
-    clock = [0.0]
-    if instrument:
-        model, _ = bench._instrument(model, clock)
+def run(model, data):
+    """``(CPU seconds, predictions)`` of one prequential run."""
     predictions = []
     gc.collect()
     gc.disable()
     try:
-        if compiled_timing:
-            _walk.set_timing(True)
-        start = time.perf_counter()
+        start = time.thread_time()
         for x, y in data:
             predictions.append(model.predict_one(x))
             model.learn_one(x, y)
-        seconds = time.perf_counter() - start
-        if compiled_timing:
-            clock[0] = _walk.forest_seconds()
+        seconds = time.thread_time() - start
     finally:
-        _walk.set_timing(False)
         gc.enable()
-    measured = compiled_timing or instrument
-    return seconds, clock[0] if measured else None, predictions
+    return seconds, predictions
+
+
+def record(model, data) -> list:
+    """The calls ``model`` makes to its forest on ``data`` (an untimed run): the forest's
+    methods are shadowed on the instance by recorders (the booster still sees its forest)."""
+    learners = model.pool.learners
+    calls = []
+    for method in ("predict_proba_matrix", "predict_proba_all", "learn_one"):
+        original = getattr(learners, method)
+
+        def recorder(*args, _method=method, _original=original):
+            # copies of the label lists: the booster's own grow as labels join
+            calls.append((_method, tuple(list(a) if type(a) is list else a for a in args)))
+            return _original(*args)
+
+        setattr(learners, method, recorder)
+    try:
+        for x, y in data:
+            model.predict_one(x)
+            model.learn_one(x, y)
+    finally:
+        for method in ("predict_proba_matrix", "predict_proba_all", "learn_one"):
+            delattr(learners, method)
+    return calls
+
+
+def replay(learners, calls) -> float:
+    """CPU seconds of the recorded forest calls alone, on a fresh forest."""
+    bound = [(getattr(learners, method), args) for method, args in calls]
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.thread_time()
+        for method, args in bound:
+            method(*args)
+        return time.thread_time() - start
+    finally:
+        gc.enable()
 
 
 def build(name: str, compiled_trees: bool):
@@ -97,38 +128,40 @@ def build(name: str, compiled_trees: bool):
 def measure(name, data, repeats, old):
     """Median throughputs and overhead shares of one booster on one stream."""
     n = len(data)
+    calls = {}
+    for compiled in (True, False):  # the forest calls of each walk (the same trees learn)
+        walk.ENABLED = compiled
+        calls[compiled] = record(build(name, True), data)
     rows = {"compiled": [], "python": []}
     shares = {"compiled": [], "python": []}
-    for _ in range(repeats):
-        walk.ENABLED = True
-        model = build(name, True)
-        assert type(walk.plan_for(model)).__name__ == "Plan", f"{name}: not compiled"
-        sec_c, trees_c, pred_c = run(model, data, compiled_timing=True)
-        walk.ENABLED = False
-        try:
+    try:
+        for _ in range(repeats):
+            walk.ENABLED = True
             model = build(name, True)
-            sec_p, trees_p, pred_p = run(model, data, instrument=True)
-        finally:
-            walk.ENABLED = walk.AVAILABLE
-        if pred_c != pred_p:
-            raise AssertionError(f"{name}: the compiled and the Python walk predict differently")
-        rows["compiled"].append(n / sec_c)
-        rows["python"].append(n / sec_p)
-        shares["compiled"].append(1.0 - trees_c / sec_c)
-        shares["python"].append(1.0 - trees_p / sec_p)
-    out = {k: statistics.median(v) for k, v in rows.items()}
-    out.update({f"{k} overhead": statistics.median(v) for k, v in shares.items()})
-    if old:
-        walk.ENABLED = False
-        try:
+            assert type(walk.plan_for(model)).__name__ == "Plan", f"{name}: not compiled"
+            sec_c, pred_c = run(model, data)
+            trees_c = replay(build(name, True).pool.learners, calls[True])
+            walk.ENABLED = False
+            sec_p, pred_p = run(build(name, True), data)
+            trees_p = replay(build(name, True).pool.learners, calls[False])
+            if pred_c != pred_p:
+                raise AssertionError(f"{name}: the compiled and the Python walk differ")
+            rows["compiled"].append(n / sec_c)
+            rows["python"].append(n / sec_p)
+            shares["compiled"].append(1.0 - trees_c / sec_c)
+            shares["python"].append(1.0 - trees_p / sec_p)
+        out = {k: statistics.median(v) for k, v in rows.items()}
+        out.update({f"{k} overhead": statistics.median(v) for k, v in shares.items()})
+        if old:
+            walk.ENABLED = False
             model = build(name, False)
             assert type(model.pool.learners) is not forest.HoeffdingForest
-            sec_o, _, pred_o = run(model, data)
-        finally:
-            walk.ENABLED = walk.AVAILABLE
-        if pred_o != pred_c:
-            raise AssertionError(f"{name}: River's trees and the forest predict differently")
-        out["old"] = n / sec_o
+            sec_o, pred_o = run(model, data)
+            if pred_o != pred_c:
+                raise AssertionError(f"{name}: River's trees and the forest predict differently")
+            out["old"] = n / sec_o
+    finally:
+        walk.ENABLED = walk.AVAILABLE
     return out
 
 
@@ -141,7 +174,7 @@ def river_baseline(stream: str, data) -> tuple[str, float]:
             tree.HoeffdingTreeClassifier(), n_models=N_MODELS, seed=SEED
         )
         label = "River.AdaBoost"
-    seconds, _, _ = run(model, data)
+    seconds, _ = run(model, data)
     return label, len(data) / seconds
 
 

@@ -340,3 +340,14 @@ def test_timing_counts_the_forest_calls():
         assert _walk.forest_seconds() > 0.0
     finally:
         _walk.set_timing(False)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
+    """The walk a prediction made is not reused once a new label has joined (both walks)."""
+    monkeypatch.setattr(walk, "ENABLED", enabled)
+    booster = rb.AdaOLMR(n_models=3, seed=1)
+    booster.learn_one({"a": 1.0}, {"x": True, "y": False})
+    booster.score_one({"a": 2.0})
+    booster.learn_one({"a": 2.0}, {"x": True, "y": False, "z": True})
+    assert list(booster.score_one({"a": 2.0})) == ["x", "y", "z"]

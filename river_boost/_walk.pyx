@@ -441,16 +441,15 @@ cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
 
 def _selftest_numpy(object np, int trials=300):
     """Compare the kernels above with NumPy on random data (what river_boost.walk checks at
-    import before it lets the multiclass and ranking walks run here)."""
-    import random as _random
-    cdef double[::1] a, b, o
+    import before it lets the multiclass and ranking walks run here); the name of the first
+    kernel that differs, or None."""
+    cdef double[::1] a, b, h, o
     cdef double[:, ::1] A
-    cdef double x
     cdef Py_ssize_t n, r, c, i
-    rng = _random.Random(12345)
+    gen = np.random.default_rng(12345)
     for _ in range(trials):
-        n = rng.randint(1, 300)
-        arr = np.array([rng.gauss(0.0, 10.0 ** rng.randint(-3, 3)) for _ in range(n)])
+        n = gen.integers(1, 300)  # every branch of the pairwise summation (8, 128)
+        arr = gen.standard_normal(n) * 10.0 ** gen.integers(-3, 3, n)
         a = arr
         if np_sum(&a[0], n) != float(arr.sum()):
             return "sum"
@@ -462,24 +461,23 @@ def _selftest_numpy(object np, int trials=300):
         np_exp(&a[0], &o[0], n)
         if not np.array_equal(out, np.exp(arr)):
             return "exp"
-        r, c = rng.randint(1, 30), rng.randint(1, 30)
-        M = np.array([[rng.gauss(0.0, 3.0) for _ in range(c)] for _ in range(r)])
+        r, c = gen.integers(1, 30), gen.integers(1, 30)
+        M = gen.standard_normal((r, c)) * 3.0
         A = M
-        v = np.array([rng.random() for _ in range(r)])
+        v = gen.random(r)
         b = v
         res = np.empty(c)
         o = res
         np_vecmat(&b[0], &A[0, 0], &o[0], r, c)
         if not np.array_equal(res, v @ M):
             return "vecmat"
-        u = np.array([rng.random() for _ in range(c)])
-        h = np.array([rng.random() for _ in range(c)])
+        u, w = gen.random(c), gen.random(c)
         b = u
-        a = h
+        h = w
         res1 = np.empty(1)
         o = res1
-        np_vecmat(&b[0], &a[0], &o[0], c, 1)
-        if res1[0] != float(u @ h):
+        np_vecmat(&b[0], &h[0], &o[0], c, 1)
+        if res1[0] != float(u @ w):
             return "dot"
         res = np.empty(c)
         o = res
@@ -614,20 +612,29 @@ cdef inline bint _keeps(object v) except -1:
     return -2
 
 
-cdef object _cleaned_fast(object x, dict nominal):
+cdef class KeyOrder:
+    """The sorted order of the last x's keys, reused while the next x has the same key
+    objects in the same order (a stream's rows usually do): no sort per example."""
+    cdef list keys  # the keys, in x's order
+    cdef list perm  # perm[p]: position in x of the p-th key in sorted order
+
+
+cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
     """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
     whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
     values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
-    those kinds, all distinct, sort as Python sorts them); anything else by the Python code.
+    those kinds, all distinct, sort as Python sorts them, and sorting them all then dropping
+    the missing values keeps the order of the others); anything else by the Python code.
     """
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
-    cdef list keys = []
+    cdef list vals = [], keep = [], okeys = order.keys, perm
     cdef dict out
-    cdef object k, kind
+    cdef object k, v, kind
     cdef type tk = None
-    cdef int keep
+    cdef int kp, j = 0, p, nk = -1 if okeys is None else len(okeys)
+    cdef bint same = True
     if type(x) is not dict:
         return _filtered(_core.clean_features(x), nominal)
     while PyDict_Next(x, &pos, &key, &val):
@@ -638,15 +645,27 @@ cdef object _cleaned_fast(object x, dict nominal):
                 return _filtered(_core.clean_features(x), nominal)
         elif type(k) is not tk:
             return _filtered(_core.clean_features(x), nominal)
-        keep = _keeps(<object>val)
-        if keep == -2:
+        kp = _keeps(<object>val)
+        if kp == -2:
             return _filtered(_core.clean_features(x), nominal)
-        if keep:
-            keys.append(k)
-    keys.sort()
+        if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
+            same = False
+        vals.append(<object>val)
+        keep.append(kp == 1)
+        j += 1
+    if not same or j != nk:
+        keys = list(x)
+        where = {kk: i for i, kk in enumerate(keys)}
+        order.keys = keys
+        order.perm = [where[kk] for kk in sorted(keys)]
+    perm = order.perm
     out = {}
-    for k in keys:
-        v = (<dict>x)[k]
+    for p in range(j):
+        kp = <int>perm[p]
+        if not keep[kp]:
+            continue
+        k = order.keys[kp]
+        v = vals[kp]
         kind = nominal.get(k)
         if kind is not None and kind is not (type(v) is str):
             continue
@@ -669,7 +688,7 @@ cdef dict _filtered(dict clean, dict nominal):
     return out
 
 
-cdef object _cleaned(object memo, object x):
+cdef object _cleaned(object memo, object x, KeyOrder order):
     """FeatureCleaner.cleaned(memo, x)."""
     cdef object mx, out
     if not _fast_clean:
@@ -680,9 +699,9 @@ cdef object _cleaned(object memo, object x):
     except Exception:
         same = False
     if not same:
-        out = _cleaned_fast(x, memo.nominal)
+        out = _cleaned_fast(x, memo.nominal, order)
         memo.clean = out
-        memo.x = dict(x)
+        memo.x = PyDict_Copy(x) if type(x) is dict else dict(x)  # the same dict as dict(x)
         memo.value = None
         return out
     return memo.clean
@@ -868,6 +887,7 @@ cdef class Plan:
     """
     cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
     cdef dict bdict, pdict, edict
+    cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
     cdef int n, rule_id, prediction, kind
@@ -1052,7 +1072,7 @@ cdef class Plan:
         cdef CWalk cw
         cdef double p
         if self.kind == K_BINARY:
-            cw = self._walk(_cleaned(self.memo, x))
+            cw = self._walk(_cleaned(self.memo, x, self.order))
             p = self._binary_proba(cw)
             return {False: 1.0 - p, True: p}
         return self._mc_proba(x)
@@ -1062,7 +1082,7 @@ cdef class Plan:
         cdef CWalk cw
         cdef int idx
         if self.kind == K_BINARY:
-            cw = self._walk(_cleaned(self.memo, x))
+            cw = self._walk(_cleaned(self.memo, x, self.order))
             if self.prediction == P_RANDOM:
                 idx = self.experts.draw(self.booster._rng)
                 return cw.scores[idx] >= 0
@@ -1078,7 +1098,7 @@ cdef class Plan:
                 y = y == 1
             else:
                 y = task.check_label(y)
-        cdef object clean = _cleaned(self.memo, x)
+        cdef object clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
         self.booster._n_seen += 1
@@ -1329,7 +1349,7 @@ cdef class Plan:
             idx = None
         if idx is None:
             y = task.check_label(y)
-        clean = _cleaned(self.memo, x)
+        clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
         if idx is None:
@@ -1494,7 +1514,7 @@ cdef class Plan:
         cdef CWalk cw
         cdef double* out
         cdef dict proba
-        clean = _cleaned(self.memo, x)
+        clean = _cleaned(self.memo, x, self.order)
         k = len(classes)
         if k < 2:
             return {classes[0]: 1.0} if classes else {}
@@ -1512,7 +1532,7 @@ cdef class Plan:
         cdef int k, idx
         cdef CWalk cw
         cdef double* out
-        clean = _cleaned(self.memo, x)
+        clean = _cleaned(self.memo, x, self.order)
         k = len(classes)
         if k < 2:
             return classes[0] if classes else None
@@ -1748,7 +1768,7 @@ cdef class Plan:
         cdef double* out
         cdef tuple weights
         cdef int idx
-        clean = _cleaned(self.memo, x)
+        clean = _cleaned(self.memo, x, self.order)
         if k == 0:
             return {}
         cw = self._walk(clean)
@@ -1781,7 +1801,7 @@ cdef class Plan:
                     fast = False
                     break
         y = dict(y) if fast else task.check_label(y)
-        clean = _cleaned(self.memo, x)
+        clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
         label = task.commit(y, wd)
@@ -2044,6 +2064,7 @@ cdef Plan _build(object b):
     plan.memo = pool._memo
     plan.experts = experts
     plan.bdict = d
+    plan.order = KeyOrder()
     plan.pdict = pool.__dict__
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models

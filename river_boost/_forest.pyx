@@ -228,6 +228,13 @@ cdef struct Spl:
     int vpos_cap
     int set_n       # n_vals when set_ord was computed, -1 if never
     int* set_ord    # positions in CPython's iteration order of the set of values
+    # The order in which River added the values to its set, when it is not the order of
+    # first appearance: copy.deepcopy (copy_tree) rebuilds a set by adding the values in the
+    # source set's iteration order, which can place colliding values differently. ins holds
+    # the first n_ins additions (a permutation of positions 0..n_ins-1); the values at later
+    # positions were added afterwards, in position order. n_ins = 0: first appearance.
+    int n_ins
+    int* ins
     int* cix        # class id -> index in g / c, plus 1 (0: absent)
     int cix_cap
 
@@ -435,6 +442,7 @@ cdef void spl_free(Spl* s) noexcept:
     free(s.vals)
     free(s.vpos)
     free(s.set_ord)
+    free(s.ins)
     free(s.cix)
     free(s)
 
@@ -1658,8 +1666,10 @@ cdef class ForestCore:
         if s.set_n == s.n_vals:
             return 0
         objs = <list>self.fvalobjs[s.fid]
-        vals = set()
-        for p in range(s.n_vals):
+        vals = set()  # River's set, rebuilt by the same additions in the same order
+        for p in range(s.n_ins):
+            vals.add(objs[s.vals[s.ins[p]]])
+        for p in range(s.n_ins, s.n_vals):
             vals.add(objs[s.vals[p]])
         d = <dict>self.fvals[s.fid]
         free(s.set_ord)
@@ -2472,10 +2482,15 @@ cdef class ForestCore:
     def copy_tree(self, int src, int dst):
         """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
         (the ``feature_filter``'s decisions made so far for ``src``, and the kinds it
-        learned), its nodes, statistics and counters. The copy then learns and predicts as
-        ``src`` would, and as River's ``copy.deepcopy(trees[src])`` (``dst``'s old nodes are
-        freed). Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)``
-        when ``dst`` meets them. Nothing changes when ``src == dst``.
+        learned), its nodes, statistics and counters: River's ``copy.deepcopy(trees[src])``,
+        which then learns and predicts as River's copy would (``dst``'s old nodes are freed).
+        Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)`` when
+        ``dst`` meets them.
+
+        Like ``copy.deepcopy``, the copy rebuilds each set of nominal values by adding them in
+        the source set's iteration order, which can order colliding string values differently
+        from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
+        ``trees[i] = copy.deepcopy(trees[i])``.
         """
         cdef Tree* s
         cdef Tree* d
@@ -2484,16 +2499,18 @@ cdef class ForestCore:
         self._check_free()
         self._check_index(src)
         self._check_index(dst)
-        if src == dst:
-            return
         s = &self.trees[src]
         if s.root != NULL:
             # the state export/import that pickling uses (and tests): an exact copy
-            root = self._import_node(self._export_node(s.root))
+            root = self._import_node(self._export_node(s.root, True))
         model = self._models[src].clone()
         s = &self.trees[src]
         d = &self.trees[dst]
         node_free(d.root)
+        if src == dst:
+            d.root = root
+            d.nbc_leaf = NULL  # it pointed into the freed nodes
+            return
         keep = d[0]
         d[0] = s[0]
         d.root = root
@@ -2570,7 +2587,9 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ state export / import
 
-    cdef object _export_node(self, Node* nd):
+    cdef object _export_node(self, Node* nd, bint deep):
+        """Node nd's state as tuples. ``deep``: as ``copy.deepcopy`` leaves it, i.e. the sets
+        of nominal values rebuilt from their iteration order (see Spl.ins)."""
         cdef Leaf* lf
         cdef Spl* s
         cdef int k, c
@@ -2587,8 +2606,15 @@ cdef class ForestCore:
                             classes.append((s.c[c].cid,
                                             [(s.c[c].ord[q], s.c[c].w[s.c[c].ord[q]])
                                              for q in range(s.c[c].n_ord)]))
+                        if deep and s.n_vals > 0:
+                            self._set_order(s)
+                            ins = [s.set_ord[q] for q in range(s.n_vals)]
+                        else:
+                            ins = [s.ins[q] for q in range(s.n_ins)]
+                        if ins == list(range(len(ins))):
+                            ins = None  # first appearance
                         spls.append((s.fid, 1, s.tot_w, s.miss_w,
-                                     [s.vals[q] for q in range(s.n_vals)], classes))
+                                     [s.vals[q] for q in range(s.n_vals)], classes, ins))
                     else:
                         spls.append((s.fid, 0, [(s.g[c].cid, s.g[c].n, s.g[c].mean, s.g[c].S,
                                                  s.g[c].mn, s.g[c].mx) for c in range(s.n_cls)]))
@@ -2598,7 +2624,7 @@ cdef class ForestCore:
                     disabled, spls)
         return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
                 [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
-                [self._export_node(nd.ch[k]) for k in range(nd.n_ch)],
+                [self._export_node(nd.ch[k], deep) for k in range(nd.n_ch)],
                 [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.kind == 2 else None)
 
     cdef Node* _import_node(self, tuple st) except NULL:
@@ -2658,6 +2684,13 @@ cdef class ForestCore:
                             for k in range(s.n_vals):
                                 s.vals[k] = vals[k]
                                 s.vpos[<int>vals[k]] = k
+                            # (states pickled before the history was kept have 6 entries)
+                            ins = sp[6] if len(sp) > 6 else None
+                            if ins is not None:
+                                s.n_ins = len(ins)
+                                s.ins = <int*>xcalloc(s.n_ins, sizeof(int))
+                                for k in range(s.n_ins):
+                                    s.ins[k] = ins[k]
                             classes = sp[5]
                             s.n_cls = len(classes)
                             s.cap_cls = grow_cap(0, s.n_cls)
@@ -2731,7 +2764,7 @@ cdef class ForestCore:
                 t.growth_allowed, t.train_weight,
                 bytes([t.fstate[k] for k in range(self.nf)]),
                 [c for c in range(self.nc) if t.has_cls[c]],
-                None if t.root == NULL else self._export_node(t.root),
+                None if t.root == NULL else self._export_node(t.root, False),
             ))
         return {
             "version": 1,
@@ -2771,7 +2804,7 @@ cdef class ForestCore:
         cdef Tree* t
         self._check_index(i)
         t = &self.trees[i]
-        return None if t.root == NULL else self._export_node(t.root)
+        return None if t.root == NULL else self._export_node(t.root, False)
 
     def _tree_scalars(self, int i):
         cdef Tree* t

@@ -391,14 +391,16 @@ class HoeffdingForest(_ForestCore):
                                 splitter._min_per_class[labels[cid]] = mn
                                 splitter._max_per_class[labels[cid]] = mx
                         else:
-                            _, _, tot, miss, vals, classes = sp
+                            _, _, tot, miss, vals, classes, ins = sp
                             splitter = NominalSplitterClassif()
                             splitter._total_weight_observed = tot
                             splitter._missing_weight_observed = miss
                             objs = values[fid]
+                            # River's set, from the same additions in the same order
+                            ins = list(ins or ()) + list(range(len(ins or ()), len(vals)))
                             splitter._att_values = set()
-                            for vid in vals:
-                                splitter._att_values.add(objs[vid])
+                            for p in ins:
+                                splitter._att_values.add(objs[vals[p]])
                             dist = collections.defaultdict(dict)
                             for cid, items in classes:
                                 dist[labels[cid]] = {objs[vals[p]]: w for p, w in items}

@@ -283,7 +283,7 @@ def test_each_operation_at_a_grown_state():
     assert [t.height >= 2 for t in c.river] == [True, True, True], [t.height for t in c.river]
     c.copy(0, 1)  # a grown tree over another grown tree
     c.check_state()
-    assert tree_state(c.forest.to_river(1)) == tree_state(c.forest.to_river(0))
+    assert tree_state(c.forest.to_river(1)) == tree_state(copy.deepcopy(c.forest.to_river(0)))
     c.add(CONFIGS[2])
     c.copy(2, 3)  # over a fresh tree
     c.reset(0)  # its own parameters

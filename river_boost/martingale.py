@@ -17,7 +17,7 @@ import random
 
 from river import base
 
-from . import forest as _forest
+from . import forest as _forest_mod
 from .core import (
     FeatureCleaner,
     accepts_sample_weight,
@@ -129,6 +129,8 @@ class _Node:
     booster needs (class counts for balancing, per-class mean confidence for Definition 5 and
     the two-sided advantage)."""
 
+    _balanced_mean = None  # balanced_mean()'s cache (a class default: older pickles lack it)
+
     def __init__(self, position: float, model: base.Classifier | None, memory: int):
         self.position = position
         self.model = model  # None: a frozen node, classifying by sign(position)
@@ -156,8 +158,12 @@ class _Node:
 
     def balanced_mean(self) -> float:
         """``E[h]`` under the class-balanced distribution of this node (Definition 4)."""
-        seen = [m for m, n in zip(self.mean_h, self.n_h) if n]
-        return sum(seen) / len(seen) if seen else 0.0
+        # cached until the node learns: the prediction walk asks every node it visits
+        mean = self._balanced_mean
+        if mean is None:
+            seen = [m for m, n in zip(self.mean_h, self.n_h) if n]
+            mean = self._balanced_mean = sum(seen) / len(seen) if seen else 0.0
+        return mean
 
     def advantage(self, min_samples: int) -> float | None:
         """Two-sided advantage of the balanced hypothesis: ``E+[h^] = E-[-h^]``.
@@ -182,6 +188,7 @@ class _Node:
         balanced: bool = True,
     ):
         c = int(y)
+        self._balanced_mean = None
         # Running mean that forgets (window ~ memory): the learner keeps changing.
         self.n_h[c] += 1
         self.mean_h[c] += (h - self.mean_h[c]) / min(self.n_h[c], self.memory)
@@ -319,6 +326,7 @@ class MartingaleBooster(base.Classifier):
 
     PREDICTIONS = ("calibrated", "sign")
     STEP_RULES = ("min", "mean")
+    _forest = None  # the nodes' compiled forest, if any (also for boosters pickled without)
 
     def __init__(
         self,
@@ -364,9 +372,8 @@ class MartingaleBooster(base.Classifier):
         self._accepts_w = accepts_sample_weight(self._template)
         # The nodes' trees in one compiled forest when the forest supports the template (the
         # same trees to the last bit, much faster), unless river_boost.forest.ENABLED is off
-        self._forest = None
-        if _forest.ENABLED and _forest.HoeffdingForest.supports(self._template.clone()):
-            self._forest = _forest.HoeffdingForest([])
+        if _forest_mod.ENABLED and _forest_mod.HoeffdingForest.supports(self._template.clone()):
+            self._forest = _forest_mod.HoeffdingForest([])
         self._rng = random.Random(seed)
         self._steps: list[float] = []  # committed gamma_t of every level but the deepest
         self._levels: list[dict[int, _Node]] = [{0: self._new_node(0.0, 0)}]

@@ -28,7 +28,8 @@ Where CPython's semantics matter, they are reproduced explicitly:
   and in each splitter, features in a leaf's splitters, values of a nominal feature;
 - ties are broken as River breaks them: ``max`` keeps the first maximum, ``list.sort`` is
   stable, and a ``set`` of nominal values is iterated in CPython's own order (rebuilt with a
-  real ``set`` from the values' order of first appearance).
+  real ``set`` from the values' order of first appearance, or, in a tree copied by
+  ``copy_tree``, in the order ``copy.deepcopy`` added them).
 """
 
 from cpython.object cimport PyObject

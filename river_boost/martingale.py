@@ -154,6 +154,8 @@ class _Node:
         self.counts[c] += w
         # Class-balanced importance weight (Definition 4): each class weighs half the total.
         weight = w * sum(self.counts) / (2.0 * self.counts[c]) if balanced else w
+        if not weight > 0.0:  # underflowed: River's trees cannot take a weight of 0
+            return
         if accepts_w:
             self.model.learn_one(x, y, w=weight)
         else:
@@ -425,7 +427,7 @@ class MartingaleBooster(base.Classifier):
         memo = self._memo
         clean = memo.cleaned(x)
         if memo.value is None:
-            memo.value = self._walk(clean)
+            memo.value = self._walk(memo.known(x))
         return clean, memo.value
 
     # ------------------------------------------------------------------ River API

@@ -195,6 +195,8 @@ class _Node:
         self.counts[c] += w
         # Class-balanced importance weight (Definition 4): each class weighs half the total.
         weight = w * sum(self.counts) / (2.0 * self.counts[c]) if balanced else w
+        if not weight > 0.0:  # underflowed: River's trees cannot take a weight of 0
+            return
         model = self.model
         if type(model) is _ForestTree:
             model.forest.learn_loaded(model.index, y, weight)  # x is loaded, as above
@@ -488,7 +490,7 @@ class MartingaleBooster(base.Classifier):
         memo = self._memo
         clean = memo.cleaned(x)
         if memo.value is None:
-            memo.value = self._walk(clean)
+            memo.value = self._walk(memo.known(x))
         return clean, memo.value
 
     # ------------------------------------------------------------------ River API

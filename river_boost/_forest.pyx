@@ -28,7 +28,8 @@ Where CPython's semantics matter, they are reproduced explicitly:
   and in each splitter, features in a leaf's splitters, values of a nominal feature;
 - ties are broken as River breaks them: ``max`` keeps the first maximum, ``list.sort`` is
   stable, and a ``set`` of nominal values is iterated in CPython's own order (rebuilt with a
-  real ``set`` from the values' order of first appearance).
+  real ``set`` from the values' order of first appearance, or, in a tree copied by
+  ``copy_tree``, in the order ``copy.deepcopy`` added them).
 """
 
 from cpython.object cimport PyObject
@@ -37,7 +38,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
 from cpython.long cimport PyLong_Check
 from libc.stdlib cimport malloc, realloc, free, calloc
-from libc.string cimport memset, memcpy, memcmp
+from libc.string cimport memset, memcpy, memcmp, memmove
 from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE
 
@@ -228,6 +229,13 @@ cdef struct Spl:
     int vpos_cap
     int set_n       # n_vals when set_ord was computed, -1 if never
     int* set_ord    # positions in CPython's iteration order of the set of values
+    # The order in which River added the values to its set, when it is not the order of
+    # first appearance: copy.deepcopy (copy_tree) rebuilds a set by adding the values in the
+    # source set's iteration order, which can place colliding values differently. ins holds
+    # the first n_ins additions (a permutation of positions 0..n_ins-1); the values at later
+    # positions were added afterwards, in position order. n_ins = 0: first appearance.
+    int n_ins
+    int* ins
     int* cix        # class id -> index in g / c, plus 1 (0: absent)
     int cix_cap
 
@@ -435,6 +443,7 @@ cdef void spl_free(Spl* s) noexcept:
     free(s.vals)
     free(s.vpos)
     free(s.set_ord)
+    free(s.ins)
     free(s.cix)
     free(s)
 
@@ -1081,6 +1090,41 @@ cdef long long tree_bytes(Node* nd) noexcept:
     return b
 
 
+# ----------------------------------------------------------------------------- trees
+
+cdef void tree_free(Tree* t) noexcept:
+    """Free everything tree t owns (its nodes and its per-tree buffers)."""
+    node_free(t.root)
+    free(t.fstate)
+    free(t.has_cls)
+    free(t.nbc_out)
+    free(t.nbc_f)
+    free(t.nbc_v)
+    free(t.nbc_d)
+    memset(t, 0, sizeof(Tree))
+
+
+cdef int tree_init(Tree* t, tuple params) except -1:
+    """A fresh tree's parameters and counters (HoeffdingTreeClassifier.__init__); the
+    buffers (fstate, has_cls, naive-Bayes cache) are left to the caller."""
+    (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
+     t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
+     t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
+     t.n_splits) = params
+    t.root = NULL
+    t.n_active = 0
+    t.n_inactive = 0
+    t.inactive_est = 0.0
+    t.active_est = 0.0
+    t.overhead = 1.0
+    t.growth_allowed = 1
+    t.train_weight = 0.0
+    t.ver = 0
+    t.nbc_leaf = NULL
+    t.nbc_ver = 0
+    return 0
+
+
 # ----------------------------------------------------------------------------- the forest
 
 cdef class ForestCore:
@@ -1124,6 +1168,14 @@ cdef class ForestCore:
     cdef int* lfid
     cdef int lcap
     cdef object _Number
+    # trees that come and go: capacity of `trees` and `crank`
+    cdef int tcap
+    # load(x): whether xv holds an x loaded by load() (every other conversion unloads it,
+    # and so does a tree that makes a loaded numeric feature nominal: see _mark_nominal)
+    cdef bint loaded
+    # > 0 while the feature filter runs: a filter that calls back into the forest must not
+    # convert another x or reallocate the trees under the caller
+    cdef int in_filter
 
     def __cinit__(self):
         self.trees = NULL
@@ -1142,18 +1194,15 @@ cdef class ForestCore:
         self.f_truthy = NULL
         self.crank = NULL
         self.lfid = NULL
+        self.tcap = 0
+        self.loaded = False
+        self.in_filter = 0
 
     def __dealloc__(self):
         cdef int i
         if self.trees != NULL:
             for i in range(self.n):
-                node_free(self.trees[i].root)
-                free(self.trees[i].fstate)
-                free(self.trees[i].has_cls)
-                free(self.trees[i].nbc_out)
-                free(self.trees[i].nbc_f)
-                free(self.trees[i].nbc_v)
-                free(self.trees[i].nbc_d)
+                tree_free(&self.trees[i])
                 if self.crank != NULL:
                     free(self.crank[i])
             free(self.trees)
@@ -1184,22 +1233,12 @@ cdef class ForestCore:
         self._models = list(models)
         self.feature_filter = feature_filter
         self.n = len(params)
+        self.tcap = self.n
         self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
         self.crank = <int**>xcalloc(self.n, sizeof(int*))
         for i in range(self.n):
             t = &self.trees[i]
-            (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
-             t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
-             t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-             t.n_splits) = params[i]
-            t.root = NULL
-            t.n_active = 0
-            t.n_inactive = 0
-            t.inactive_est = 0.0
-            t.active_est = 0.0
-            t.overhead = 1.0
-            t.growth_allowed = 1
-            t.train_weight = 0.0
+            tree_init(t, <tuple>params[i])
         self.fmap = {}
         self.fnames = []
         self.fvals = []
@@ -1387,11 +1426,18 @@ cdef class ForestCore:
         xv.nx = j
         return 0
 
-    cdef int _view(self, int i) except -1:
-        """The features tree i sees (feature_filter), with River's type checks."""
+    cdef int _view(self, int i, bint learning) except -1:
+        """The features tree i sees (feature_filter), with River's type checks.
+
+        A feature's kind (number or not) is recorded for tree i when the tree first *learns*
+        it: a tree that only predicted a feature has no statistics of it, so River would take
+        either kind later, and so does the forest. A kind mismatch with a recorded kind raises
+        before anything is recorded for this x.
+        """
         cdef XV* xv = &self.xv
         cdef Tree* t = &self.trees[i]
-        cdef int j, fid, nv = 0
+        cdef int j, k, fid, nv = 0
+        cdef bint keep, pending = False
         cdef unsigned char st
         xv.stamp += 1
         if xv.stamp == 0:  # wrapped around
@@ -1401,28 +1447,44 @@ cdef class ForestCore:
             fid = xv.f[j]
             st = t.fstate[fid]
             if not (st & F_DECIDED):
+                if self.feature_filter is None:
+                    keep = True
+                else:
+                    self.in_filter += 1
+                    try:
+                        keep = self.feature_filter.keeps(i, self.fnames[fid])
+                    finally:
+                        self.in_filter -= 1
                 st |= F_DECIDED
-                if self.feature_filter is None or self.feature_filter.keeps(i, self.fnames[fid]):
+                if keep:
                     st |= F_KEEP
                 t.fstate[fid] = st
             if not (st & F_KEEP):
                 continue
             if not (st & F_NOMATTR):
-                if not (st & F_KIND):
-                    st |= F_KIND
-                    if not xv.isnum[j]:
-                        st |= F_NONNUM
-                    t.fstate[fid] = st
-                elif (not xv.isnum[j]) != ((st & F_NONNUM) != 0):
-                    raise TypeError(
-                        f"feature {self.fnames[fid]!r} of tree {i} mixes numbers and "
-                        "non-numbers; River would fail or treat it inconsistently"
-                    )
+                if st & F_KIND:
+                    if (not xv.isnum[j]) != ((st & F_NONNUM) != 0):
+                        raise TypeError(
+                            f"feature {self.fnames[fid]!r} of tree {i} mixes numbers and "
+                            "non-numbers; River would fail or treat it inconsistently"
+                        )
+                elif learning:
+                    pending = True
             xv.vj[nv] = j
             nv += 1
             xv.vst[fid] = xv.stamp
             xv.vpos[fid] = j
         xv.nv = nv
+        if pending:
+            for k in range(nv):
+                j = xv.vj[k]
+                fid = xv.f[j]
+                st = t.fstate[fid]
+                if not (st & (F_NOMATTR | F_KIND)):
+                    st |= F_KIND
+                    if not xv.isnum[j]:
+                        st |= F_NONNUM
+                    t.fstate[fid] = st
         return 0
 
     # ------------------------------------------------------------------ naive Bayes
@@ -1605,8 +1667,10 @@ cdef class ForestCore:
         if s.set_n == s.n_vals:
             return 0
         objs = <list>self.fvalobjs[s.fid]
-        vals = set()
-        for p in range(s.n_vals):
+        vals = set()  # River's set, rebuilt by the same additions in the same order
+        for p in range(s.n_ins):
+            vals.add(objs[s.vals[s.ins[p]]])
+        for p in range(s.n_ins, s.n_vals):
             vals.add(objs[s.vals[p]])
         d = <dict>self.fvals[s.fid]
         free(s.set_ord)
@@ -2057,15 +2121,190 @@ cdef class ForestCore:
             The class label (hashable; labels must be mutually orderable, as River sorts them).
         w
             The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
+
+        Notes
+        -----
+        Converts ``x`` (and so unloads an ``x`` loaded by :meth:`load`). To teach several
+        trees the same ``x``, :meth:`load` it once and call :meth:`learn_loaded`.
         """
         cdef double wd = float(w)
         cdef int cid
-        if i < 0 or i >= self.n:
-            raise IndexError(f"tree index {i} out of range")
+        self._check_free()
+        self._check_index(i)
+        self.loaded = False
         cid = self._class_id(y)
         self._convert(x)
-        self._view(i)
+        self._view(i, True)
         self._learn(i, cid, wd)
+
+    # ------------------------------------------------------------------ convert once
+
+    cdef int _check_free(self) except -1:
+        if self.in_filter:
+            raise RuntimeError(
+                "the feature filter called back into the forest; keeps(i, feature) must not "
+                "use it"
+            )
+        return 0
+
+    cdef int _check_index(self, int i) except -1:
+        if i < 0 or i >= self.n:
+            raise IndexError(f"tree index {i} out of range")
+        return 0
+
+    cdef int _check_loaded(self) except -1:
+        if not self.loaded:
+            raise RuntimeError(
+                "no x is loaded: call load(x) first (learn_one, predict_proba_one, "
+                "predict_proba_all and predict_proba_matrix unload it, and so does a failed "
+                "load or a tree added or reset with new nominal attributes)"
+            )
+        return 0
+
+    def load(self, x):
+        """Convert ``x`` once, for any number of :meth:`predict_loaded`,
+        :meth:`predict_loaded_row`, :meth:`predict_loaded_matrix` and :meth:`learn_loaded`
+        calls on any trees.
+
+        The forest keeps its own converted copy of ``x``'s features and values, taken now:
+        mutating ``x`` afterwards changes nothing of what is loaded, and no later call reuses
+        the conversion for another dict (the ``*_loaded`` methods take no ``x``). Each call of
+        a ``*_loaded`` method gives exactly what the same method given ``x`` gives (e.g.
+        ``learn_loaded(i, y, w)`` is ``learn_one(i, x, y, w)``), in any order and
+        interleaved with :meth:`add`, :meth:`reset`, :meth:`copy_tree` and :meth:`remove`.
+
+        ``x`` stays loaded until the next ``load``, or until a method that takes an ``x``
+        (:meth:`learn_one`, ``predict_proba_*``) converts another; then, and after a ``load``
+        that raised, the ``*_loaded`` methods raise ``RuntimeError``. So does adding or
+        resetting a tree whose ``nominal_attributes`` make a feature nominal that no tree
+        treated as nominal before (its numeric values were not registered as values): load
+        ``x`` again.
+
+        Raises
+        ------
+        ValueError
+            A feature value is ``None`` (drop the key to mark a feature missing).
+        """
+        self._check_free()
+        self.loaded = False
+        self._convert(x)
+        self.loaded = True
+
+    @property
+    def is_loaded(self):
+        """Whether an ``x`` is loaded (see :meth:`load`)."""
+        return bool(self.loaded)
+
+    def learn_loaded(self, int i, y, w=1.0):
+        """Tree ``i`` learns the loaded ``x`` with label ``y`` and weight ``w``: exactly
+        :meth:`learn_one` ``(i, x, y, w)``.
+
+        Raises
+        ------
+        RuntimeError
+            No ``x`` is loaded (see :meth:`load`).
+        """
+        cdef double wd = float(w)
+        cdef int cid
+        self._check_free()
+        self._check_index(i)
+        self._check_loaded()
+        cid = self._class_id(y)
+        self._view(i, True)
+        self._learn(i, cid, wd)
+
+    def predict_loaded(self, int i):
+        """Tree ``i``'s ``predict_proba_one`` of the loaded ``x``: exactly
+        :meth:`predict_proba_one` ``(i, x)``, a dict as River returns it."""
+        self._check_free()
+        self._check_index(i)
+        self._check_loaded()
+        self._view(i, False)
+        return self._proba_dict(i)
+
+    def predict_loaded_row(self, int i, labels):
+        """Tree ``i``'s probabilities of ``labels`` for the loaded ``x``, without a dict.
+
+        Returns
+        -------
+        list of float
+            ``[predict_loaded(i).get(label, 0.0) for label in labels]``, the same floats.
+        """
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        cdef int k, n, c
+        cdef list out = []
+        self._check_free()
+        self._check_index(i)
+        self._check_loaded()
+        self._view(i, False)
+        n = self._predict(i, &res, &rc)
+        for label in labels:
+            co = self.cmap.get(label)
+            c = -1 if co is None else <int>co
+            v = 0.0
+            for k in range(n):
+                if rc[k] == c:
+                    v = res[k]
+                    break
+            out.append(v)
+        return out
+
+    def predict_loaded_matrix(self, labels, trees=None):
+        """Several trees' probabilities for the loaded ``x``, as an array.
+
+        Parameters
+        ----------
+        labels
+            The columns' labels.
+        trees
+            The rows' tree indices (any order, repeats allowed); ``None``: every tree.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(trees), len(labels))``: entry ``[r, k]`` is
+            ``predict_loaded(trees[r]).get(labels[k], 0.0)``, the same float.
+        """
+        self._check_free()
+        self._check_loaded()
+        return self._matrix(labels, trees)
+
+    cdef object _matrix(self, labels, trees):
+        """The loaded x's probability matrix (see predict_loaded_matrix)."""
+        cdef int i, r, k, kk, c, n, R, L = len(labels)
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        cdef list idx
+        if trees is None:
+            idx = list(range(self.n))
+        else:
+            idx = [int(i) for i in trees]
+            for i in idx:
+                self._check_index(i)
+        R = len(idx)
+        out = _np.zeros((R, L), dtype=_np.float64)
+        cdef double[:, ::1] M = out
+        cdef int* col = <int*>xcalloc(L, sizeof(int))
+        try:
+            for kk in range(L):
+                co = self.cmap.get(labels[kk])
+                col[kk] = -1 if co is None else <int>co
+            for r in range(R):
+                i = idx[r]
+                self._view(i, False)
+                n = self._predict(i, &res, &rc)
+                for kk in range(L):
+                    c = col[kk]
+                    if c < 0:
+                        continue
+                    for k in range(n):
+                        if rc[k] == c:
+                            M[r, kk] = res[k]
+                            break
+        finally:
+            free(col)
+        return out
 
     # ------------------------------------------------------------------ prediction
 
@@ -2137,18 +2376,21 @@ cdef class ForestCore:
         """
         cdef int i
         cdef list out = []
+        self._check_free()
+        self.loaded = False
         self._convert(x)
         for i in range(self.n):
-            self._view(i)
+            self._view(i, False)
             out.append(self._proba_dict(i))
         return out
 
     def predict_proba_one(self, int i, x):
         """``trees[i].predict_proba_one(view_i(x))``."""
-        if i < 0 or i >= self.n:
-            raise IndexError(f"tree index {i} out of range")
+        self._check_free()
+        self._check_index(i)
+        self.loaded = False
         self._convert(x)
-        self._view(i)
+        self._view(i, False)
         return self._proba_dict(i)
 
     def predict_proba_matrix(self, x, labels):
@@ -2167,37 +2409,158 @@ cdef class ForestCore:
             Shape ``(n_models, len(labels))``: entry ``[i, k]`` is
             ``predict_proba_all(x)[i].get(labels[k], 0.0)``, the same float.
         """
-        cdef int i, k, kk, c, n, L = len(labels)
-        cdef double* res = NULL
-        cdef int* rc = NULL
-        out = _np.zeros((self.n, L), dtype=_np.float64)
-        cdef double[:, ::1] M = out
-        cdef int* col = <int*>xcalloc(L, sizeof(int))
-        try:
-            for kk in range(L):
-                co = self.cmap.get(labels[kk])
-                col[kk] = -1 if co is None else <int>co
-            self._convert(x)
-            for i in range(self.n):
-                self._view(i)
-                n = self._predict(i, &res, &rc)
-                for kk in range(L):
-                    c = col[kk]
-                    if c < 0:
-                        continue
-                    for k in range(n):
-                        if rc[k] == c:
-                            M[i, kk] = res[k]
-                            break
-        finally:
-            free(col)
-        return out
+        self._check_free()
+        self.loaded = False
+        self._convert(x)
+        return self._matrix(labels, None)
+
+    # ------------------------------------------------------------------ trees that come and go
+
+    cdef int _mark_nominal(self, int i) except -1:
+        """Tree i's nominal attributes among the known features, from its model."""
+        cdef Tree* t = &self.trees[i]
+        cdef int fid
+        nominal = self._models[i].nominal_attributes
+        for fid in range(self.nf):
+            if nominal is not None and self.fnames[fid] in nominal:
+                t.fstate[fid] |= F_NOMATTR
+                if not self.f_nomany[fid]:
+                    # the loaded x registered no value ids for this feature's numbers
+                    self.f_nomany[fid] = 1
+                    self.loaded = False
+            else:
+                t.fstate[fid] &= ~F_NOMATTR
+        return 0
+
+    def _add_core(self, tuple params, model):
+        """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
+        cdef int i, nc
+        cdef Tree* t
+        self._check_free()
+        if self.n >= self.tcap:
+            nc = grow_cap(self.tcap, self.n + 1)
+            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
+            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
+            self.crank = <int**>xrealloc(self.crank, nc * sizeof(int*))
+            memset(&self.crank[self.tcap], 0, (nc - self.tcap) * sizeof(int*))
+            self.tcap = nc
+        i = self.n
+        t = &self.trees[i]
+        memset(t, 0, sizeof(Tree))
+        tree_init(t, params)
+        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+        t.fcap = self.fcap
+        t.ccap = grow_cap(0, self.nc)
+        t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
+        self.crank[i] = NULL
+        self._models.append(model)
+        self.sorted_cls.append(None)
+        self.n += 1
+        self._mark_nominal(i)
+        return i
+
+    def _reset_core(self, int i, tuple params, model, bint refilter):
+        """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
+        cdef Tree* t
+        cdef int fid
+        self._check_free()
+        self._check_index(i)
+        t = &self.trees[i]
+        node_free(t.root)
+        t.root = NULL
+        tree_init(t, params)
+        memset(t.has_cls, 0, t.ccap)
+        for fid in range(t.fcap):
+            # the filter's decisions stay (the tree keeps its index), unless refilter; the
+            # kinds it learned go with its statistics
+            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
+        free(self.crank[i])
+        self.crank[i] = NULL
+        self.sorted_cls[i] = None
+        self._models[i] = model
+        self._mark_nominal(i)
+
+    def copy_tree(self, int src, int dst):
+        """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
+        (the ``feature_filter``'s decisions made so far for ``src``, and the kinds it
+        learned), its nodes, statistics and counters: River's ``copy.deepcopy(trees[src])``,
+        which then learns and predicts as River's copy would (``dst``'s old nodes are freed).
+        Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)`` when
+        ``dst`` meets them.
+
+        Like ``copy.deepcopy``, the copy rebuilds each set of nominal values by adding them in
+        the source set's iteration order, which can order colliding string values differently
+        from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
+        ``trees[i] = copy.deepcopy(trees[i])``.
+        """
+        cdef Tree* s
+        cdef Tree* d
+        cdef Tree keep
+        cdef Node* root = NULL
+        self._check_free()
+        self._check_index(src)
+        self._check_index(dst)
+        s = &self.trees[src]
+        if s.root != NULL:
+            # the state export/import that pickling uses (and tests): an exact copy
+            root = self._import_node(self._export_node(s.root, True))
+        model = self._models[src].clone()
+        s = &self.trees[src]
+        d = &self.trees[dst]
+        node_free(d.root)
+        if src == dst:
+            d.root = root
+            d.nbc_leaf = NULL  # it pointed into the freed nodes
+            return
+        keep = d[0]
+        d[0] = s[0]
+        d.root = root
+        d.fstate = keep.fstate
+        d.fcap = keep.fcap
+        memcpy(d.fstate, s.fstate, self.nf * sizeof(unsigned char))
+        d.has_cls = keep.has_cls
+        d.ccap = keep.ccap
+        memset(d.has_cls, 0, d.ccap)
+        memcpy(d.has_cls, s.has_cls, self.nc * sizeof(char))
+        # dst's own naive-Bayes cache buffers, emptied (src's entry points into src's leaves)
+        d.nbc_out = keep.nbc_out
+        d.nbc_cap = keep.nbc_cap
+        d.nbc_f = keep.nbc_f
+        d.nbc_v = keep.nbc_v
+        d.nbc_d = keep.nbc_d
+        d.nbc_xcap = keep.nbc_xcap
+        d.nbc_leaf = NULL
+        d.nbc_ver = 0
+        d.ver = 0
+        free(self.crank[dst])
+        self.crank[dst] = NULL
+        self.sorted_cls[dst] = None
+        self._models[dst] = model
+
+    def remove(self, int i):
+        """Remove tree ``i`` and free its memory; the trees after it move down one index
+        (like ``del list[i]``), each with its own state and feature view (decisions made so
+        far travel with the tree; features a tree has not met yet are asked of the
+        ``feature_filter`` with its new index)."""
+        self._check_free()
+        self._check_index(i)
+        tree_free(&self.trees[i])
+        free(self.crank[i])
+        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
+        memmove(&self.crank[i], &self.crank[i + 1], (self.n - i - 1) * sizeof(int*))
+        self.n -= 1
+        memset(&self.trees[self.n], 0, sizeof(Tree))
+        self.crank[self.n] = NULL
+        del self._models[i]
+        del self.sorted_cls[i]
 
     # ------------------------------------------------------------------ diagnostics
 
     def _counts(self, int i):
         cdef long long nn = 0, nl = 0, h = 0
-        cdef Tree* t = &self.trees[i]
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
         if t.root == NULL:
             return None, None, 0
         count_nodes(t.root, &nn, &nl, &h, 0)
@@ -2225,7 +2588,9 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ state export / import
 
-    cdef object _export_node(self, Node* nd):
+    cdef object _export_node(self, Node* nd, bint deep):
+        """Node nd's state as tuples. ``deep``: as ``copy.deepcopy`` leaves it, i.e. the sets
+        of nominal values rebuilt from their iteration order (see Spl.ins)."""
         cdef Leaf* lf
         cdef Spl* s
         cdef int k, c
@@ -2242,8 +2607,15 @@ cdef class ForestCore:
                             classes.append((s.c[c].cid,
                                             [(s.c[c].ord[q], s.c[c].w[s.c[c].ord[q]])
                                              for q in range(s.c[c].n_ord)]))
+                        if deep and s.n_vals > 0:
+                            self._set_order(s)
+                            ins = [s.set_ord[q] for q in range(s.n_vals)]
+                        else:
+                            ins = [s.ins[q] for q in range(s.n_ins)]
+                        if ins == list(range(len(ins))):
+                            ins = None  # first appearance
                         spls.append((s.fid, 1, s.tot_w, s.miss_w,
-                                     [s.vals[q] for q in range(s.n_vals)], classes))
+                                     [s.vals[q] for q in range(s.n_vals)], classes, ins))
                     else:
                         spls.append((s.fid, 0, [(s.g[c].cid, s.g[c].n, s.g[c].mean, s.g[c].S,
                                                  s.g[c].mn, s.g[c].mx) for c in range(s.n_cls)]))
@@ -2253,7 +2625,7 @@ cdef class ForestCore:
                     disabled, spls)
         return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
                 [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
-                [self._export_node(nd.ch[k]) for k in range(nd.n_ch)],
+                [self._export_node(nd.ch[k], deep) for k in range(nd.n_ch)],
                 [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.kind == 2 else None)
 
     cdef Node* _import_node(self, tuple st) except NULL:
@@ -2313,6 +2685,13 @@ cdef class ForestCore:
                             for k in range(s.n_vals):
                                 s.vals[k] = vals[k]
                                 s.vpos[<int>vals[k]] = k
+                            # (states pickled before the history was kept have 6 entries)
+                            ins = sp[6] if len(sp) > 6 else None
+                            if ins is not None:
+                                s.n_ins = len(ins)
+                                s.ins = <int*>xcalloc(s.n_ins, sizeof(int))
+                                for k in range(s.n_ins):
+                                    s.ins[k] = ins[k]
                             classes = sp[5]
                             s.n_cls = len(classes)
                             s.cap_cls = grow_cap(0, s.n_cls)
@@ -2386,7 +2765,7 @@ cdef class ForestCore:
                 t.growth_allowed, t.train_weight,
                 bytes([t.fstate[k] for k in range(self.nf)]),
                 [c for c in range(self.nc) if t.has_cls[c]],
-                None if t.root == NULL else self._export_node(t.root),
+                None if t.root == NULL else self._export_node(t.root, False),
             ))
         return {
             "version": 1,
@@ -2423,11 +2802,15 @@ cdef class ForestCore:
 
     def _export_tree(self, int i):
         """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
-        cdef Tree* t = &self.trees[i]
-        return None if t.root == NULL else self._export_node(t.root)
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
+        return None if t.root == NULL else self._export_node(t.root, False)
 
     def _tree_scalars(self, int i):
-        cdef Tree* t = &self.trees[i]
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
         return {
             "n_active_leaves": t.n_active,
             "n_inactive_leaves": t.n_inactive,

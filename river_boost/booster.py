@@ -124,6 +124,9 @@ class Booster(base.Estimator):
     def _multiclass(self):
         return self._task.multiclass
 
+    def __getstate__(self):  # the walk memo is a cache: a copy recomputes it
+        return {**self.__dict__, "_walk_memo": None}
+
     # ------------------------------------------------------------------ the walk
 
     def _walk(self, x):

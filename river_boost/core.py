@@ -98,11 +98,16 @@ def as_binary_label(y) -> bool:
 # changes. Beyond these magnitudes the learners' statistics (squares of values, products of
 # weights) would overflow or drown every other example.
 MAX_SAMPLE_WEIGHT = 1e12
+MIN_SAMPLE_WEIGHT = 1e-12  # a positive weight below counts as 0 (a no-op)
 MAX_ABS_FEATURE = 1e12
 
 
 def check_sample_weight(w) -> float:
-    """``w`` as a float; ``ValueError`` unless it is a number in ``[0, MAX_SAMPLE_WEIGHT]``."""
+    """``w`` as a float; ``ValueError`` unless it is a number in ``[0, MAX_SAMPLE_WEIGHT]``.
+
+    A weight below ``MIN_SAMPLE_WEIGHT`` is 0: Hoeffding trees' running variances lose their
+    precision when weights that far apart meet in a leaf (River's then raise).
+    """
     if isinstance(w, (str, bytes, bool)) or not isinstance(w, (numbers.Real, np.generic)):
         raise ValueError(f"sample weight must be a number, got {w!r}")
     try:
@@ -111,7 +116,7 @@ def check_sample_weight(w) -> float:
         raise ValueError(f"sample weight must be a number, got {w!r}") from None
     if not 0.0 <= w <= MAX_SAMPLE_WEIGHT:  # NaN fails too
         raise ValueError(f"sample weight must lie in [0, {MAX_SAMPLE_WEIGHT:g}], got {w!r}")
-    return w
+    return w if w >= MIN_SAMPLE_WEIGHT else 0.0
 
 
 def check_open_unit(name: str, value: float) -> float:
@@ -205,6 +210,9 @@ class FeatureCleaner:
     A feature keeps the kind of its first learned value, numeric or nominal (a string): a
     later value of the other kind is treated as missing, since the learners' statistics for
     it cannot take it (a Gaussian cannot absorb a string, nor a nominal split a number).
+    Only learning fixes a feature's kind (:meth:`learned`): a feature first seen in a
+    prediction is passed to the learners as it is and decides nothing (a Hoeffding tree
+    ignores a feature it has not learned; River's does the same).
     """
 
     def __init__(self):
@@ -214,6 +222,7 @@ class FeatureCleaner:
         self.nominal: dict = {}  # feature -> whether its learned values are strings
 
     def cleaned(self, x) -> dict:
+        """``x`` cleaned, without values of the wrong kind (for learning)."""
         try:
             same = self.x is not None and x == self.x
         except Exception:  # values that refuse comparison (arrays): not the remembered x
@@ -228,6 +237,10 @@ class FeatureCleaner:
             self.clean, self.x, self.value = clean, dict(x), None
         return self.clean
 
+    def known(self, x) -> dict:
+        """``x`` cleaned for predicting (the same dict as :meth:`cleaned`; kinds unchanged)."""
+        return self.cleaned(x)
+
     def learned(self) -> None:
         """Remember the kinds of the features of the last cleaned ``x`` (it was learned)."""
         nominal = self.nominal
@@ -239,7 +252,7 @@ class FeatureCleaner:
         self.value = None
 
     def __getstate__(self):  # the memo is a cache: a copy recomputes it
-        return {"x": None, "clean": None, "value": None, "nominal": self.nominal}
+        return {**self.__dict__, "x": None, "clean": None, "value": None}
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -464,9 +477,9 @@ class WeakLearnerPool:
         Remembered for the last ``x`` until a learner learns.
         """
         memo = self._memo
-        clean = memo.cleaned(x)
+        known = memo.known(x)
         if memo.value is None:
-            memo.value = self.learners.predict_proba_all(clean)
+            memo.value = self.learners.predict_proba_all(known)
         return memo.value
 
     # ------------------------------------------------------------------ learning
@@ -497,6 +510,8 @@ class WeakLearnerPool:
         elif self._rng.random() < p:
             w = sample_weight * self._weight_scales[i]
         else:
+            return 0.0
+        if w <= 0.0:  # underflowed: River's trees cannot take a weight of 0
             return 0.0
         self._memo.forget()  # a learner changes: the remembered predictions are stale
         self._n_updates[i] += 1

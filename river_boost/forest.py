@@ -78,6 +78,30 @@ attempt at that leaf raises ``TypeError`` (``math.erf`` of a complex).
 
 Pickling (any protocol) and ``copy.deepcopy`` work at any point of the stream and give a
 forest that continues identically.
+
+Converting ``x`` once
+---------------------
+``learn_one(i, x, y, w)`` converts ``x`` on every call. A booster that teaches several trees
+the same ``x``, or walks many trees for one ``x`` (the martingale booster's exact prediction
+visits every node a coin flip could reach), converts it once with :meth:`~HoeffdingForest.load`
+and then calls ``predict_loaded(i)``, ``predict_loaded_row(i, labels)``,
+``predict_loaded_matrix(labels, trees)`` and ``learn_loaded(i, y, w)`` on any trees, in any
+order. The loaded ``x`` is the forest's own converted copy, taken at ``load``: the
+``*_loaded`` methods take no ``x``, so a dict mutated (or replaced) since can never be served
+a stale conversion. Any method that converts another ``x`` unloads it, and the ``*_loaded``
+methods then raise ``RuntimeError`` rather than guess.
+
+Trees that come and go
+----------------------
+:meth:`~HoeffdingForest.add` appends a fresh tree, :meth:`~HoeffdingForest.reset` makes a tree
+fresh again (its own or new parameters), :meth:`~HoeffdingForest.copy_tree` makes a tree an
+exact copy of another (River's ``copy.deepcopy``: e.g. a tree trained in the background
+swapped in), :meth:`~HoeffdingForest.remove` deletes one (later trees move down an index).
+The nodes of reset, overwritten and removed trees are freed. Feature views: the
+``feature_filter`` is asked ``keeps(i, feature)`` once per tree and feature, and the answers
+are kept with the tree: a reset tree keeps its index and so its view (``refilter=True``
+asks again), a copy takes its source's answers, a moved tree keeps its own. Pickling,
+``to_river``, ``summary`` and the diagnostics follow the trees as they are.
 """
 
 from __future__ import annotations
@@ -197,15 +221,17 @@ class HoeffdingForest(_ForestCore):
     Parameters
     ----------
     models
-        ``N`` fresh River classifiers: :class:`river.tree.HoeffdingTreeClassifier` or
+        ``N >= 0`` fresh River classifiers: :class:`river.tree.HoeffdingTreeClassifier` or
         :class:`river_boost.trees.FastHoeffdingTreeClassifier`, with a ``GaussianSplitter``
         or ``FastGaussianSplitter``; each with its own parameters. They are cloned: the
-        forest never touches them.
+        forest never touches them. More trees can come later (:meth:`add`).
     feature_filter
         ``None`` (every tree sees every feature), or an object with a method
         ``keeps(i, feature) -> bool``, asked once per (tree, feature name) the first time
         tree ``i`` meets that feature (``predict_proba_all`` asks tree by tree, features in
-        ``x``'s order); the answer is cached. Must pickle.
+        ``x``'s order); the answer is cached with the tree (see :meth:`reset`,
+        :meth:`copy_tree` and :meth:`remove` for trees that change). Must pickle, and must
+        not call the forest.
 
     Raises
     ------
@@ -237,8 +263,6 @@ class HoeffdingForest(_ForestCore):
         if not AVAILABLE:
             raise ImportError(UNAVAILABLE_REASON)
         models = list(models)
-        if not models:
-            raise ValueError("HoeffdingForest needs at least one model")
         for i, model in enumerate(models):
             reason = _unsupported(model)
             if reason is not None:
@@ -252,6 +276,50 @@ class HoeffdingForest(_ForestCore):
     def supports(model) -> bool:
         """Whether ``model`` (exact type, splitter and parameters) can be compiled."""
         return _unsupported(model) is None
+
+    # ------------------------------------------------------------------ trees that come and go
+
+    def add(self, model) -> int:
+        """Append a fresh tree with ``model``'s parameters; returns its index (``n_models``
+        before the call).
+
+        ``model`` must be supported (:meth:`supports`) and is cloned. The new tree meets the
+        ``feature_filter`` as ``keeps(index, feature)``. A loaded ``x`` stays loaded (unless
+        ``model`` makes a feature nominal that no tree treated as nominal: see :meth:`load`).
+
+        Raises
+        ------
+        ValueError
+            If ``model`` cannot be compiled.
+        """
+        model = self._checked_clone(model, "add")
+        return self._add_core(_tree_params(model), model)
+
+    def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
+        """Tree ``i`` becomes a fresh tree: the nodes it grew are freed and it starts over,
+        as River's ``trees[i].clone()`` (``model=None``) or as ``model.clone()`` (new
+        parameters; ``model`` must be supported).
+
+        The tree keeps its index, and with it its feature view: the ``feature_filter``'s
+        answers for tree ``i`` stay cached (a booster that keeps per-learner feature subsets
+        by index gets the same subset for the learner's successor). ``refilter=True``
+        forgets them, so that the filter is asked ``keeps(i, feature)`` again. The kinds of
+        the features it learned (number or not) are forgotten with its statistics.
+        """
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        if model is None:
+            model = self._models[i].clone()
+        else:
+            model = self._checked_clone(model, "reset")
+        self._reset_core(i, _tree_params(model), model, refilter)
+
+    @staticmethod
+    def _checked_clone(model, what: str):
+        reason = _unsupported(model)
+        if reason is not None:
+            raise ValueError(f"{what}: {reason}")
+        return model.clone()
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._models, self.feature_filter, self._get_state()))
@@ -323,14 +391,16 @@ class HoeffdingForest(_ForestCore):
                                 splitter._min_per_class[labels[cid]] = mn
                                 splitter._max_per_class[labels[cid]] = mx
                         else:
-                            _, _, tot, miss, vals, classes = sp
+                            _, _, tot, miss, vals, classes, ins = sp
                             splitter = NominalSplitterClassif()
                             splitter._total_weight_observed = tot
                             splitter._missing_weight_observed = miss
                             objs = values[fid]
+                            # River's set, from the same additions in the same order
+                            ins = list(ins or ()) + list(range(len(ins or ()), len(vals)))
                             splitter._att_values = set()
-                            for vid in vals:
-                                splitter._att_values.add(objs[vid])
+                            for p in ins:
+                                splitter._att_values.add(objs[vals[p]])
                             dist = collections.defaultdict(dict)
                             for cid, items in classes:
                                 dist[labels[cid]] = {objs[vals[p]]: w for p, w in items}

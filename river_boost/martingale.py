@@ -17,6 +17,7 @@ import random
 
 from river import base
 
+from . import forest as _forest_mod
 from .core import (
     FeatureCleaner,
     accepts_sample_weight,
@@ -96,10 +97,39 @@ def balance(h: float, mean: float) -> float:
     return (h - 1.0) / (1.0 - mean) + 1.0
 
 
+_BINARY_LABELS = (False, True)
+
+
+class _ForestTree:
+    """A node's learner when the booster holds its nodes' trees in one compiled forest: tree
+    ``index`` of ``forest``. It answers River's ``predict_proba_one`` and ``learn_one`` (for
+    inspection); the booster itself goes through the forest's convert-once API (``load``,
+    ``predict_loaded_row``, ``learn_loaded``), which gives the same results."""
+
+    def __init__(self, forest, index: int):
+        self.forest = forest
+        self.index = index
+
+    def predict_proba_one(self, x) -> dict:
+        return self.forest.predict_proba_one(self.index, x)
+
+    def learn_one(self, x, y, w=1.0) -> None:
+        self.forest.learn_one(self.index, x, y, w)
+
+    def to_river(self):
+        """The tree as a River object (a copy carrying its state)."""
+        return self.forest.to_river(self.index)
+
+    def __repr__(self):
+        return f"_ForestTree(index={self.index})"
+
+
 class _Node:
     """A node of the branching program: its weak learner and the running statistics the
     booster needs (class counts for balancing, per-class mean confidence for Definition 5 and
     the two-sided advantage)."""
+
+    _balanced_mean = None  # balanced_mean()'s cache (a class default: older pickles lack it)
 
     def __init__(self, position: float, model: base.Classifier | None, memory: int):
         self.position = position
@@ -115,15 +145,25 @@ class _Node:
 
     def confidence(self, x, hard: bool) -> float:
         """Raw confidence ``h(x) = P(True) - P(False)`` in ``[-1, 1]`` (0 before learning),
-        or its sign if ``hard``."""
-        proba = self.model.predict_proba_one(x)
-        h = float(proba.get(True, 0.0)) - float(proba.get(False, 0.0))
+        or its sign if ``hard``. A forest node reads the ``x`` loaded in its forest (the
+        booster loads ``x`` before it walks), the same floats as its ``predict_proba_one``."""
+        model = self.model
+        if type(model) is _ForestTree:
+            p_false, p_true = model.forest.predict_loaded_row(model.index, _BINARY_LABELS)
+            h = p_true - p_false
+        else:
+            proba = model.predict_proba_one(x)
+            h = float(proba.get(True, 0.0)) - float(proba.get(False, 0.0))
         return (h > 0) - (h < 0) if hard else h
 
     def balanced_mean(self) -> float:
         """``E[h]`` under the class-balanced distribution of this node (Definition 4)."""
-        seen = [m for m, n in zip(self.mean_h, self.n_h) if n]
-        return sum(seen) / len(seen) if seen else 0.0
+        # cached until the node learns: the prediction walk asks every node it visits
+        mean = self._balanced_mean
+        if mean is None:
+            seen = [m for m, n in zip(self.mean_h, self.n_h) if n]
+            mean = self._balanced_mean = sum(seen) / len(seen) if seen else 0.0
+        return mean
 
     def advantage(self, min_samples: int) -> float | None:
         """Two-sided advantage of the balanced hypothesis: ``E+[h^] = E-[-h^]``.
@@ -148,14 +188,20 @@ class _Node:
         balanced: bool = True,
     ):
         c = int(y)
+        self._balanced_mean = None
         # Running mean that forgets (window ~ memory): the learner keeps changing.
         self.n_h[c] += 1
         self.mean_h[c] += (h - self.mean_h[c]) / min(self.n_h[c], self.memory)
         self.counts[c] += w
         # Class-balanced importance weight (Definition 4): each class weighs half the total.
         weight = w * sum(self.counts) / (2.0 * self.counts[c]) if balanced else w
-        if accepts_w:
-            self.model.learn_one(x, y, w=weight)
+        if not weight > 0.0:  # underflowed: River's trees cannot take a weight of 0
+            return
+        model = self.model
+        if type(model) is _ForestTree:
+            model.forest.learn_loaded(model.index, y, weight)  # x is loaded, as above
+        elif accepts_w:
+            model.learn_one(x, y, w=weight)
         else:
             for _ in range(replicas(weight, rng)):
                 self.model.learn_one(x, y)
@@ -211,6 +257,13 @@ class MartingaleBooster(base.Classifier):
       negatives, which is its advantage on the balanced distribution. Measured in
       ``benchmarks/RESULTS.md``: smaller drops under noise on four of five streams, slightly
       lower accuracy without noise; not the default.
+    - **Compiled nodes.** When the compiled forest supports ``model`` (River's or this
+      package's Hoeffding tree with a Gaussian splitter, as :func:`node_model`), the nodes'
+      trees live in one :class:`~river_boost.forest.HoeffdingForest`: a tree is added per new
+      node (``warm_start`` copies the parent's), ``x`` is converted once per prediction walk
+      and once per training path, and every node's tree is River's to the last bit, so every
+      probability, step and diagnostic is what Python nodes give, several times faster.
+      ``river_boost.forest.ENABLED = False`` at construction keeps River's trees in the nodes.
 
     Size stays bounded: with steps ``>= gamma_min`` the positions at level ``t`` lie within
     ``1.5 * sum_{s<t} gamma_s`` of 0, so level ``t + 1`` has at most
@@ -275,6 +328,7 @@ class MartingaleBooster(base.Classifier):
 
     PREDICTIONS = ("calibrated", "sign")
     STEP_RULES = ("min", "mean")
+    _forest = None  # the nodes' compiled forest, if any (also for boosters pickled without)
 
     def __init__(
         self,
@@ -318,6 +372,10 @@ class MartingaleBooster(base.Classifier):
 
         self._template = model if model is not None else node_model()
         self._accepts_w = accepts_sample_weight(self._template)
+        # The nodes' trees in one compiled forest when the forest supports the template (the
+        # same trees to the last bit, much faster), unless river_boost.forest.ENABLED is off
+        if _forest_mod.ENABLED and _forest_mod.HoeffdingForest.supports(self._template.clone()):
+            self._forest = _forest_mod.HoeffdingForest([])
         self._rng = random.Random(seed)
         self._steps: list[float] = []  # committed gamma_t of every level but the deepest
         self._levels: list[dict[int, _Node]] = [{0: self._new_node(0.0, 0)}]
@@ -350,7 +408,12 @@ class MartingaleBooster(base.Classifier):
     def _new_node(self, position: float, level: int, parent: _Node | None = None) -> _Node:
         if abs(position) > freezing_threshold(self._steps[:level], self.epsilon):
             return _Node(position, None, self.memory)
-        if self.warm_start and parent is not None:
+        forest = self._forest
+        if forest is not None:
+            model = _ForestTree(forest, forest.add(self._template.clone()))
+            if self.warm_start and parent is not None:
+                forest.copy_tree(parent.model.index, model.index)  # as deepcopy: exact
+        elif self.warm_start and parent is not None:
             model = copy.deepcopy(parent.model)
         else:
             model = self._template.clone()
@@ -395,6 +458,8 @@ class MartingaleBooster(base.Classifier):
         final = []
         dist = {0: 1.0}
         depth = len(self._levels)
+        if self._forest is not None:
+            self._forest.load(x)  # converted once for every node the walk visits
         for t in range(depth):
             level, nxt = self._levels[t], {}
             gamma = self._level_gamma(t)
@@ -425,7 +490,7 @@ class MartingaleBooster(base.Classifier):
         memo = self._memo
         clean = memo.cleaned(x)
         if memo.value is None:
-            memo.value = self._walk(clean)
+            memo.value = self._walk(memo.known(x))
         return clean, memo.value
 
     # ------------------------------------------------------------------ River API
@@ -438,6 +503,8 @@ class MartingaleBooster(base.Classifier):
             return
         mean_position = sum(b * p for b, p in final)
         self._fit_platt(mean_position, y, w)
+        if self._forest is not None:
+            self._forest.load(x)  # for the path's nodes (the walk above may be a memo's)
         # Train along one random path (the paper's randomised routing).
         beta, key, parent = 0.0, 0, None
         depth = len(self._levels)

@@ -83,7 +83,7 @@ class AdaOLMR(RankingBooster):
 
     >>> model = river_boost.AdaOLMR(n_models=3, seed=42)
     >>> evaluate_ranking(datasets.Yeast().take(200), model, RankLoss())
-    RankLoss: 0.2570
+    RankLoss: 0.2574
 
     """
 
@@ -154,7 +154,7 @@ class OnlineBMR(RankingBooster):
 
     >>> model = OnlineBMR(n_models=3, gamma=0.1, seed=42)
     >>> evaluate_ranking(datasets.Yeast().take(200), model, RankLoss())
-    RankLoss: 0.2521
+    RankLoss: 0.2522
 
     """
 

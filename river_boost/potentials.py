@@ -181,7 +181,11 @@ class Potential(base.Base):
         """
         if log_phi_plus >= log_phi_minus:
             return -math.inf
-        return log_phi_minus + math.log1p(-math.exp(log_phi_plus - log_phi_minus)) - _LOG2
+        d = log_phi_plus - log_phi_minus
+        ratio = math.exp(d)
+        if ratio >= 1.0:  # |d| below rounding: 1 - e^d is -expm1(d), not 0
+            return log_phi_minus + math.log(-math.expm1(d)) - _LOG2
+        return log_phi_minus + math.log1p(-ratio) - _LOG2
 
     # -------------------------------------------------------------- label-vector forms
 

@@ -23,6 +23,21 @@ from .potentials import rank_loss, sigmoid
 
 __all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask", "check_labels"]
 
+# A label takes part in reading the weak learners' votes once this many learned examples
+# have it (relevant, for multi-label rows), as soon as two labels have that support. River's
+# naive-Bayes leaves give a class seen once every advantage (its Gaussians are degenerate and
+# skipped, so it pays no likelihood): one stray example of a new class made the trees vote
+# for it everywhere for hundreds of events. Measured in benchmarks/RESULTS.md.
+MIN_SUPPORT = 2
+
+
+def _supported(support: list) -> np.ndarray | None:
+    """A mask of the labels with enough support, or None when every label counts (all have
+    it, or fewer than two do: nothing to choose between yet)."""
+    ok = np.array([n >= MIN_SUPPORT for n in support])
+    n_ok = int(ok.sum())
+    return None if n_ok == len(ok) or n_ok < 2 else ok
+
 
 def check_labels(new: list, known: list) -> list:
     """``new`` if they can join the ``known`` labels, else ``ValueError``.
@@ -173,10 +188,11 @@ class MulticlassTask:
             )
         self.weak_prediction = weak_prediction
         self.classes: list = []  # in order of first appearance
+        self.support: list = []  # learned examples of each class
         self._index: dict = {}
         self._rank: list = []  # tie-break rank of each class index (0 wins)
         for c in classes or ():
-            self.commit(self.check_label(c), None)
+            self._register(self.check_label(c))
 
     @property
     def ready(self) -> bool:
@@ -192,10 +208,16 @@ class MulticlassTask:
         return check_labels([y], self.classes)[0]
 
     def commit(self, y, w):
+        idx = self._register(y)
+        self.support[idx] += 1
+        return {"y": y, "yi": idx, "k": len(self.classes)}
+
+    def _register(self, y) -> int:
         idx = self._index.get(y)
         if idx is None:
             self._index[y] = idx = len(self.classes)
             self.classes.append(y)
+            self.support.append(0)
             try:
                 order = sorted(
                     range(len(self.classes)), key=lambda j: self.classes[j], reverse=True
@@ -205,7 +227,7 @@ class MulticlassTask:
             self._rank = [0] * len(order)
             for position, j in enumerate(order):
                 self._rank[j] = position
-        return {"y": y, "yi": idx, "k": len(self.classes)}
+        return idx
 
     def argbest(self, values, maximize=True) -> int:
         """Index of the best value; ties go to the best-ranked label."""
@@ -222,13 +244,18 @@ class MulticlassTask:
     # -------------------------------------------------------------- the prediction walk
 
     def distributions(self, dists) -> list:
-        """Each learner's ``predict_proba_one`` as a vector over the known classes."""
+        """Each learner's ``predict_proba_one`` as a vector over the known classes (over those
+        with enough support, see ``MIN_SUPPORT``; uniform when the learner has no opinion)."""
         k = len(self.classes)
+        ok = _supported(self.support)
+        uniform = np.full(k, 1.0 / k) if ok is None else np.where(ok, 1.0 / ok.sum(), 0.0)
         out = []
         for proba in dists:
             vec = np.array([proba.get(c, 0.0) for c in self.classes], dtype=float)
+            if ok is not None:
+                vec[~ok] = 0.0
             total = vec.sum()
-            out.append(vec / total if total > 0 else np.full(k, 1.0 / k))
+            out.append(vec / total if total > 0 else uniform)
         return out
 
     def weak_label(self, vec, cost_matrix) -> int:
@@ -321,6 +348,7 @@ class RankingTask:
 
     def __init__(self):
         self.labels: list = []
+        self.support: list = []  # learned rows where each label was relevant
         self._index: dict = {}
         self._count_sum = 0.0  # running sum of |Y| (weighted) for the label-count rule
         self._count_weight = 0.0
@@ -350,6 +378,7 @@ class RankingTask:
             if label not in self._index:
                 self._index[label] = len(self.labels)
                 self.labels.append(label)
+                self.support.append(0)
         relevant = np.array([y.get(label, False) for label in self.labels])
         self._count_sum += w * relevant.sum()
         self._count_weight += w
@@ -357,19 +386,25 @@ class RankingTask:
         if n_rel == 0 or n_rel == len(relevant):
             self.n_skipped += 1
             return None
+        for j in np.flatnonzero(relevant):
+            self.support[j] += 1
         return {"relevant": relevant, "k": len(self.labels)}
 
     # -------------------------------------------------------------- the prediction walk
 
     def weak_matrix(self, dists) -> np.ndarray:
-        """``H[i]``: learner ``i``'s distribution over the known labels (uniform if none)."""
+        """``H[i]``: learner ``i``'s distribution over the known labels (over those with enough
+        support, see ``MIN_SUPPORT``; uniform if the learner has no opinion)."""
         k = len(self.labels)
+        ok = _supported(self.support)
         H = np.full((len(dists), k), 1.0 / k if k else 0.0)
+        if ok is not None:
+            H[:] = np.where(ok, 1.0 / ok.sum(), 0.0)
         for i, proba in enumerate(dists):
             row = np.zeros(k)
             for label, p in proba.items():
                 j = self._index.get(label)
-                if j is not None and p > 0:
+                if j is not None and p > 0 and (ok is None or ok[j]):
                     row[j] = p
             total = row.sum()
             if total > 0:

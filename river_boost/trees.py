@@ -204,6 +204,14 @@ class _CachedNaiveBayes:
         # River's size of the leaf: without the cache's slots (see above)
         return super().__sizeof__() - self._SLOT_BYTES
 
+    def __getstate__(self):  # River's leaf; the cache is rebuilt on demand (any protocol)
+        return dict(self.__dict__)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._nb_terms = {}
+        self._nb_n_splitters = 0
+
     def activate(self):
         super().activate()
         self._nb_terms = {}

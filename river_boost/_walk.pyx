@@ -550,6 +550,8 @@ cdef erfcx_t _erfcx = NULL
 
 cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
+cdef double MIN_SAMPLE_WEIGHT = 1e-12
+cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
 
 
 def _setup(dict names, bint fast_clean, object erfcx_capsule):
@@ -559,6 +561,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT
     _walk_mod = names["walk"]
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -583,6 +586,8 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
     _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
+    MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
+    MIN_SUPPORT = names["MIN_SUPPORT"]
     _fast_clean = fast_clean
     _erfcx = NULL
     name = b"double (double, int __pyx_skip_dispatch)"
@@ -738,7 +743,7 @@ cdef double _check_w(object w) except? -1.0:
     if _fast_clean and type(w) is float:
         d = PyFloat_AS_DOUBLE(w)
         if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
-            return d
+            return d if d >= MIN_SAMPLE_WEIGHT else 0.0
     return _core.check_sample_weight(w)
 
 
@@ -835,6 +840,17 @@ cdef inline double logistic_weight(double s) except? -1.0:
 
 # ----------------------------------------------------------------------------- the walk memo
 
+cdef int _supported(list support, int k, char* ok) except -2:
+    """tasks._supported(support): the labels with at least MIN_SUPPORT learned examples in
+    ``ok`` and their number, or -1 (None: every label counts, because all have the support or
+    fewer than two do)."""
+    cdef int j, n_ok = 0
+    for j in range(k):
+        ok[j] = <long>support[j] >= MIN_SUPPORT
+        n_ok += ok[j]
+    return -1 if n_ok == k or n_ok < 2 else n_ok
+
+
 cdef class CWalk:
     """The learners' predictions for one ``x`` and the label-free walk made from them.
 
@@ -850,6 +866,7 @@ cdef class CWalk:
     cdef int* votes      # binary: +1/-1; multiclass: a label index
     cdef double* scores  # binary: the experts' margins F_i; otherwise score vectors (n x k)
     cdef double* costs   # multiclass, weak_prediction="cost": each learner's C (n x k x k)
+    cdef char* ok        # multiclass / ranking: the labels with enough support (_supported)
 
     def __cinit__(self, Plan plan, int n, int k, bint with_costs):
         self.plan = plan
@@ -861,8 +878,9 @@ cdef class CWalk:
         self.votes = <int*>calloc(n + 1, sizeof(int))
         self.scores = <double*>calloc(n * k + 1, sizeof(double))
         self.costs = <double*>calloc(n * k * k + 1 if with_costs else 1, sizeof(double))
+        self.ok = <char*>calloc(k + 1, sizeof(char))
         if (self.rows == NULL or self.p == NULL or self.vec == NULL or self.votes == NULL
-                or self.scores == NULL or self.costs == NULL):
+                or self.scores == NULL or self.costs == NULL or self.ok == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -872,6 +890,7 @@ cdef class CWalk:
         free(self.votes)
         free(self.scores)
         free(self.costs)
+        free(self.ok)
 
     def __reduce__(self):
         return (object, ())
@@ -1235,7 +1254,7 @@ cdef class Plan:
 
     cdef int _mc_walk(self, CWalk cw) except -1:
         """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
-        cdef int i, j, r, l, n = self.n, k = cw.k, lab
+        cdef int i, j, r, l, n = self.n, k = cw.k, lab, n_ok
         cdef double total
         cdef double* vec
         cdef double* s = self.kb
@@ -1247,15 +1266,27 @@ cdef class Plan:
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self.rule.for_classes(k)
+        n_ok = _supported(self.task.support, k, cw.ok)
         for i in range(n):  # MulticlassTask.distributions
             vec = cw.vec + i * k
-            total = np_sum(cw.rows + i * k, k)
+            if n_ok < 0:
+                total = np_sum(cw.rows + i * k, k)
+                if total > 0:
+                    for j in range(k):
+                        vec[j] = cw.rows[i * k + j] / total
+                else:
+                    for j in range(k):
+                        vec[j] = 1.0 / k
+                continue
+            for j in range(k):  # the labels without support masked
+                vec[j] = cw.rows[i * k + j] if cw.ok[j] else 0.0
+            total = np_sum(vec, k)
             if total > 0:
                 for j in range(k):
-                    vec[j] = cw.rows[i * k + j] / total
+                    vec[j] = vec[j] / total
             else:
                 for j in range(k):
-                    vec[j] = 1.0 / k
+                    vec[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         for j in range(k):
             s[j] = 0.0
         for i in range(n):
@@ -1354,8 +1385,10 @@ cdef class Plan:
             return 0
         if idx is None:
             yi = task.commit(y, wd)["yi"]
-        else:
+        else:  # MulticlassTask.commit of a known class
             yi = idx
+            support = task.support
+            support[yi] = support[yi] + 1
         k = len(<list>task.classes)
         self.booster._n_seen += 1
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
@@ -1660,6 +1693,8 @@ cdef class Plan:
                     wi = sample_weight * <double>scales[i]
                 else:
                     continue
+            if wi <= 0.0:  # underflowed: River's trees cannot take a weight of 0
+                continue
             if not forgot:  # a learner changes: the remembered predictions are stale
                 _forget(self.memo)
                 forgot = True
@@ -1695,6 +1730,7 @@ cdef class Plan:
         """RankingTask.walk: H (each learner's distribution over the labels) and, with
         alphas, the experts' scores ``cumsum(alpha[:, None] * H, axis=0)``."""
         cdef int i, j, n = self.n, k = cw.k
+        cdef int n_ok = _supported(self.task.support, k, cw.ok)
         cdef double total, p
         cdef double* h
         cdef list alphas
@@ -1702,14 +1738,17 @@ cdef class Plan:
             h = cw.vec + i * k
             for j in range(k):
                 p = cw.rows[i * k + j]
-                h[j] = p if p > 0 else 0.0
+                h[j] = p if p > 0 and (n_ok < 0 or cw.ok[j]) else 0.0
             total = np_sum(h, k)
             if total > 0:
                 for j in range(k):
                     h[j] = h[j] / total
-            else:
+            elif n_ok < 0:
                 for j in range(k):
                     h[j] = 1.0 / k
+            else:
+                for j in range(k):
+                    h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
             alphas = self.ogd.values
             for i in range(n):

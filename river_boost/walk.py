@@ -48,7 +48,7 @@ import textwrap
 
 import numpy as np
 
-from . import core, potentials
+from . import core, potentials, tasks
 from .core import Experts, FeatureCleaner, Hedge, ProjectedOGD, WeakLearnerPool
 from .forest import HoeffdingForest
 from .potentials import (
@@ -83,13 +83,14 @@ ENABLED = AVAILABLE
 
 #: The Python input checks the compiled ones reproduce, by the fingerprint of their code
 #: (docstrings left out); see :func:`cleaning_fingerprint`.
-CLEANING_FINGERPRINT = "3085619c954803b1"
+CLEANING_FINGERPRINT = "5f91c5bbd8763bde"
 
 _CLEANING_CODE = (
     core._feature_value,
     core.clean_features,
     core.check_sample_weight,
     FeatureCleaner.cleaned,
+    FeatureCleaner.known,
     FeatureCleaner.learned,
     FeatureCleaner.forget,
 )
@@ -105,7 +106,9 @@ def cleaning_fingerprint() -> str:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             tree.body[0].body = body[1:]
         digest.update(ast.dump(tree).encode())
-    digest.update(repr((core.MAX_ABS_FEATURE, core.MAX_SAMPLE_WEIGHT)).encode())
+    digest.update(
+        repr((core.MAX_ABS_FEATURE, core.MAX_SAMPLE_WEIGHT, core.MIN_SAMPLE_WEIGHT)).encode()
+    )
     return digest.hexdigest()[:16]
 
 
@@ -168,6 +171,8 @@ if AVAILABLE:
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
             "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
+            "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
+            "MIN_SUPPORT": tasks.MIN_SUPPORT,
         },
         _fast_cleaning(),
         _erfcx_capsule(),

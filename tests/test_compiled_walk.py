@@ -22,7 +22,7 @@ from river import datasets, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost import forest, potentials, walk
+from river_boost import forest, potentials, tasks, walk
 
 pytestmark = pytest.mark.skipif(
     not (walk.AVAILABLE and forest.AVAILABLE),
@@ -260,14 +260,20 @@ def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
 
 def test_switching_walks_between_a_prediction_and_its_learning(monkeypatch):
     """The prediction's walk is remembered for the learning on the same x; switching walks in
-    between (walk.ENABLED) recomputes it on the other side, with the same result."""
+    between (walk.ENABLED) recomputes it on the other side, with the same result.
+
+    Except on the learning where a class reaches tasks.MIN_SUPPORT: both walks then reuse the
+    prediction's walk, made while the class was still masked, and a switch recomputes it
+    with the class: no switch there."""
     data = _multiclass_stream(200, seed=6)
     a = _build(rb.AdaBoostOLM, {}, True, monkeypatch)
     b = _build(rb.AdaBoostOLM, {}, False, monkeypatch)
     for t, (x, y, w) in enumerate(data):
+        support = dict(zip(b._task.classes, b._task.support))
         first = t % 2 == 0
+        switch = support.get(y) != tasks.MIN_SUPPORT - 1
         assert _same(_outputs(a, x, first, monkeypatch), _outputs(b, x, False, monkeypatch))
-        _learn(a, x, y, w, not first, monkeypatch)
+        _learn(a, x, y, w, first != switch, monkeypatch)
         _learn(b, x, y, w, False, monkeypatch)
     assert _same(_diagnostics(a), _diagnostics(b))
 
@@ -351,3 +357,134 @@ def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
     booster.score_one({"a": 2.0})
     booster.learn_one({"a": 2.0}, {"x": True, "y": False, "z": True})
     assert list(booster.score_one({"a": 2.0})) == ["x", "y", "z"]
+
+
+# ----------------------------------------------------------------------------- robustness rules
+
+
+def _drive(cls, params, events, monkeypatch):
+    """Play ``events`` (("predict", x) or ("learn", x, y, w)) on a compiled and a Python
+    booster; every prediction and the final diagnostics must be identical."""
+    a = _build(cls, params, True, monkeypatch)
+    b = _build(cls, params, False, monkeypatch)
+    for event in events:
+        if event[0] == "predict":
+            x = event[1]
+            assert _same(_outputs(a, x, True, monkeypatch), _outputs(b, x, False, monkeypatch))
+        else:
+            _, x, y, w = event
+            _learn(a, x, y, w, True, monkeypatch)
+            _learn(b, x, y, w, False, monkeypatch)
+    assert _same(_diagnostics(a), _diagnostics(b))
+    return a, b
+
+
+def _events(stream, probes=()):
+    """Predict before most learnings (not all: a learning without its prediction computes
+    the walk after the label's commit), and the probes now and then."""
+    events = []
+    for t, (x, y, w) in enumerate(stream):
+        if t % 4:
+            events.append(("predict", x))
+        events.append(("learn", x, y, w))
+        if probes and t % 9 == 0:
+            events.append(("predict", probes[t % len(probes)]))
+    return events
+
+
+def _rare(stream, label_at, rare, relevant=None):
+    """``stream`` with the label ``rare`` at the given positions (multiclass: the class;
+    ranking: a label relevant there and absent elsewhere)."""
+    out = []
+    for t, (x, y, w) in enumerate(stream):
+        if t in label_at:
+            y = {**y, rare: True} if relevant else rare
+            w = 1.0
+        out.append((x, y, w))
+    return out
+
+
+RARE_CASES = [
+    (rb.AdaBoostOLM, {}, "multiclass"),
+    (rb.AdaBoostOLM, {"weak_prediction": "argmax", "prediction": "vote"}, "multiclass"),
+    (rb.OnlineMBBM, {}, "multiclass"),
+    (rb.OnlineMBBM, {"weak_prediction": "argmax", "weighting": "sampling"}, "multiclass"),
+    (rb.AdaOLMR, {}, "ranking"),
+    (rb.OnlineBMR, {"model": _mc_tree()}, "ranking"),
+]
+
+
+@pytest.mark.parametrize("cls, params, stream", RARE_CASES, ids=[_ids(c) for c in RARE_CASES])
+def test_a_class_seen_once_then_again_later(cls, params, stream, monkeypatch):
+    """tasks.MIN_SUPPORT: a class (a label) seen once is masked from the learners' votes until
+    it is seen again, on both walks; a class seen only once stays masked; the first two
+    examples of the stream are two classes seen once each (nothing to mask yet)."""
+    data = STREAMS[stream](260, seed=8)
+    ranking = stream == "ranking"
+    data = _rare(data, {12, 150, 200}, "rare", ranking)
+    data = _rare(data, {30}, "stray", ranking)
+    _drive(cls, params, _events(data), monkeypatch)
+
+
+@pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
+@pytest.mark.parametrize("weighting", ["importance", "sampling"])
+def test_tiny_weights(stream, weighting, monkeypatch):
+    """core.MIN_SAMPLE_WEIGHT: a positive weight below it is 0 (no trace), one at or above it
+    learns; with min_weight=0 the pool's scaled weights may underflow to 0 and are skipped."""
+    cls = {"binary": rb.SquintBoost, "multiclass": rb.AdaBoostOLM, "ranking": rb.AdaOLMR}[stream]
+    tiny = [1e-300, 5e-324, 9.99e-13, 1e-12, 1.5e-12, 1e-11, 1.0, 2.0]
+    data = [(x, y, tiny[t % len(tiny)]) for t, (x, y, _) in enumerate(STREAMS[stream](240, seed=9))]
+    params = {"weighting": weighting, "min_weight": 0.0}
+    a, b = _drive(cls, params, _events(data), monkeypatch)
+    assert a.n_seen == b.n_seen < len(data)  # the weights below 1e-12 left no trace
+    # the first event is weighted 1e-300: nothing learned, on both walks
+    for enabled in (True, False):
+        fresh = _build(cls, params, enabled, monkeypatch)
+        fresh.learn_one(*data[0])
+        assert fresh.n_seen == 0 and fresh.learner_updates == [0] * 4
+
+
+@pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
+def test_a_feature_first_predicted_as_a_string_then_learned_as_a_number(stream, monkeypatch):
+    """core.FeatureCleaner: only learning fixes a feature's kind. "late" is first seen in
+    predictions with string values, then learned as a number (its kind: numeric), after which
+    a string "late" in a prediction is dropped; "only predicted" is never learned."""
+    cls = {"binary": rb.AdaBoostOL, "multiclass": rb.OnlineMBBM, "ranking": rb.OnlineBMR}[stream]
+    data = STREAMS[stream](220, seed=10)
+    events = []
+    for t, (x, y, w) in enumerate(data):
+        x = {k: v for k, v in x.items() if k != "late"}
+        probe = {**x, "late": ["a", "b", "c"][t % 3], "only predicted": str(t % 2)}
+        events.append(("predict", probe))
+        if t >= 60:
+            x["late"] = t / 10.0 if t % 5 else "now a string"
+        events.append(("predict", x))
+        events.append(("learn", x, y, w))
+    _drive(cls, {}, events, monkeypatch)
+
+
+@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.AdaBoostOLM])
+def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
+    """WeakLearnerPool._offer skips a weight that underflowed to 0 after scaling (River's trees
+    cannot take it): forced here with huge offered sums and tiny weight scales."""
+    stream = "binary" if cls is rb.AdaBoostOL else "multiclass"
+    data = STREAMS[stream](120, seed=11)
+    boosters = []
+    for enabled in (True, False):
+        booster = _build(cls, {"min_weight": 0.0}, enabled, monkeypatch)
+        for x, y, w in data[:60]:
+            booster.learn_one(x, y, w=w)
+        pool = booster.pool
+        pool._offered = [1e308] * 4
+        pool._weight_scales = [1e-30] * 4
+        boosters.append(booster)
+    before = list(boosters[1].learner_updates)
+    for x, y, _ in data[60:]:
+        assert _same(
+            _outputs(boosters[0], x, True, monkeypatch),
+            _outputs(boosters[1], x, False, monkeypatch),
+        )
+        _learn(boosters[0], x, y, 1e-12, True, monkeypatch)
+        _learn(boosters[1], x, y, 1e-12, False, monkeypatch)
+    assert boosters[1].learner_updates == before  # every scaled weight underflowed
+    assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))

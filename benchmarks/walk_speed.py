@@ -78,12 +78,16 @@ def run(model, data):
     return seconds, predictions
 
 
+# the forest's methods the boosters call (the compiled walk: load once, then learn_loaded)
+METHODS = ("predict_proba_matrix", "predict_proba_all", "learn_one", "load", "learn_loaded")
+
+
 def record(model, data) -> list:
     """The calls ``model`` makes to its forest on ``data`` (an untimed run): the forest's
     methods are shadowed on the instance by recorders (the booster still sees its forest)."""
     learners = model.pool.learners
     calls = []
-    for method in ("predict_proba_matrix", "predict_proba_all", "learn_one"):
+    for method in METHODS:
         original = getattr(learners, method)
 
         def recorder(*args, _method=method, _original=original):
@@ -97,7 +101,7 @@ def record(model, data) -> list:
             model.predict_one(x)
             model.learn_one(x, y)
     finally:
-        for method in ("predict_proba_matrix", "predict_proba_all", "learn_one"):
+        for method in METHODS:
             delattr(learners, method)
     return calls
 

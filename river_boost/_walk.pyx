@@ -1656,13 +1656,14 @@ cdef class Plan:
     cdef int _teach_offers(self, object clean, object y, list ys, int* oi, double* op, int m,
                            double sample_weight) except -1:
         """WeakLearnerPool.learn with the offers (oi[j], ys[j] or y, op[j]), in order, each as
-        WeakLearnerPool._offer; then FeatureCleaner.learned."""
+        WeakLearnerPool._offer; then FeatureCleaner.learned. The forest converts x once
+        (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
         cdef list offered = pool._offered, n_offered = pool._n_offered
         cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
         cdef list scales = pool._weight_scales
-        cdef object rng_random = None, learn = self.forest.learn_one, label
+        cdef object rng_random = None, learn = None, label
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
@@ -1702,7 +1703,10 @@ cdef class Plan:
             label = y if ys is None else ys[j]
             if _timing:
                 t0 = _now()
-            learn(i, clean, label, wi)
+            if learn is None:  # x converted once for all the trees that learn it
+                self.forest.load(clean)
+                learn = self.forest.learn_loaded
+            learn(i, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo)

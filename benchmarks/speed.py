@@ -1,0 +1,450 @@
+"""Issue 16's acceptance measurements in one command: speed against MOA and River, side by side.
+
+Three modes (any combination; all three by default):
+
+``--throughput``
+    Ten learners, prequential (``predict_one`` — ``score_one`` on Yeast, as the bench scores
+    it — then ``learn_one`` on every example, the examples read into memory first), the
+    bench's streams and lengths (``river_boost.bench``):
+
+    - AdaBoost.OL and Online BBM on Phishing, Bananas, Agrawal, SEA and Hyperplane (10,000
+      each), AdaBoost.OLM and OnlineMBBM on ImageSegments and RandomRBF (10,000): against
+      MOA's OzaBoost with ten Hoeffding trees through capymoa (the bench's ``anchors`` extra,
+      Java needed), measured three ways: driven from Python example by example (``py
+      loop``: what the bench's MOA anchor does, and what the issue measured), MOA's own
+      prequential loop inside Java on the same rows (``java``: an ARFF file in a temporary
+      folder, capymoa's ``prequential_evaluation``), and that minus the same Java loop with
+      MOA's ``MajorityClass`` (``learner``: the trees and the boosting alone, no reading or
+      scoring: the fairest to MOA);
+    - Ada.OLMR and OnlineBMR on River's Yeast (the bench's 800 rows; its models: majority-class
+      leaves) against River's ``ClassifierChain`` of Hoeffding trees.
+
+    Each booster also runs on the pure-Python path (``forest.ENABLED = walk.ENABLED = False``:
+    River's trees and the Python walk, the library before the compiled forest): its speed-up,
+    and its predictions checked identical. Overhead = 1 - (time inside the forest's calls) /
+    (the run's time), the forest's calls timed by recording a run's calls and replaying them
+    alone on a fresh forest.
+
+    Time is the CPU time of the benchmark's thread (``time.thread_time``; the machine may be
+    shared) and, for MOA, also of the whole process (the JVM compiles and collects garbage on
+    its own threads: ``java proc``); medians over ``--repeats`` runs (the pure-Python path:
+    ``--python-repeats``). Runs of one stream are interleaved (ours, MOA's, ours...) so that
+    the ratios compare like with like. The garbage collector is paused during each timed run.
+
+``--check-grid``
+    The whole default ``river-boost bench`` grid of river_boost's own models (every stream,
+    every booster, the γ grid; River's models and the anchors do not depend on the path) on
+    the compiled and on the pure-Python path, in ``--jobs`` worker processes: every metric
+    (accuracy or rank loss, the 50-point curve, update shares, martingale nodes) must be
+    identical. Exits with status 1 if any differs.
+
+``--time-bench``
+    Times the default ``river-boost bench`` (in a subprocess, ``--no-plot`` not given: the
+    command as a user types it) and lists the CPU seconds by model.
+
+    python benchmarks/speed.py                     # everything (about 25 minutes on 2 cores)
+    python benchmarks/speed.py --throughput --streams agrawal --repeats 5
+    python benchmarks/speed.py --check-grid --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import gc
+import json
+import math
+import os
+import pathlib
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from river import multioutput, tree
+
+from river_boost import anchors, bench, forest, walk
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import walk_speed  # noqa: E402  (its recorder and replay of the forest's calls)
+
+N_MODELS = 10
+SEED = 42
+STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "imagesegments", "rbf", "yeast"]
+MODELS = {
+    "binary": ["AdaBoost.OL", "OnlineBBM"],
+    "multiclass": ["AdaBoost.OLM", "OnlineMBBM"],
+    "multilabel": ["AdaOLMR", "OnlineBMR"],
+}
+SPEEDUP_TARGET = 5.0
+OVERHEAD_TARGET = 0.15
+
+
+def set_path(compiled: bool) -> None:
+    """The compiled forest and walk, or the pure-Python path (River's trees, Python walk)."""
+    forest.ENABLED = compiled and forest.AVAILABLE
+    walk.ENABLED = compiled and walk.AVAILABLE
+
+
+def build(name: str, compiled: bool):
+    set_path(compiled)
+    try:
+        return bench.REGISTRY[name].factory(N_MODELS, SEED)
+    finally:
+        set_path(True)
+
+
+def _clock(process: bool) -> float:
+    return time.process_time() if process else time.thread_time()
+
+
+def run(model, data, ranking: bool, process: bool = False):
+    """``(CPU seconds, outputs)`` of one prequential run."""
+    out = []
+    gc.collect()
+    gc.disable()
+    try:
+        start = _clock(process)
+        if ranking:
+            for x, y in data:
+                out.append(bench._label_scores(model, x))
+                model.learn_one(x, y)
+        else:
+            for x, y in data:
+                out.append(model.predict_one(x))
+                model.learn_one(x, y)
+        seconds = _clock(process) - start
+    finally:
+        gc.enable()
+    return seconds, out
+
+
+def tree_seconds(name: str, data) -> float:
+    """CPU seconds of the forest's calls alone: the calls a compiled run makes, recorded, then
+    replayed on a fresh forest (``walk_speed.record`` / ``replay``; the same calls whether the
+    run predicts or scores)."""
+    calls = walk_speed.record(build(name, True), data)
+    return walk_speed.replay(build(name, True).pool.learners, calls)
+
+
+# ----------------------------------------------------------------------------- MOA
+
+
+class MOA:
+    """MOA's OzaBoost (ten Hoeffding trees, MOA's defaults) on one stream, through capymoa."""
+
+    def __init__(self, data, folder: pathlib.Path, name: str):
+        self.data = data
+        self.features = sorted({k for x, _ in data for k in x}, key=str)
+        self.classes = sorted({str(y) for _, y in data})
+        self.arff = folder / f"{name}.arff"
+        with open(self.arff, "w") as f:
+            f.write("@relation speed\n")
+            for i in range(len(self.features)):
+                f.write(f"@attribute f{i} numeric\n")
+            labels = ",".join(f"'{c}'" for c in self.classes)
+            f.write(f"@attribute class {{{labels}}}\n@data\n")
+            for x, y in data:
+                values = [_arff_number(x.get(k)) for k in self.features]
+                f.write(",".join([*values, f"'{y}'"]) + "\n")
+
+    def _learner(self, schema, cls="OzaBoost"):
+        import capymoa.classifier as cl
+
+        if cls == "OzaBoost":
+            return cl.OzaBoost(schema=schema, random_seed=SEED, boosting_iterations=N_MODELS)
+        return getattr(cl, cls)(schema=schema)
+
+    def java(self, cls="OzaBoost") -> tuple[float, float]:
+        """(thread, process) CPU seconds of MOA's prequential loop inside Java."""
+        from capymoa.evaluation import prequential_evaluation
+        from capymoa.stream import ARFFStream
+
+        stream = ARFFStream(str(self.arff))
+        learner = self._learner(stream.get_schema(), cls)
+        gc.collect()
+        t0, p0 = time.thread_time(), time.process_time()
+        result = prequential_evaluation(stream, learner, optimise=True)
+        t1, p1 = time.thread_time(), time.process_time()
+        assert result.cumulative.instances() == len(self.data)
+        return t1 - t0, p1 - p0
+
+    def python_loop(self) -> tuple[float, float, float]:
+        """(thread, process) CPU seconds and accuracy, MOA driven from Python row by row (as the
+        bench's anchor: an instance built per row, then predict and train)."""
+        import numpy as np
+        from capymoa.core import LabeledInstance
+        from capymoa.stream import ARFFStream
+
+        schema = ARFFStream(str(self.arff)).get_schema()
+        learner = self._learner(schema)
+        index = {c: i for i, c in enumerate(self.classes)}
+        rows = [
+            (np.array([_float(x.get(k)) for k in self.features]), index[str(y)])
+            for x, y in self.data
+        ]
+        correct = 0
+        gc.collect()
+        gc.disable()
+        try:
+            t0, p0 = time.thread_time(), time.process_time()
+            for values, yi in rows:
+                instance = LabeledInstance.from_array(schema, values, yi)
+                correct += learner.predict(instance) == yi
+                learner.train(instance)
+            t1, p1 = time.thread_time(), time.process_time()
+        finally:
+            gc.enable()
+        return t1 - t0, p1 - p0, correct / len(rows)
+
+
+def _float(v) -> float:
+    return math.nan if v is None else float(v)
+
+
+def _arff_number(v) -> str:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "?"
+    if isinstance(v, str):
+        raise ValueError("the MOA comparison takes numeric features only")
+    return repr(float(v))
+
+
+# ----------------------------------------------------------------------------- throughput
+
+
+@dataclasses.dataclass
+class Row:
+    stream: str
+    model: str
+    n: int
+    compiled: float  # examples per CPU second, median
+    python: float
+    overhead: float
+    baseline: dict  # name -> examples per CPU second, median
+
+
+def throughput(streams, repeats, python_repeats, moa: bool) -> list[Row]:
+    rows = []
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="river-boost-speed-"))
+    try:
+        for stream in streams:
+            task = bench.task_of(stream)
+            ranking = task == "multilabel"
+            data = list(bench.stream_examples(stream)[0])
+            n = len(data)
+            names = MODELS[task]
+            times = {name: [] for name in names}
+            base = {}
+            reference = None
+            if ranking:
+                base = {"River.ClassifierChain": []}
+            elif moa:
+                reference = MOA(data, folder, stream)
+                reference.java()  # the JVM's classes loaded and compiled once before timing
+                base = {k: [] for k in ("py loop", "java", "java proc", "learner")}
+            for _ in range(repeats):
+                for name in names:
+                    model = build(name, True)
+                    seconds, out = run(model, data, ranking)
+                    times[name].append(seconds)
+                if ranking:
+                    chain = multioutput.ClassifierChain(tree.HoeffdingTreeClassifier())
+                    base["River.ClassifierChain"].append(run(chain, data, True)[0])
+                elif reference is not None:
+                    base["py loop"].append(reference.python_loop()[0])
+                    t, p = reference.java()
+                    base["java"].append(t)
+                    base["java proc"].append(p)
+                    base["learner"].append(t - reference.java("MajorityClass")[0])
+            for name in names:
+                outs, py = None, []
+                for _ in range(python_repeats):
+                    seconds, outs = run(build(name, False), data, ranking)
+                    py.append(seconds)
+                _, compiled_out = run(build(name, True), data, ranking)
+                if outs != compiled_out:
+                    raise AssertionError(
+                        f"{stream} {name}: compiled and pure-Python outputs differ"
+                    )
+                rows.append(
+                    Row(
+                        stream,
+                        name,
+                        n,
+                        n / statistics.median(times[name]),
+                        n / statistics.median(py),
+                        1.0 - tree_seconds(name, data) / statistics.median(times[name]),
+                        {k: n / statistics.median(v) for k, v in base.items() if v},
+                    )
+                )
+                print(_format_row(rows[-1]), flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return rows
+
+
+def _format_row(r: Row) -> str:
+    b = r.baseline
+    if "River.ClassifierChain" in b:
+        ref = b["River.ClassifierChain"]
+        cols = f"{'':>9}{ref:>9,.0f}{'':>9}{'':>9}{'':>7}{r.compiled / ref:>7.2f}"
+    elif b:
+        cols = (
+            f"{b['py loop']:>9,.0f}{b['java']:>9,.0f}{b['java proc']:>9,.0f}{b['learner']:>9,.0f}"
+            f"{r.compiled / b['py loop']:>7.2f}{r.compiled / b['java']:>7.2f}"
+            f"{r.compiled / b['learner']:>7.2f}"
+        )
+    else:
+        cols = ""
+    return (
+        f"{r.stream:<14}{r.model:<13}{r.compiled:>9,.0f}{r.python:>8,.0f}"
+        f"{r.compiled / r.python:>6.1f}{r.overhead:>6.0%}{cols}"
+    )
+
+
+HEADER = (
+    f"{'stream':<14}{'model':<13}{'ex/s':>9}{'pure py':>8}{'x':>6}{'ovh':>6}"
+    f"{'MOA py':>9}{'java':>9}{'j proc':>9}{'learner':>9}"
+    f"{'÷py':>7}{'÷java':>7}{'÷lrn':>7}"
+)
+
+
+def verdict(rows: list[Row]) -> list[str]:
+    lines = []
+    for r in rows:
+        b = r.baseline
+        if "River.ClassifierChain" in b:
+            ratios = {"÷ River.ClassifierChain": r.compiled / b["River.ClassifierChain"]}
+        elif b:
+            ratios = {
+                "÷ MOA py loop": r.compiled / b["py loop"],
+                "÷ MOA java": r.compiled / b["java"],
+                "÷ MOA learner": r.compiled / b["learner"],
+            }
+        else:
+            ratios = {}
+        checks = [f"{k} {v:.2f} {'ok' if v >= 1.0 else 'FAIL'}" for k, v in ratios.items()]
+        speedup = r.compiled / r.python
+        checks.append(f"speed-up {speedup:.1f} {'ok' if speedup >= SPEEDUP_TARGET else 'FAIL'}")
+        checks.append(
+            f"overhead {r.overhead:.0%} {'ok' if r.overhead <= OVERHEAD_TARGET else 'FAIL'}"
+        )
+        lines.append(f"{r.stream:<14}{r.model:<13}" + "; ".join(checks))
+    return lines
+
+
+# ----------------------------------------------------------------------------- the grid
+
+
+FIELDS = ("accuracy", "curve", "update_share", "split_accuracy", "skipped", "extra", "nodes")
+
+
+def _grid_runs():
+    models = [m for m in bench.DEFAULT_MODELS if bench.REGISTRY[m].kind == "booster"]
+    return bench.grid(
+        bench.DEFAULT_STREAMS, models, bench.DEFAULT_GAMMAS, [SEED], [bench.OSBOOST_GAMMA]
+    )
+
+
+def _one(run):
+    stream, spec, seed = run
+    start = time.thread_time()
+    r = bench.run_one(stream, spec, seed, N_MODELS)
+    return {k: getattr(r, k) for k in FIELDS}, time.thread_time() - start
+
+
+def check_grid(jobs: int) -> int:
+    runs = _grid_runs()
+    out = {}
+    for compiled in (True, False):
+        start = time.perf_counter()
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=jobs, initializer=set_path, initargs=(compiled,)
+        ) as pool:
+            out[compiled] = list(pool.map(_one, runs))
+        wall = time.perf_counter() - start
+        cpu = sum(s for _, s in out[compiled])
+        label = "compiled" if compiled else "pure Python"
+        print(f"{label:<12} {len(runs)} runs, {wall:,.0f} s wall, {cpu:,.0f} CPU s in the runs")
+    differ = 0
+    for run, (a, _), (b, _) in zip(runs, out[True], out[False]):
+        if json.dumps(a, sort_keys=True, default=str) != json.dumps(b, sort_keys=True, default=str):
+            differ += 1
+            print(f"DIFFERS: {run[0]} {run[1].label}: {a['accuracy']!r} vs {b['accuracy']!r}")
+    print(f"{len(runs) - differ} of {len(runs)} runs identical on both paths")
+    return 1 if differ else 0
+
+
+# ----------------------------------------------------------------------------- the bench
+
+
+def time_bench() -> None:
+    script = pathlib.Path(sys.executable).with_name("river-boost")
+    with tempfile.TemporaryDirectory(prefix="river-boost-bench-") as out:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [str(script), "bench", "--out", out], capture_output=True, text=True, check=True
+        )
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs = json.load(open(os.path.join(out, "results.json")))["runs"]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"river-boost bench: {wall:,.0f} s wall, {cpu:,.0f} CPU s (all its processes)")
+    by_model: dict = {}
+    for r in runs:
+        by_model[r["model"].split("[")[0]] = (
+            by_model.get(r["model"].split("[")[0], 0.0) + r["seconds"]
+        )
+    total = sum(by_model.values())
+    print(f"{'model':<24}{'run s':>8}{'share':>8}")
+    for model, seconds in sorted(by_model.items(), key=lambda kv: -kv[1]):
+        print(f"{model:<24}{seconds:>8.1f}{seconds / total:>8.0%}")
+    print(f"{'all runs':<24}{total:>8.1f}")
+    last = [line for line in done.stdout.splitlines() if re.match(r"^wrote ", line)]
+    if last:
+        print("(" + last[0][:60] + "...)")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--throughput", action="store_true")
+    parser.add_argument("--check-grid", action="store_true")
+    parser.add_argument("--time-bench", action="store_true")
+    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--python-repeats", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args(argv)
+    if not (args.throughput or args.check_grid or args.time_bench):
+        args.throughput = args.check_grid = args.time_bench = True
+    if not (walk.AVAILABLE and forest.AVAILABLE):
+        print(walk.UNAVAILABLE_REASON or forest.UNAVAILABLE_REASON, file=sys.stderr)
+        return 1
+    print("python " + " ".join(["benchmarks/speed.py", *(argv or sys.argv[1:])]), flush=True)
+    status = 0
+    if args.throughput:
+        moa = args.moa and anchors.available("capymoa")
+        if args.moa and not moa:
+            print("capymoa (with Java) is not installed: no MOA columns", file=sys.stderr)
+        print(HEADER)
+        print("-" * len(HEADER), flush=True)
+        rows = throughput(args.streams, args.repeats, args.python_repeats, moa)
+        print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")
+        print("\n".join(verdict(rows)), flush=True)
+    if args.check_grid:
+        status = check_grid(args.jobs)
+    if args.time_bench:
+        time_bench()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

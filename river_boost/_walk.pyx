@@ -818,11 +818,20 @@ cdef double squint_log_integral(double R, double V, bint uniform, const double* 
     return mm + py_log(total) - py_log(V)
 
 
+cdef extern from "math.h" nogil:
+    double _c_expm1 "expm1"(double x)
+
+
 cdef inline double weight_from_values(double a, double b) except? -1.0:
     """Potential.weight_from_values."""
+    cdef double d, ratio
     if b >= a:
         return NEG_INF
-    return a + py_log1p(-py_exp(b - a)) - LOG2
+    d = b - a
+    ratio = py_exp(d)
+    if ratio >= 1.0:  # |d| below rounding: 1 - e^d is -expm1(d), not 0
+        return a + py_log(-_c_expm1(d)) - LOG2
+    return a + py_log1p(-ratio) - LOG2
 
 
 cdef inline double nh_log_value(int i, double s) noexcept:

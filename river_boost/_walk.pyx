@@ -2053,10 +2053,14 @@ cdef Plan _build(object b):
     task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
     if type(b)._walk is not Booster._walk:  # a subclass's own walk: the Python walk runs it
         return None
+    if d.get("_drift") is not None:  # drift adaptation runs in the Python walk and pool
+        return None
     if type(pool) is not WeakLearnerPool or type(pool.learners) is not HoeffdingForest:
         return None
     if type(pool._memo) is not FeatureCleaner or not pool._accepts_w:
         return None
+    if getattr(getattr(pool, "_subsets", None), "fraction", 0.0) is None:
+        return None  # feature_fraction="auto" not decided yet: the Python walk decides it
     if pool.weighting not in ("importance", "sampling"):
         return None
     if experts is not None and (

@@ -308,25 +308,34 @@ def _copied(attr: str, doc: str) -> property:
 
 # feature_fraction="auto" (see AUTO_FEATURES_UP_TO, auto_feature_fraction): chosen by
 # measurement, benchmarks/RESULTS.md ("Wide data: the feature_fraction default").
-# Streams with at most this many features: every learner sees all of them. Above it, each
-# learner sees about max(AUTO_FEATURES_UP_TO, sqrt(d)): 20 (the multi-label paper's 20
-# covariates) up to d = 400, then ARF's sqrt(d).
-AUTO_FEATURES_UP_TO = 20
+# Streams with at most this many features (every bundled and synthetic stream of the bench,
+# Waveform's 21 included) keep all of them. Above it, each learner sees about
+# max(AUTO_MIN_FEATURES, sqrt(d)): 20 (the multi-label paper's 20 covariates) up to
+# d = 400, then ARF's sqrt(d).
+AUTO_FEATURES_UP_TO = 32
+AUTO_MIN_FEATURES = 20
+# The tasks whose boosters take random subsets under "auto": random subsets of wide data
+# helped the multi-label ranking boosters and lost for the multiclass ones (mice_protein, 77
+# features: -2.9 points) and did not help the binary ones (a9a, 123 features).
+AUTO_SUBSET_TASKS = ("ranking",)
 
 
 def auto_feature_count(n_features: int) -> int:
     """How many features ``feature_fraction="auto"`` gives each learner, for ``d`` features:
-    all of them up to ``AUTO_FEATURES_UP_TO`` (20), else ``max(20, round(sqrt(d)))``.
+    all of them up to ``AUTO_FEATURES_UP_TO`` (32), else ``max(20, round(sqrt(d)))``
+    (``AUTO_MIN_FEATURES`` is the 20). Not monotone at the threshold: 32 features keep all
+    32, 33 give 20 each.
 
     Chosen by measurement (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction
     default"; ``benchmarks/wide_defaults.py``): on emotions (72 features), scene (294) and
-    yeast (103) under the Table 3 protocol, 17-20 random features per learner cut both
-    multi-label boosters' rank loss against all features, more than 8 or 34-40 did; the
-    narrow streams (Phishing, ImageSegments, ...) keep every feature and are unchanged.
+    yeast (103) under the Table 3 protocol, 17-20 random features per learner cut the
+    multi-label boosters' rank loss against all features, more than 8 or 34-40 did. Random
+    subsets lost on narrow streams (Phishing, ImageSegments), hence the threshold, and on a
+    wide multiclass set (mice_protein), hence ``AUTO_SUBSET_TASKS``.
     """
     if n_features <= AUTO_FEATURES_UP_TO:
         return n_features
-    return max(AUTO_FEATURES_UP_TO, round(math.sqrt(n_features)))
+    return max(AUTO_MIN_FEATURES, round(math.sqrt(n_features)))
 
 
 def auto_feature_fraction(n_features: int) -> float:
@@ -360,14 +369,19 @@ class FeatureSubsets:
     learners see one): then ``fraction = auto_feature_fraction(d)``, fixed for good; features
     that appear later are kept with that same probability. Narrow streams (``d <=
     AUTO_FEATURES_UP_TO``) get 1.0, which keeps every feature without asking the hash.
+    With ``wide_subsets=False`` (the binary and multiclass boosters, see
+    ``AUTO_SUBSET_TASKS``) ``"auto"`` is 1.0 from the start, whatever ``d``.
     """
 
     rule = None  # what the booster asked for: a fraction, or "auto" (None: pickled before)
     n_features = None  # the d "auto" was decided on
 
-    def __init__(self, fraction, salts: list):
+    def __init__(self, fraction, salts: list, wide_subsets: bool = True):
         self.rule = fraction
-        self.fraction = None if fraction == "auto" else float(fraction)
+        if fraction == "auto":
+            self.fraction = None if wide_subsets else 1.0
+        else:
+            self.fraction = float(fraction)
         self.salts = salts
         self._masks: list[dict] = [{} for _ in salts]
 
@@ -471,7 +485,8 @@ class WeakLearnerPool:
       plain model (with every learner diversified, a bad draw for learner 1 hurts every
       expert of the adaptive boosters); the others draw the parameters the model has.
     - ``feature_fraction``: :class:`FeatureSubsets`; ``"auto"`` is decided from the number of
-      features of the first non-empty ``x`` the pool sees (:func:`auto_feature_fraction`).
+      features of the first non-empty ``x`` the pool sees (:func:`auto_feature_fraction`),
+      or is 1.0 from the start with ``wide_subsets=False``.
 
     """
 
@@ -484,6 +499,7 @@ class WeakLearnerPool:
         feature_fraction: float | str = 1.0,
         min_weight: float = 0.0,
         seed: int | None = None,
+        wide_subsets: bool = True,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
@@ -508,7 +524,7 @@ class WeakLearnerPool:
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
-        self._subsets = FeatureSubsets(feature_fraction, salts)
+        self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
         self.learners = make_learners(models, self._subsets)
         self._weight_scales = [1.0] * n_models
         if diversify == "paper" and self._accepts_w:
@@ -616,6 +632,12 @@ class WeakLearnerPool:
         self._edge_den[i] += denominator
 
     # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def feature_subsets(self) -> FeatureSubsets:
+        """Which features each learner sees: its repr gives the rule, the ``d`` that
+        ``"auto"`` was decided on and the fraction in use (``undecided`` before any ``x``)."""
+        return self._subsets
 
     @property
     def models(self) -> list:

@@ -159,6 +159,7 @@ class Booster(base.Estimator):
         """
         task = self._task
         if not task.ready:
+            self._pool.clean(x)  # validated all the same: bad input is an error at any time
             return None
         dists = self._pool.predict(x)
         memo = self._walk_memo

@@ -25,9 +25,7 @@ import random
 from collections.abc import Mapping
 
 import numpy as np
-from river import base
-
-from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
+from river import base, tree
 
 __all__ = [
     "WeakLearnerPool",
@@ -68,10 +66,10 @@ DIVERSIFY_MODES = (False, True, "paper")
 
 
 def default_model() -> base.Classifier:
-    """River's Hoeffding tree, faster: :class:`~river_boost.trees.FastHoeffdingTreeClassifier`
-    (cached naive-Bayes leaves) with :class:`~river_boost.trees.FastGaussianSplitter` (fused
-    split search). The same tree, grown and predicting the same way to the last bit."""
-    return FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter())
+    """River's :class:`~river.tree.HoeffdingTreeClassifier` with its defaults. The pool runs
+    such trees on the compiled forest (:mod:`river_boost.forest`), River's own code being
+    the reference and the fallback."""
+    return tree.HoeffdingTreeClassifier()
 
 
 # ----------------------------------------------------------------------------- input checks

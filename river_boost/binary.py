@@ -113,7 +113,7 @@ class PotentialBooster(BinaryBooster):
         n_models: int = 10,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
@@ -131,7 +131,7 @@ class EdgeBooster(BinaryBooster):
         gamma: float = 0.1,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
@@ -268,7 +268,7 @@ class NHBoostDT(BinaryBooster):
         n_models: int = 10,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
@@ -330,7 +330,7 @@ class SquintBoost(BinaryBooster):
         prior: str = "improper",
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
@@ -450,7 +450,7 @@ class AdaBoostOL(BinaryBooster):
         prediction: str = "hedge",
         learning_rate: float = 4.0,
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):

@@ -20,7 +20,13 @@ import random
 
 from river import base
 
-from .core import Experts, WeakLearnerPool, check_sample_weight, default_model
+from .core import (
+    AUTO_SUBSET_TASKS,
+    Experts,
+    WeakLearnerPool,
+    check_sample_weight,
+    default_model,
+)
 from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
 
 __all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
@@ -58,7 +64,23 @@ class Booster(base.Estimator):
         all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
         per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
     feature_fraction
-        Fraction of the features each learner sees (a random subset per learner; 1: all).
+        Fraction of the features each learner sees (a random subset per learner, hashed from
+        the seed and the feature's name, so features that appear mid-stream are assigned
+        too; 1: all). ``"auto"`` (default) is the measured default for the booster's task
+        (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction default"):
+
+        - multi-label ranking (``AdaOLMR``, ``OnlineBMR``): decided from the number of
+          features ``d`` of the first non-empty ``x``: every feature while ``d <= 32``, else
+          about ``max(20, sqrt(d))`` random features per learner
+          (:func:`~river_boost.core.auto_feature_count`). On the multi-label papers' sets it
+          cut the test rank loss on emotions and scene (294 features: about 0.13 to 0.11),
+          and cost about 0.004 on yeast (103 features);
+        - binary and multiclass: every feature (1.0). Random subsets lost 2.9 points of
+          accuracy on mice_protein (77 features, multiclass), were even on a9a (123,
+          binary), and lost on narrow streams.
+
+        Narrow streams keep every feature and give the same results as
+        ``feature_fraction=1.0``, bit for bit. ``feature_subsets`` shows the decision.
     min_weight
         Importance weights below this are thinned without bias: passed as ``min_weight`` with
         probability ``w / min_weight``, skipped otherwise (default 0.3; 0 passes every weight).
@@ -95,6 +117,7 @@ class Booster(base.Estimator):
             feature_fraction=self.feature_fraction,
             min_weight=self.min_weight,
             seed=self._rng.getrandbits(64) if self.seed is not None else None,
+            wide_subsets=task.kind in AUTO_SUBSET_TASKS,
         )
         self._experts = None
         if rule.surrogate:
@@ -213,6 +236,7 @@ class Booster(base.Estimator):
         return self._pool
 
     edges = _from_pool("edges")
+    feature_subsets = _from_pool("feature_subsets")
     learner_updates = _from_pool("learner_updates")
     zero_weights = _from_pool("zero_weights")
 

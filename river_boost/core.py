@@ -304,20 +304,98 @@ def _copied(attr: str, doc: str) -> property:
 # ----------------------------------------------------------------------------- learners
 
 
+# feature_fraction="auto" (see AUTO_FEATURES_UP_TO, auto_feature_fraction): chosen by
+# measurement, benchmarks/RESULTS.md ("Wide data: the feature_fraction default").
+# Streams with at most this many features (every bundled and synthetic stream of the bench,
+# Waveform's 21 included) keep all of them. Above it, each learner sees about
+# max(AUTO_MIN_FEATURES, sqrt(d)): 20 (the multi-label paper's 20 covariates) up to
+# d = 400, then ARF's sqrt(d).
+AUTO_FEATURES_UP_TO = 32
+AUTO_MIN_FEATURES = 20
+# The tasks whose boosters take random subsets under "auto": random subsets of wide data
+# helped the multi-label ranking boosters and lost for the multiclass ones (mice_protein, 77
+# features: -2.9 points) and did not help the binary ones (a9a, 123 features).
+AUTO_SUBSET_TASKS = ("ranking",)
+
+
+def auto_feature_count(n_features: int) -> int:
+    """How many features ``feature_fraction="auto"`` gives each learner, for ``d`` features:
+    all of them up to ``AUTO_FEATURES_UP_TO`` (32), else ``max(20, round(sqrt(d)))``
+    (``AUTO_MIN_FEATURES`` is the 20). Not monotone at the threshold: 32 features keep all
+    32, 33 give 20 each.
+
+    Chosen by measurement (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction
+    default"; ``benchmarks/wide_defaults.py``): on emotions (72 features) and scene (294)
+    under the Table 3 protocol, 17-20 random features per learner cut the multi-label
+    boosters' rank loss against all features by 0.02-0.03, more than 8 or 34-40 did; on
+    yeast (103) they cost about 0.004. Random
+    subsets lost on narrow streams (Phishing, ImageSegments), hence the threshold, and on a
+    wide multiclass set (mice_protein), hence ``AUTO_SUBSET_TASKS``.
+    """
+    if n_features <= AUTO_FEATURES_UP_TO:
+        return n_features
+    return max(AUTO_MIN_FEATURES, round(math.sqrt(n_features)))
+
+
+def auto_feature_fraction(n_features: int) -> float:
+    """``feature_fraction="auto"`` for ``d`` features: :func:`auto_feature_count` over ``d``
+    (1.0, every feature, up to ``AUTO_FEATURES_UP_TO``)."""
+    if n_features <= AUTO_FEATURES_UP_TO:
+        return 1.0
+    return auto_feature_count(n_features) / n_features
+
+
+def check_feature_fraction(value) -> None:
+    if value == "auto" and isinstance(value, str):
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0.0 < value <= 1.0  # NaN fails too
+    ):
+        raise ValueError(f"feature_fraction must be 'auto' or lie in (0, 1], got {value!r}")
+
+
 class FeatureSubsets:
     """Which features learner ``i`` sees: about ``fraction`` of them, at random.
 
     Membership of a feature is a deterministic hash of (salt of learner ``i``, feature name),
     so features that appear mid-stream are assigned consistently and no feature list must be
     known in advance; answers are cached per learner.
+
+    ``rule="auto"`` leaves ``fraction`` undecided (None) until :meth:`decide` is given the
+    number of features ``d`` of the first non-empty ``x`` (the pool does so before its
+    learners see one): then ``fraction = auto_feature_fraction(d)``, fixed for good; features
+    that appear later are kept with that same probability. Narrow streams (``d <=
+    AUTO_FEATURES_UP_TO``) get 1.0, which keeps every feature without asking the hash.
+    With ``wide_subsets=False`` (the binary and multiclass boosters, see
+    ``AUTO_SUBSET_TASKS``) ``"auto"`` is 1.0 from the start, whatever ``d``.
     """
 
-    def __init__(self, fraction: float, salts: list):
-        self.fraction = fraction
+    rule = None  # what the booster asked for: a fraction, or "auto" (None: pickled before)
+    n_features = None  # the d "auto" was decided on
+
+    def __init__(self, fraction, salts: list, wide_subsets: bool = True):
+        self.rule = fraction
+        if fraction == "auto":
+            self.fraction = None if wide_subsets else 1.0
+        else:
+            self.fraction = float(fraction)
         self.salts = salts
         self._masks: list[dict] = [{} for _ in salts]
 
+    def decide(self, x: dict) -> None:
+        """Fix an undecided ``"auto"`` fraction from ``x``'s number of features (an empty
+        ``x`` decides nothing)."""
+        if self.fraction is None and x:
+            self.n_features = len(x)
+            self.fraction = auto_feature_fraction(len(x))
+
     def keeps(self, i: int, feature) -> bool:
+        if self.fraction is None:
+            raise RuntimeError("feature_fraction='auto' is undecided: call decide(x) first")
+        if self.fraction >= 1.0:
+            return True
         mask = self._masks[i]
         keep = mask.get(feature)
         if keep is None:
@@ -329,9 +407,16 @@ class FeatureSubsets:
 
     def view(self, i: int, x: dict) -> dict:
         """The features of ``x`` learner ``i`` sees."""
-        if self.fraction >= 1.0:
+        if self.fraction is None:
+            self.decide(x)
+        if self.fraction is None or self.fraction >= 1.0:  # still undecided: x is empty
             return x
         return {f: v for f, v in x.items() if self.keeps(i, f)}
+
+    def __repr__(self) -> str:
+        decided = "undecided" if self.fraction is None else f"{self.fraction:.4g}"
+        d = "" if self.n_features is None else f", d={self.n_features}"
+        return f"FeatureSubsets(rule={self.rule!r}{d}, fraction={decided})"
 
 
 class ModelLearners:
@@ -365,7 +450,9 @@ def make_learners(models: list, subsets: FeatureSubsets):
     from . import forest
 
     if forest.ENABLED and all(forest.HoeffdingForest.supports(m) for m in models):
-        return forest.HoeffdingForest(models, subsets if subsets.fraction < 1.0 else None)
+        # "auto" may decide 1.0 later: the filter then keeps every feature (the same trees)
+        every = subsets.fraction is not None and subsets.fraction >= 1.0
+        return forest.HoeffdingForest(models, None if every else subsets)
     return ModelLearners(models, subsets)
 
 
@@ -396,7 +483,9 @@ class WeakLearnerPool:
     - ``diversify``: the first learner stays ``model`` as given, so the first expert is the
       plain model (with every learner diversified, a bad draw for learner 1 hurts every
       expert of the adaptive boosters); the others draw the parameters the model has.
-    - ``feature_fraction``: :class:`FeatureSubsets`.
+    - ``feature_fraction``: :class:`FeatureSubsets`; ``"auto"`` is decided from the number of
+      features of the first non-empty ``x`` the pool sees (:func:`auto_feature_fraction`),
+      or is 1.0 from the start with ``wide_subsets=False``.
 
     """
 
@@ -406,16 +495,16 @@ class WeakLearnerPool:
         n_models: int,
         weighting: str = "importance",
         diversify: bool | str = False,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = 1.0,
         min_weight: float = 0.0,
         seed: int | None = None,
+        wide_subsets: bool = True,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
         check_choice("weighting", weighting, WEIGHTINGS)
         check_choice("diversify", diversify, DIVERSIFY_MODES)
-        if not 0.0 < feature_fraction <= 1.0:
-            raise ValueError(f"feature_fraction must lie in (0, 1], got {feature_fraction}")
+        check_feature_fraction(feature_fraction)
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
         self.n_models = n_models
@@ -434,7 +523,8 @@ class WeakLearnerPool:
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
-        self.learners = make_learners(models, FeatureSubsets(feature_fraction, salts))
+        self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
+        self.learners = make_learners(models, self._subsets)
         self._weight_scales = [1.0] * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
@@ -447,6 +537,14 @@ class WeakLearnerPool:
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
         self._memo = FeatureCleaner()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_subsets" not in state:  # pickled before feature_fraction="auto"
+            subsets = getattr(self.learners, "subsets", None)
+            if subsets is None:
+                subsets = getattr(self.learners, "feature_filter", None)
+            self._subsets = subsets if subsets is not None else FeatureSubsets(1.0, [])
 
     def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
         if not diversify:
@@ -476,6 +574,8 @@ class WeakLearnerPool:
         """
         memo = self._memo
         known = memo.known(x)
+        if self._subsets.fraction is None:
+            self._subsets.decide(known)
         if memo.value is None:
             memo.value = self.learners.predict_proba_all(known)
         return memo.value
@@ -487,6 +587,8 @@ class WeakLearnerPool:
         ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
         """
         clean = self._memo.cleaned(x)
+        if self._subsets.fraction is None:
+            self._subsets.decide(clean)
         weights = [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
         self._memo.learned()
         return weights
@@ -529,6 +631,12 @@ class WeakLearnerPool:
         self._edge_den[i] += denominator
 
     # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def feature_subsets(self) -> FeatureSubsets:
+        """Which features each learner sees: its repr gives the rule, the ``d`` that
+        ``"auto"`` was decided on and the fraction in use (``undecided`` before any ``x``)."""
+        return self._subsets
 
     @property
     def models(self) -> list:

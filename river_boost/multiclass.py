@@ -102,7 +102,7 @@ class AdaBoostOLM(MulticlassBooster):
         prediction: str = "hedge",
         learning_rate: float = 2 * math.sqrt(2),
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):
@@ -192,7 +192,7 @@ class OnlineMBBM(MulticlassBooster):
         weighting: str = "importance",
         weak_prediction: str = "cost",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
     ):

@@ -48,6 +48,9 @@ def binomial_log_pmf(n: int, k: int, q: float) -> float:
     Computed with ``lgamma`` so it stays finite for ``n`` in the thousands and ``q`` close to
     1/2, where the probability itself may underflow.
 
+    Examples
+    --------
+
     >>> round(math.exp(binomial_log_pmf(4, 2, 0.5)), 6)
     0.375
 
@@ -72,6 +75,9 @@ def logistic_weight(s: float) -> float:
 def sigmoid(z: float) -> float:
     """``1 / (1 + exp(-z))`` without overflow (``logistic_weight(-z)``): the probability the
     boosters read off a score.
+
+    Examples
+    --------
 
     >>> sigmoid(0.0), sigmoid(1000.0), sigmoid(-1000.0)
     (0.5, 1.0, 0.0)
@@ -470,6 +476,9 @@ def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
     (whose ``1 / V`` needs the wider margin; the states a walk of ``n`` learners reaches have
     ``R^2 <= n V``). Everything is returned as a logarithm: ``R = 1e6`` does not overflow.
 
+    Examples
+    --------
+
     >>> round(math.exp(squint_log_integral(0.0, 0.0)), 12)   # int_0^{1/2} 1 d eta
     0.5
     >>> round(math.exp(squint_log_integral(0.0, 0.0, prior="uniform")), 12)   # int 2 eta
@@ -569,6 +578,9 @@ class OSBoostPotential(Potential):
     otherwise (:func:`osboost_weight`): a smooth distribution, no example weighs more than 1,
     so the weight is already a probability.
 
+    Examples
+    --------
+
     >>> pot = OSBoostPotential(gamma=0.2)
     >>> pot.sampling_probability(1, pot.start()), round(pot.sampling_probability(2, 2.0), 2)
     (1.0, 0.8)
@@ -615,6 +627,9 @@ class LogisticLoss(Potential):
       (8) of the logistic rank surrogate (:func:`logistic_rank_gradient`); every relevant label
       ``l`` is taught with weight ``max(c) - c[l]`` over its bound 2, the edge is (10),
       ``-c . h / (||c||_1 / 2)``, and ``alpha_i``'s gradient is ``c^{i+1} . h^i``.
+
+    Examples
+    --------
 
     >>> LogisticLoss().tasks
     ('binary', 'multiclass', 'ranking')
@@ -1268,6 +1283,9 @@ def rank_loss(scores, relevant, tie: float = 0.5) -> float:
     """The paper's rank loss: the share of (relevant, irrelevant) pairs ranked the wrong way
     round, ties counting ``tie`` (1/2). ``nan`` when ``relevant`` is empty or full (no pairs).
 
+    Examples
+    --------
+
     >>> rank_loss([3.0, 1.0, 2.0], [True, True, False])
     0.5
 
@@ -1288,6 +1306,9 @@ def logistic_rank_gradient(scores, relevant) -> np.ndarray:
 
     Relevant labels get negative entries, irrelevant ones positive, summing to 0; ``||c||_1 / 2``
     is the paper's weight (9).
+
+    Examples
+    --------
 
     >>> [float(c) for c in logistic_rank_gradient([0.0, 0.0, 0.0], [True, False, False])]
     [-0.5, 0.25, 0.25]

@@ -61,7 +61,8 @@ class AdaOLMR(RankingBooster):
         ``"hedge"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)`` on ``alpha``; the paper's is 1.
-    n_models, weighting, diversify, feature_fraction, min_weight, seed
+    n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`);
         ``feature_fraction`` gives each learner a random subset of the features, as the
         paper's 20 covariates per learner did.
@@ -103,6 +104,9 @@ class AdaOLMR(RankingBooster):
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())
 
@@ -134,7 +138,8 @@ class OnlineBMR(RankingBooster):
         {.05, .01, .005, .001} for many.
     loss
         ``"hinge"`` or ``"rank"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         As in :class:`AdaOLMR` (its ``model`` says which leaves suit which trees).
 
     References
@@ -174,5 +179,8 @@ class OnlineBMR(RankingBooster):
         feature_fraction: float = 1.0,
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(RankingPairPotential(gamma, loss), locals())

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import decimal
-import functools
 import hashlib
 import inspect
 import math
@@ -366,13 +365,6 @@ class ModelLearners:
             self.models[i].learn_one(self.subsets.view(i, x), y, w=w)
 
 
-def _learn(model, x: dict, y, w: float | None) -> None:
-    if w is None:
-        model.learn_one(x, y)
-    else:
-        model.learn_one(x, y, w=w)
-
-
 def make_learners(models: list, subsets: FeatureSubsets):
     """The learners behind a pool: the compiled forest when every model is a Hoeffding tree
     it can compile (:class:`~river_boost.forest.HoeffdingForest`: River's trees, bit for bit,
@@ -555,15 +547,19 @@ class WeakLearnerPool:
         """Learner ``i``'s background learner learns what learner ``i`` just learned."""
         bg = self._background[i]
         if self._compiled:
-            learn = functools.partial(self.learners.learn_one, bg)
-        else:
-            view = self.learners.subsets.view(i, x)
-            learn = functools.partial(_learn, bg, view)
+            learners = self.learners
+            if self._accepts_w:
+                learners.learn_one(bg, x, y, w)
+            else:
+                for _ in range(replicas(w, self._rng)):
+                    learners.learn_one(bg, x, y)
+            return
+        view = self.learners.subsets.view(i, x)
         if self._accepts_w:
-            learn(y, w)
+            bg.learn_one(view, y, w=w)
         else:
             for _ in range(replicas(w, self._rng)):
-                learn(y, None)
+                bg.learn_one(view, y)
 
     def start_background(self, i: int) -> None:
         """Learner ``i`` gets a fresh background learner (its parameters, its features),

@@ -11,7 +11,7 @@ from river import checks, drift, tree
 from river.datasets import synth
 
 import river_boost
-from river_boost import adaptation, forest
+from river_boost import adaptation, bench, forest
 from river_boost.bench import REGISTRY, _chain
 
 BINARY = [
@@ -347,3 +347,24 @@ def test_default_memory_is_used_with_a_detector():
     model = river_boost.AdaBoostOL(drift_detector=drift.ADWIN())
     assert model._drift.memory == adaptation.DEFAULT_MEMORY
     assert model.memory is None
+
+
+def test_bench_drift_suite_prints_ranks_and_gains_and_plots(tmp_path, capsys):
+    from river_boost import cli
+
+    out = tmp_path / "drift"
+    argv = ["bench", "--suite", "drift", "--streams", "sea_abrupt,rbf_fast", "--models"]
+    argv += ["AdaBoost.OL,AdaBoost.OL+drift,AdaBoost.OLM,AdaBoost.OLM+drift,River.ADWINBoosting"]
+    argv += ["--n-models", "3", "--n-samples", "300", "--jobs", "1", "--out", str(out)]
+    assert cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "Mean accuracy rank" in printed and "accuracy gain" in printed
+    assert (out / "drift_accuracy.png").stat().st_size > 0
+    assert bench.drift_points("sea_abrupt") == bench.DRIFT_POSITIONS
+    assert bench.drift_points("rbf_fast") == ()
+
+
+def test_drift_suite_is_not_in_the_default_bench():
+    assert not set(bench.DEFAULT_MODELS) & {"AdaBoost.OL+drift", "River.SRP"}
+    assert not set(bench.DEFAULT_STREAMS) & set(bench.DRIFT_STREAMS)
+    assert {"AdaBoost.OL+drift", "River.ARF", "River.SRP"} <= set(bench.DRIFT_MODELS)

@@ -35,6 +35,39 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   detector; ``memory`` without a detector is an error (the booster would no longer be the
   one without drift adaptation, which the compiled walk relies on).
 
+The martingale booster (:class:`river_boost.MartingaleBooster`) has no drift adaptation: its
+learners are the nodes of a branching program, created on demand and visited by the
+examples whose margin reaches them, not a fixed walk of ``N`` learners that each see every
+example, so "a learner's error on the stream" and "the learners after it" have no meaning
+there; a node would have to be replaced with the nodes it leads to.
+
+Examples
+--------
+
+SEA's threshold moves from 8 to 9.5 after 2,000 examples; the learners whose error rises
+are replaced (``replacement_times``: the examples learned so far, and the position):
+
+>>> import itertools
+>>> from river import drift
+>>> from river.datasets import synth
+>>> import river_boost
+
+>>> stream = synth.ConceptDriftStream(
+...     synth.SEA(variant=0, seed=1), synth.SEA(variant=3, seed=2), position=2000, width=20, seed=3
+... )
+>>> model = river_boost.OnlineBBM(n_models=5, seed=42, drift_detector=drift.ADWIN())
+>>> for x, y in itertools.islice(stream, 4000):
+...     model.learn_one(x, y)
+>>> model.replacements
+[0, 1, 1, 2, 2]
+>>> [t for t, i in model.replacement_times if t > 2000]
+[2112, 2176, 2816]
+
+Off, the booster is the one without drift adaptation, to the last bit:
+
+>>> model.clone({"drift_detector": None}).drift_detector is None
+True
+
 """
 
 from __future__ import annotations

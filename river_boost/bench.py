@@ -844,6 +844,11 @@ def summarize(results, reference="River.AdaBoost"):
                 if rs[0].update_share is not None
                 else None
             ),
+            "replacements": (
+                statistics.fmean(r.replacements for r in rs)
+                if rs[0].replacements is not None
+                else None
+            ),
         }
     for (_, stream), row in rows.items():
         ref = rows.get((reference, stream))
@@ -874,6 +879,9 @@ def _cell(row, value):
     if value == "overhead":
         share = row["overhead_share"]
         return "-" if share is None else f"{100 * share:.1f}%"
+    if value == "replacements":
+        n = row["replacements"]
+        return "-" if n is None else f"{n:g}"
     if value == "gain":
         return f"{100 * row['gain']:+.2f}"
     if value == "updates":

@@ -331,6 +331,7 @@ def _write_outputs(results, rows, out: pathlib.Path):
         "throughput",
         "overhead_share",
         "update_share",
+        "replacements",
     ]
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)
@@ -379,6 +380,8 @@ def cmd_bench(args):
     }
     if all(r["speed_vs_reference"] is None for r in rows.values()):
         del tables["speed"]
+    if any(r.replacements for r in results):
+        tables["replacements"] = "Learner replacements after a drift (mean over seeds)"
     for value, title in tables.items():
         print(f"\n{title}\n{bench.format_table(rows, streams, value)}")
     if args.suite == "drift":

@@ -240,7 +240,7 @@ class Booster(base.Estimator):
     def _adapt(self, adapt: DriftAdaptation, errors) -> None:
         """Feed the learners' errors to their detectors; start background learners on a
         warning, replace the learners that drifted (:mod:`river_boost.adaptation`)."""
-        warned, drifted = adapt.observe(errors)
+        warned, drifted = adapt.observe(errors, self._n_seen)
         pool = self._pool
         for i in warned:
             if i not in drifted:

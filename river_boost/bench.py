@@ -907,6 +907,8 @@ def mean_ranks(rows, streams) -> dict:
 
 def format_ranks(ranks: dict) -> str:
     """``mean_ranks`` as a table, best first."""
+    if not ranks:
+        return "(no rows)"
     width = max(len(m) for m in ranks) + 2
     lines = [f"{'model':<{width}}{'mean rank':>10}{'streams':>9}", "-" * (width + 19)]
     for m, (rank, n) in sorted(ranks.items(), key=lambda kv: kv[1][0]):
@@ -938,6 +940,8 @@ def format_table(rows, streams, value="accuracy"):
     that updated a weak learner; the rest were skipped: weight 0, thinned or not sampled).
     """
     models = list(dict.fromkeys(m for m, _ in rows))
+    if not models:
+        return "(no rows)"
     width = max(len(m) for m in models) + 2
     header = f"{'model':<{width}}" + "".join(f"{s:>16}" for s in streams)
     lines = [header, "-" * len(header)]

@@ -140,7 +140,7 @@ def test_replacement_restarts_statistics(compiled):
 def test_drift_adaptation_improves_after_drift():
     data = flipped(6000, 2000)
     accs = {}
-    for name, params in {"off": {}, "on": {"drift_detector": adwin()}}.items():
+    for name, params in {"off": {}, "on": {"drift_detector": adwin(), "memory": 300}}.items():
         model = river_boost.OnlineBBM(n_models=5, seed=2, **params)
         hits = 0
         for t, (x, y) in enumerate(data):

@@ -11,7 +11,7 @@ appear as a key of ``y``; a known label missing from a later ``y`` counts as irr
 
 from __future__ import annotations
 
-from river import base, tree
+from river import base, drift, tree
 
 from .booster import RankingBooster
 from .potentials import LogisticLoss, RankingPairPotential, logistic_rank_gradient, rank_loss
@@ -21,6 +21,14 @@ __all__ = ["AdaOLMR", "OnlineBMR", "logistic_rank_gradient", "rank_loss"]
 
 # Majority-class leaves keep River's checks (500 rows of a 14-label set) quick.
 _FAST_TREE = tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
+
+
+# drift adaptation on, with detectors quick to fire (River's checks, tests/test_multilabel.py)
+_DRIFT_TEST = {
+    "drift_detector": drift.ADWIN(delta=0.1, clock=4, grace_period=10),
+    "warning_detector": drift.ADWIN(delta=0.5, clock=4, grace_period=10),
+    "memory": 50,
+}
 
 
 class AdaOLMR(RankingBooster):
@@ -91,6 +99,7 @@ class AdaOLMR(RankingBooster):
     _test_params = (
         {"model": _FAST_TREE, "n_models": 3, "seed": 1},
         {"n_models": 2, "prediction": "random", "weighting": "sampling", "seed": 2},
+        {"model": _FAST_TREE, "n_models": 3, "seed": 3, **_DRIFT_TEST},
     )
 
     def __init__(
@@ -166,6 +175,7 @@ class OnlineBMR(RankingBooster):
     _test_params = (
         {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 1},
         {"n_models": 2, "gamma": 0.2, "loss": "rank", "weighting": "sampling", "seed": 2},
+        {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 3, **_DRIFT_TEST},
     )
 
     def __init__(

@@ -255,13 +255,11 @@ def test_forest_and_python_paths_agree(monkeypatch):
 # ----------------------------------------------------------------------------- River's checks
 
 
-@pytest.mark.parametrize("cls", PRESETS)
+@pytest.mark.parametrize("cls", BINARY + MULTICLASS)  # ranking: tests/test_multilabel.py
 def test_check_estimator_with_drift_on(cls):
     params = {"n_models": 3, "seed": 1, "drift_detector": drift.ADWIN(delta=0.5, clock=4)}
     if cls in BINARY[:1] + [river_boost.OSBoost]:
         params["gamma"] = 0.2
-    if cls in RANKING:
-        params["model"] = tree.HoeffdingTreeClassifier(leaf_prediction="mc")
     params["warning_detector"] = drift.ADWIN(delta=0.9, clock=4)
     checks.check_estimator(cls(**params))
 

@@ -97,8 +97,10 @@ def plot_drift(results, streams, out: pathlib.Path) -> list:
             if r.stream == stream and r.seed == results[0].seed and r.windows:
                 xs, ys = zip(*r.windows)
                 ax.plot(xs, [100 * y for y in ys], label=r.model, lw=1.0, **style[r.model])
+        seen = max((r.n_samples for r in results if r.stream == stream), default=0)
         for position in drift_points(stream):
-            ax.axvline(position, color="black", ls=":", lw=1.0)
+            if position <= seen:  # a run cut short (--n-samples) shows the changes it saw
+                ax.axvline(position, color="black", ls=":", lw=1.0)
         ax.set_title(stream)
         ax.set_xlabel("examples")
         ax.grid(alpha=0.3)

@@ -76,7 +76,8 @@ class PotentialBooster(BinaryBooster):
     potential
         A binary :class:`river_boost.potentials.Potential`. A potential built for a number of
         learners (``potential.n_models``) must be built for ``n_models``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -116,6 +117,9 @@ class PotentialBooster(BinaryBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(_checked(potential, n_models), locals())
 
@@ -134,6 +138,9 @@ class EdgeBooster(BinaryBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(self._potential(n_models, gamma), locals())
 
@@ -165,7 +172,8 @@ class OnlineBBM(EdgeBooster):
     gamma
         Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
         more examples; the paper tunes it by progressive validation (``river-boost tune``).
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -223,7 +231,8 @@ class NHBoostDT(BinaryBooster):
 
     Parameters
     ----------
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -271,6 +280,9 @@ class NHBoostDT(BinaryBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(NormalHedgePotential(), locals())
 
@@ -297,7 +309,8 @@ class SquintBoost(BinaryBooster):
     ----------
     prior
         Prior on Squint's learning rate ``eta``: ``"improper"`` (default) or ``"uniform"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -333,6 +346,9 @@ class SquintBoost(BinaryBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(SquintPotential(prior), locals())
 
@@ -351,7 +367,8 @@ class OSBoost(EdgeBooster):
     ----------
     gamma
         Assumed edge, in ``(0, 1)``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -409,7 +426,8 @@ class AdaBoostOL(BinaryBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`);
         ``weighting="sampling"`` is AdaBoost.OL.S.
 
@@ -453,5 +471,8 @@ class AdaBoostOL(BinaryBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())

@@ -384,6 +384,10 @@ class FeatureSubsets:
         self.salts = salts
         self._masks: list[dict] = [{} for _ in salts]
 
+    #: extra learner indices that see another learner's subset (background learners on a
+    #: compiled forest sit past the ``N`` learners): index -> the learner they shadow
+    aliases: dict = {}
+
     def decide(self, x: dict) -> None:
         """Fix an undecided ``"auto"`` fraction from ``x``'s number of features (an empty
         ``x`` decides nothing)."""
@@ -392,6 +396,8 @@ class FeatureSubsets:
             self.fraction = auto_feature_fraction(len(x))
 
     def keeps(self, i: int, feature) -> bool:
+        if i >= len(self.salts):
+            i = self.aliases[i]
         if self.fraction is None:
             raise RuntimeError("feature_fraction='auto' is undecided: call decide(x) first")
         if self.fraction >= 1.0:
@@ -537,6 +543,14 @@ class WeakLearnerPool:
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
         self._memo = FeatureCleaner()
+        self._compiled = not isinstance(self.learners, ModelLearners)
+
+    # Drift adaptation (:mod:`river_boost.adaptation`): class defaults, so that pools built or
+    # pickled without it are unchanged. ``_background``: learner i -> its background learner
+    # (a River model, or its index in the compiled forest); ``_edge_decay``: the factor the
+    # edges' sums are multiplied by before each new term (1: they never forget).
+    _background: dict = {}
+    _edge_decay: float = 1.0
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -577,7 +591,10 @@ class WeakLearnerPool:
         if self._subsets.fraction is None:
             self._subsets.decide(known)
         if memo.value is None:
-            memo.value = self.learners.predict_proba_all(known)
+            value = self.learners.predict_proba_all(known)
+            if self._background and self._compiled:  # the forest's background trees follow
+                value = tuple(value[: self.n_models])
+            memo.value = value
         return memo.value
 
     # ------------------------------------------------------------------ learning
@@ -620,13 +637,103 @@ class WeakLearnerPool:
         else:
             for _ in range(replicas(w, self._rng)):
                 self.learners.learn_one(i, x, y)
+        if self._background and i in self._background:
+            self._teach_background(i, x, y, w)
         return w
+
+    # ------------------------------------------------------------------ replacing learners
+
+    def _teach_background(self, i: int, x: dict, y, w: float) -> None:
+        """Learner ``i``'s background learner learns what learner ``i`` just learned."""
+        bg = self._background[i]
+        if self._compiled:
+            learners = self.learners
+            if self._accepts_w:
+                learners.learn_one(bg, x, y, w)
+            else:
+                for _ in range(replicas(w, self._rng)):
+                    learners.learn_one(bg, x, y)
+            return
+        view = self.learners.subsets.view(i, x)
+        if self._accepts_w:
+            bg.learn_one(view, y, w=w)
+        else:
+            for _ in range(replicas(w, self._rng)):
+                bg.learn_one(view, y)
+
+    def start_background(self, i: int) -> None:
+        """Learner ``i`` gets a fresh background learner (its parameters, its features),
+        taught from now on whatever learner ``i`` is taught; one it had is dropped."""
+        self.drop_background(i)
+        if not self._background:
+            self._background = {}  # the instance's own dict (the class default is shared)
+        if self._compiled:
+            learners = self.learners
+            bg = learners.add(learners._models[i])
+            if learners.feature_filter is not None:
+                self._alias(bg, i)
+            self._background[i] = bg
+        else:
+            self._background[i] = self.learners.models[i].clone()
+
+    def drop_background(self, i: int) -> None:
+        """Learner ``i``'s background learner, if any, is dropped (and freed)."""
+        bg = self._background.pop(i, None) if self._background else None
+        if bg is None or not self._compiled:
+            return
+        learners = self.learners
+        learners.remove(bg)  # the trees after it move down one index
+        moved = {j: (b - 1 if b > bg else b) for j, b in self._background.items()}
+        self._background = moved
+        subsets = learners.feature_filter
+        if subsets is not None:
+            subsets.aliases = {b: j for j, b in moved.items()}
+
+    def _alias(self, index: int, i: int) -> None:
+        subsets = self.learners.feature_filter
+        subsets.aliases = {**subsets.aliases, index: i}
+
+    def replace(self, i: int) -> bool:
+        """Learner ``i`` is replaced: by its background learner if it has one (returns True),
+        else by a fresh learner with its parameters and its features (the old one is freed:
+        the compiled forest frees the tree's nodes). Its edge and the running mean of the
+        weights offered to it (the importance weights' scale) start over; the lifetime
+        counters (``learner_updates``, ``zero_weights``) go on."""
+        learners = self.learners
+        promoted = bool(self._background) and i in self._background
+        if promoted:
+            bg = self._background[i]
+            if self._compiled:
+                learners.copy_tree(bg, i)
+                self.drop_background(i)
+            else:
+                del self._background[i]
+                learners.models[i] = bg
+        elif self._compiled:
+            learners.reset(i)
+        else:
+            learners.models[i] = learners.models[i].clone()
+        self._offered[i] = 0.0
+        self._n_offered[i] = 0
+        self._edge_num[i] = self._edge_den[i] = 0.0
+        self._memo.forget()
+        return promoted
+
+    @property
+    def background(self) -> list:
+        """The learners that have a background learner in training, in order."""
+        return sorted(self._background)
 
     def record_edge(self, i: int, numerator: float, denominator: float) -> None:
         """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
 
-        Each booster family defines its edge (papers differ); the pool only accumulates.
+        Each booster family defines its edge (papers differ); the pool only accumulates
+        (with forgetting, ``_edge_decay < 1``, the past sums fade by that factor per term).
         """
+        decay = self._edge_decay
+        if decay != 1.0:
+            self._edge_num[i] *= decay
+            self._edge_den[i] *= decay
         self._edge_num[i] += numerator
         self._edge_den[i] += denominator
 
@@ -680,13 +787,31 @@ class Hedge:
         self.log_weights = [0.0] * n
         self.weights = (1.0 / n,) * n  # normalised, read on every prediction: cached
 
-    def update(self, losses, scale: float = 1.0) -> None:
+    def update(self, losses, scale: float = 1.0, share: float = 0.0) -> None:
+        """``share > 0``: fixed-share Hedge (Herbster & Warmuth 1998), which then moves that
+        share of the total weight evenly over the experts, so that an expert that lost its
+        weight under an old concept can win it back."""
         if not any(losses):
             return
         lw = [w - scale * loss for w, loss in zip(self.log_weights, losses)]
         top = max(lw)
         # Re-centre so the best expert has log-weight 0: bounded state on long streams.
         self.set_log_weights([w - top for w in lw])
+        if share > 0.0:
+            floor = share / len(lw)
+            mixed = [(1.0 - share) * v + floor for v in self.weights]
+            top = max(mixed)
+            self.set_log_weights([math.log(v / top) for v in mixed])
+
+    def restart(self, i: int) -> None:
+        """Expert ``i``'s learner was replaced: the expert starts again from expert
+        ``i - 1``'s weight (with the new learner's ``alpha = 0`` they predict alike);
+        expert 0 keeps its weight."""
+        if i > 0:
+            lw = list(self.log_weights)
+            lw[i] = lw[i - 1]
+            top = max(lw)
+            self.set_log_weights([w - top for w in lw])
 
     def set_log_weights(self, log_weights) -> None:
         self.log_weights = list(log_weights)
@@ -721,6 +846,26 @@ class ProjectedOGD:
         v = self.values[i] - rate * gradient
         self.values[i] = min(self.bound, max(-self.bound, v))
 
+    # Drift adaptation: coordinate i's step count restarts when its learner is replaced
+    # (``starts[i]``: the step it restarted at), and with a ``memory`` the step count is
+    # capped there, so that the rate never falls below ``lr / sqrt(memory)``.
+    starts: list | None = None
+    memory: int | None = None
+
+    def restart(self, i: int) -> None:
+        """Coordinate ``i`` starts over: value 0, and its rate from ``lr`` again."""
+        if self.starts is None:
+            self.starts = [0] * len(self.values)
+        self.starts[i] = self.t
+        self.values[i] = 0.0
+
+    def rate(self, i: int) -> float:
+        """The current step's rate for coordinate ``i`` (after :meth:`tick`)."""
+        t = self.t - (self.starts[i] if self.starts is not None else 0)
+        if self.memory is not None:
+            t = min(t, self.memory)
+        return self.lr / math.sqrt(max(t, 1))
+
 
 class Experts:
     """The adaptive boosters' learner weights and experts.
@@ -741,12 +886,17 @@ class Experts:
         self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
 
-    def update(self, gradients, losses, rate: float, w: float) -> None:
-        """One example's step: ``alpha_i -= rate * gradients[i]``; Hedge on ``losses``."""
+    def update(self, gradients, losses, rate, w: float, share: float = 0.0) -> None:
+        """One example's step: ``alpha_i -= rate * gradients[i]`` (``rate``: one rate, or
+        one per learner); Hedge on ``losses`` (fixed share ``share``)."""
         step = self.ogd.step
-        for i, g in enumerate(gradients):
-            step(i, g, rate)
-        self.hedge.update(losses, scale=w)
+        if isinstance(rate, list):
+            for i, g in enumerate(gradients):
+                step(i, g, rate[i])
+        else:
+            for i, g in enumerate(gradients):
+                step(i, g, rate)
+        self.hedge.update(losses, scale=w, share=share)
 
     def draw(self, rng: random.Random) -> int:
         return self.hedge.draw(rng)

@@ -67,7 +67,8 @@ class AdaBoostOLM(MulticlassBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``.
     learning_rate
         ``c`` in the OGD rate ``c / ((k - 1) sqrt(t))``; the paper's choice is ``2 sqrt(2)``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -105,6 +106,9 @@ class AdaBoostOLM(MulticlassBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())
 
@@ -153,7 +157,8 @@ class OnlineMBBM(MulticlassBooster):
         Labels known in advance (optional); others join when first seen.
     weak_prediction
         ``"cost"`` (the paper) or ``"argmax"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -195,5 +200,8 @@ class OnlineMBBM(MulticlassBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(MulticlassZeroOnePotential(2, gamma), locals())

@@ -11,7 +11,7 @@ appear as a key of ``y``; a known label missing from a later ``y`` counts as irr
 
 from __future__ import annotations
 
-from river import base, tree
+from river import base, drift, tree
 
 from .booster import RankingBooster
 from .potentials import LogisticLoss, RankingPairPotential, logistic_rank_gradient, rank_loss
@@ -21,6 +21,14 @@ __all__ = ["AdaOLMR", "OnlineBMR", "logistic_rank_gradient", "rank_loss"]
 
 # Majority-class leaves keep River's checks (500 rows of a 14-label set) quick.
 _FAST_TREE = tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
+
+
+# drift adaptation on, with detectors quick to fire (River's checks, tests/test_multilabel.py)
+_DRIFT_TEST = {
+    "drift_detector": drift.ADWIN(delta=0.1, clock=4, grace_period=10),
+    "warning_detector": drift.ADWIN(delta=0.5, clock=4, grace_period=10),
+    "memory": 50,
+}
 
 
 class AdaOLMR(RankingBooster):
@@ -61,7 +69,8 @@ class AdaOLMR(RankingBooster):
         ``"hedge"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)`` on ``alpha``; the paper's is 1.
-    n_models, weighting, diversify, feature_fraction, min_weight, seed
+    n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`);
         ``feature_fraction`` gives each learner a random subset of the features, as the
         paper's 20 covariates per learner did; the default ``"auto"`` gives each learner
@@ -94,6 +103,7 @@ class AdaOLMR(RankingBooster):
     _test_params = (
         {"model": _FAST_TREE, "n_models": 3, "seed": 1},
         {"n_models": 2, "prediction": "random", "weighting": "sampling", "seed": 2},
+        {"model": _FAST_TREE, "n_models": 3, "seed": 3, **_DRIFT_TEST},
     )
 
     def __init__(
@@ -107,6 +117,9 @@ class AdaOLMR(RankingBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())
 
@@ -138,7 +151,8 @@ class OnlineBMR(RankingBooster):
         {.05, .01, .005, .001} for many.
     loss
         ``"hinge"`` or ``"rank"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         As in :class:`AdaOLMR` (its ``model`` says which leaves suit which trees).
 
     References
@@ -165,6 +179,7 @@ class OnlineBMR(RankingBooster):
     _test_params = (
         {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 1},
         {"n_models": 2, "gamma": 0.2, "loss": "rank", "weighting": "sampling", "seed": 2},
+        {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 3, **_DRIFT_TEST},
     )
 
     def __init__(
@@ -178,5 +193,8 @@ class OnlineBMR(RankingBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(RankingPairPotential(gamma, loss), locals())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import pathlib
 
-__all__ = ["plot_bench", "metric_name"]
+__all__ = ["plot_bench", "plot_drift", "metric_name"]
 
 MAX_COLUMNS = 3
 MARKERS = "osD^vP*Xph<>8"
@@ -163,3 +163,56 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths
+
+
+def plot_drift(results, streams, out: pathlib.Path) -> list:
+    """The drift suite's figure: accuracy over consecutive windows of 1% of each stream,
+    with the streams' concept changes marked (dotted), one panel per stream."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .bench import drift_points
+
+    labels = list(dict.fromkeys(r.model for r in results if r.windows))
+    palette = plt.get_cmap("tab20")
+    style = {
+        m: {
+            "color": palette(i % 20),
+            "ls": "--" if m.startswith(("River.", "MOA.", "HoeffdingTree")) else "-",
+        }
+        for i, m in enumerate(labels)
+    }
+    ncols = min(3, len(streams))
+    nrows = -(-len(streams) // ncols)
+    ncol = max(2, min(len(labels), 6))
+    legend_rows = -(-len(labels) // ncol)
+    height = 3.2 * nrows + 0.3 * legend_rows + 0.4
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, height), squeeze=False)
+    for ax, stream in zip(axes.flat, streams):
+        for r in results:
+            if r.stream == stream and r.seed == results[0].seed and r.windows:
+                xs, ys = zip(*r.windows)
+                ax.plot(xs, [100 * y for y in ys], label=r.model, lw=1.0, **style[r.model])
+        seen = max((r.n_samples for r in results if r.stream == stream), default=0)
+        for position in drift_points(stream):
+            if position <= seen:  # a run cut short (--n-samples) shows the changes it saw
+                ax.axvline(position, color="black", ls=":", lw=1.0)
+        ax.set_title(stream)
+        ax.set_xlabel("examples")
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(streams) :]:
+        ax.axis("off")
+    for row in axes:
+        row[0].set_ylabel("accuracy per 1% window (%)")
+    handles = {}
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=ncol, fontsize=8)
+    fig.tight_layout(rect=(0, (0.3 * legend_rows + 0.2) / height, 1, 1))
+    path = out / "drift_accuracy.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return [path]

@@ -1,19 +1,18 @@
-"""River's Hoeffding tree, the library's Fast* tree and the compiled forest, side by side.
+"""River's Hoeffding tree and the compiled forest, side by side.
 
 Ten trees with the booster's diversified parameters (``delta``, ``tau``, ``grace_period`` drawn
 per tree as :class:`river_boost.core.WeakLearnerPool` draws them) run the same call sequence
-in one process, three ways:
+in one process, two ways:
 
 - ``river``: ten ``river.tree.HoeffdingTreeClassifier``;
-- ``fast``: ten ``river_boost.trees.FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter())``;
 - ``forest``: one :class:`river_boost.forest.HoeffdingForest` holding the ten trees.
 
 Per example: every tree predicts (``predict_proba_one`` / ``predict_proba_all``), then every
 tree learns it with a booster-like weight (log-normal, non-integer; drawn from a fixed seed, so
-the three see the same weights). Every prediction of the three must be identical (same dicts,
+the two see the same weights). Every prediction of the two must be identical (same dicts,
 same float bits): the script fails otherwise. Reported: median seconds over ``--repeats`` runs
-and the ratios river / forest and fast / forest. The garbage collector is paused during each
-timed run (and run before it), the same for the three.
+and the ratio river / forest. The garbage collector is paused during each timed run (and
+run before it), the same for both.
 
     python benchmarks/forest_speed.py --n 2000 --repeats 5
     python benchmarks/forest_speed.py --n 1000 --repeats 5 --paper
@@ -34,7 +33,6 @@ from river import datasets, tree
 from river.datasets import synth
 
 from river_boost.forest import AVAILABLE, UNAVAILABLE_REASON, HoeffdingForest
-from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 
 # The pool's diversification ranges (river_boost.core.DIVERSIFY_RANGES at the time of writing):
 # delta and tau log-uniform, grace_period uniform.
@@ -73,9 +71,6 @@ def tree_params(n_trees: int, seed: int, paper: bool = False) -> list[dict]:
             }
         )
     return params
-
-
-FAST = FastGaussianSplitter()
 
 
 def run_trees(models, data, weights):
@@ -120,10 +115,7 @@ def main(argv=None):
     print(
         f"{args.trees} trees ({mode}), {args.n} examples per stream, median of {args.repeats} runs"
     )
-    print(
-        f"{'stream':<14} {'river s':>8} {'fast s':>8} {'forest s':>9} "
-        f"{'river/forest':>13} {'fast/forest':>12}"
-    )
+    print(f"{'stream':<14} {'river s':>8} {'forest s':>9} {'river/forest':>13}")
     for name in args.streams:
         make, nominal = STREAMS[name]
         data = list(itertools.islice(make(), args.n))
@@ -132,16 +124,14 @@ def main(argv=None):
         scales = [1.0] + [rng.uniform(10.0, 200.0) if args.paper else 1.0 for _ in params[1:]]
         weights = [[s * rng.lognormvariate(0.0, 0.5) for s in scales] for _ in data]
         river = [tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **p) for p in params]
-        fast = [FastHoeffdingTreeClassifier(**{**m._get_params(), "splitter": FAST}) for m in river]
         builders = {
             "river": lambda models=river: [m.clone() for m in models],
-            "fast": lambda models=fast: [m.clone() for m in models],
             "forest": lambda models=river: HoeffdingForest(models),
         }
         times = {k: [] for k in builders}
         reference = None
         for _ in range(args.repeats):
-            for kind, build in builders.items():  # alternate, so load drifts hit all three
+            for kind, build in builders.items():  # alternate, so load drifts hit both
                 models = build()
                 # The cyclic GC would otherwise charge whoever allocates for walking the
                 # predictions kept from earlier runs; collect before, pause during the run.
@@ -160,9 +150,9 @@ def main(argv=None):
                 elif b != reference:
                     sys.exit(f"{name}: {kind} predicted differently from river")
         med = {k: statistics.median(v) for k, v in times.items()}
-        ratios = f"{med['river'] / med['forest']:12.1f}x {med['fast'] / med['forest']:11.1f}x"
-        print(f"{name:<14} {med['river']:8.2f} {med['fast']:8.2f} {med['forest']:9.3f} {ratios}")
-    print("predictions identical (dicts, float bits) across river, fast and forest: yes")
+        ratio = med["river"] / med["forest"]
+        print(f"{name:<14} {med['river']:8.2f} {med['forest']:9.3f} {ratio:12.1f}x")
+    print("predictions identical (dicts, float bits) between river and forest: yes")
 
 
 if __name__ == "__main__":

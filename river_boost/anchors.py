@@ -8,7 +8,8 @@ needs Java); otherwise the bench skips them with a notice. Binary streams only.
 - ``VW.BBM``, ``VW.logistic``, ``VW.adaptive``: Vowpal Wabbit's online boosting reduction
   (``--boosting N --alg BBM|logistic|adaptive``, the implementation of Beygelzimer, Kale &
   Luo 2015 in VW) over its default linear learner.
-- ``MOA.OzaBoost``, ``MOA.OnlineSmoothBoost``, ``MOA.SGBT``: MOA's boosters through capymoa.
+- ``MOA.OzaBoost``, ``MOA.OnlineSmoothBoost``, ``MOA.SGBT``: MOA's boosters through capymoa;
+  ``MOA.ARF``, ``MOA.SRP``: its drift-adaptive ensembles (the drift suite).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from river import base
 
 from .potentials import sigmoid
 
-__all__ = ["ANCHORS", "available", "missing_notice", "VWBoostingClassifier", "MOAClassifier"]
+__all__ = [
+    "ANCHORS",
+    "DRIFT_ANCHORS",
+    "available",
+    "missing_notice",
+    "VWBoostingClassifier",
+    "MOAClassifier",
+]
 
 _UNSAFE = re.compile(r"[\s|:]")
 
@@ -101,7 +109,8 @@ class MOAClassifier(base.Classifier):
     Parameters
     ----------
     learner
-        Name of a capymoa classifier class (``"OzaBoost"``, ``"OnlineSmoothBoost"``, ``"SGBT"``).
+        Name of a capymoa classifier (``"OzaBoost"``, ``"OnlineSmoothBoost"``, ``"SGBT"``,
+        ``"ARF"``, ``"SRP"``; see ``LEARNERS``).
     n_models
         Its ensemble size (``boosting_iterations`` / ``ensemble_size``).
     seed
@@ -122,6 +131,8 @@ class MOAClassifier(base.Classifier):
         "OzaBoost": ("OzaBoost", "boosting_iterations"),
         "OnlineSmoothBoost": ("OnlineSmoothBoost", "boosting_iterations"),
         "SGBT": ("StreamingGradientBoostedTrees", "boosting_iterations"),
+        "ARF": ("AdaptiveRandomForestClassifier", "ensemble_size"),
+        "SRP": ("StreamingRandomPatches", "ensemble_size"),
     }
 
     def _build(self, x):
@@ -189,7 +200,11 @@ ANCHORS = {
         lambda n, seed: MOAClassifier("OnlineSmoothBoost", n, seed),
     ),
     "MOA.SGBT": ("capymoa", lambda n, seed: MOAClassifier("SGBT", n, seed)),
+    "MOA.ARF": ("capymoa", lambda n, seed: MOAClassifier("ARF", n, seed)),
+    "MOA.SRP": ("capymoa", lambda n, seed: MOAClassifier("SRP", n, seed)),
 }
+# MOA's drift-adaptive ensembles: the drift suite's outside anchors (binary streams)
+DRIFT_ANCHORS = ["MOA.SGBT", "MOA.ARF", "MOA.SRP"]
 
 
 def missing_notice(name: str) -> str:

@@ -26,7 +26,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable
 
-from river import ensemble, forest, metrics, multioutput, tree
+from river import drift, ensemble, forest, metrics, multioutput, tree
 from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 
 from . import anchors, binary, loaders, martingale, multiclass, multilabel
@@ -44,6 +44,10 @@ __all__ = [
     "run_grid",
     "summarize",
     "format_table",
+    "mean_ranks",
+    "drift_gains",
+    "DRIFT_STREAMS",
+    "DRIFT_MODELS",
 ]
 
 
@@ -68,6 +72,85 @@ STREAMS: dict[str, tuple[Callable[[], Iterable], int, str]] = {
     "yeast": (Yeast, 800, "multilabel"),
 }
 DEFAULT_STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane", "imagesegments", "yeast"]
+
+# ----------------------------------------------------------------------------- drifting streams
+
+DRIFT_LENGTH = 50_000
+# Abrupt and gradual streams change concept at these examples (a sigmoid ``ABRUPT_WIDTH`` or
+# ``GRADUAL_WIDTH`` wide, River's ConceptDriftStream, whose sigmoid overflows below a width of
+# about 4 × 12,500 / 709); RandomRBF and Hyperplane drift all along.
+DRIFT_POSITIONS = (12_500, 25_000, 37_500)
+ABRUPT_WIDTH = 100
+GRADUAL_WIDTH = 2_500
+
+
+def _chain(concepts, width: int, seed: int):
+    """River's ``ConceptDriftStream`` nested: concept ``j`` takes over at
+    ``DRIFT_POSITIONS[j - 1]`` (each nested stream counts its own examples)."""
+    stream = concepts[-1]
+    gaps = [b - a for a, b in zip((0, *DRIFT_POSITIONS), DRIFT_POSITIONS)]
+    for j in range(len(concepts) - 2, -1, -1):
+        stream = synth.ConceptDriftStream(
+            concepts[j], stream, position=gaps[j], width=width, seed=seed + j
+        )
+    return stream
+
+
+def _agrawal(width):  # classification functions 1, 3, 5, 7 (River's 0, 2, 4, 6)
+    return lambda: _chain(
+        [synth.Agrawal(classification_function=f, seed=42 + f) for f in (0, 2, 4, 6)], width, 7
+    )
+
+
+def _sea(width):  # SEA's four thresholds in turn, 10% label noise
+    return lambda: _chain(
+        [synth.SEA(variant=v, noise=0.1, seed=42 + v) for v in (0, 1, 2, 3)], width, 11
+    )
+
+
+def _led(width):  # 24 attributes (17 irrelevant), a different set of swapped ones per concept
+    return lambda: _chain(
+        [
+            synth.LEDDrift(
+                seed=42 + d, noise_percentage=0.1, irrelevant_features=True, n_drift_features=d
+            )
+            for d in (1, 3, 5, 7)
+        ],
+        width,
+        13,
+    )
+
+
+def _rbf(speed):  # 5 classes, 10 features, 50 centroids all moving at ``speed``
+    return lambda: synth.RandomRBFDrift(
+        seed_model=42, seed_sample=42, n_classes=5, n_features=10, change_speed=speed
+    )
+
+
+DRIFT_STREAMS: dict[str, tuple[Callable[[], Iterable], int, str]] = {
+    "agrawal_abrupt": (_agrawal(ABRUPT_WIDTH), DRIFT_LENGTH, "binary"),
+    "agrawal_gradual": (_agrawal(GRADUAL_WIDTH), DRIFT_LENGTH, "binary"),
+    "sea_abrupt": (_sea(ABRUPT_WIDTH), DRIFT_LENGTH, "binary"),
+    "sea_gradual": (_sea(GRADUAL_WIDTH), DRIFT_LENGTH, "binary"),
+    "hyperplane_rotating": (
+        lambda: synth.Hyperplane(seed=42, n_features=10, n_drift_features=5, mag_change=0.001),
+        DRIFT_LENGTH,
+        "binary",
+    ),
+    "rbf_moderate": (_rbf(0.0001), DRIFT_LENGTH, "multiclass"),
+    "rbf_fast": (_rbf(0.001), DRIFT_LENGTH, "multiclass"),
+    "led_abrupt": (_led(ABRUPT_WIDTH), DRIFT_LENGTH, "multiclass"),
+    "led_gradual": (_led(GRADUAL_WIDTH), DRIFT_LENGTH, "multiclass"),
+}
+STREAMS.update(DRIFT_STREAMS)
+
+
+def drift_points(stream: str) -> tuple:
+    """Where a drift suite stream changes concept (empty for the streams that drift all
+    along, and for the stationary streams)."""
+    if stream in DRIFT_STREAMS and stream.endswith(("_abrupt", "_gradual")):
+        return DRIFT_POSITIONS
+    return ()
 
 
 def task_of(stream: str) -> str:
@@ -102,8 +185,10 @@ class Entry:
     parameters it ``takes`` (``"gamma"``, ``"learning_rate"``); ``gammas`` is its own edge grid
     when it should not follow the run's (OSBoost, the papers' baseline, runs at one edge);
     ``kind`` is ``"baseline"`` (River), ``"booster"``, ``"anchor"`` (outside libraries,
-    skipped unless ``library`` is installed) or ``"ablation"`` (a variant behind a documented
-    default, run only when asked for).
+    skipped unless ``library`` is installed), ``"ablation"`` (a variant behind a documented
+    default, run only when asked for), ``"drift"`` (a booster with drift adaptation) or
+    ``"drift-anchor"`` (River's drift-adaptive ensembles): the last two run in the drift
+    suite (:data:`DRIFT_MODELS`) or when asked for.
     """
 
     factory: Callable
@@ -115,7 +200,7 @@ class Entry:
 
     @property
     def in_default_run(self) -> bool:
-        if self.kind == "ablation":
+        if self.kind in ("ablation", "drift", "drift-anchor"):
             return False
         return self.library is None or anchors.available(self.library)
 
@@ -157,6 +242,13 @@ REGISTRY: dict[str, Entry] = {
     ),
     "River.BOLE": Entry(_make(ensemble.BOLEClassifier, model=_ht), CLASSIFICATION, kind="baseline"),
     "River.ARF": Entry(_make(forest.ARFClassifier), CLASSIFICATION, kind="baseline"),
+    # River's drift-adaptive ensembles (the drift suite's anchors; SRP over Hoeffding trees)
+    "River.ADWINBoosting": Entry(
+        _make(ensemble.ADWINBoostingClassifier, model=_ht), CLASSIFICATION, kind="drift-anchor"
+    ),
+    "River.SRP": Entry(
+        _make(ensemble.SRPClassifier, model=_ht), CLASSIFICATION, kind="drift-anchor"
+    ),
     # river_boost
     "OnlineBBM": Entry(_make(binary.OnlineBBM), BINARY, GAMMA),
     "AdaBoost.OL": Entry(_make(binary.AdaBoostOL), BINARY, LEARNING_RATE),
@@ -180,6 +272,27 @@ REGISTRY: dict[str, Entry] = {
         name: Entry(factory, BINARY, kind="anchor", library=library)
         for name, (library, factory) in anchors.ANCHORS.items()
     },
+    # drift adaptation on (the drift suite, river_boost.adaptation; not in the default run)
+    **{
+        f"{name}+drift": Entry(
+            _make(cls, drift_detector=drift.ADWIN, **fixed),
+            tasks,
+            takes,
+            "drift",
+            gammas=(OSBOOST_GAMMA,) if "gamma" in takes else None,
+        )
+        for name, cls, tasks, takes, fixed in (
+            ("OnlineBBM", binary.OnlineBBM, BINARY, GAMMA, {}),
+            ("AdaBoost.OL", binary.AdaBoostOL, BINARY, (), {}),
+            ("OSBoost", binary.OSBoost, BINARY, GAMMA, {}),
+            ("NHBoostDT", binary.NHBoostDT, BINARY, (), {}),
+            ("SquintBoost", binary.SquintBoost, BINARY, (), {}),
+            ("AdaBoost.OLM", multiclass.AdaBoostOLM, MULTICLASS, (), {}),
+            ("OnlineMBBM", multiclass.OnlineMBBM, MULTICLASS, GAMMA, {}),
+            ("AdaOLMR", multilabel.AdaOLMR, MULTILABEL, (), {"model": _mc_ht}),
+            ("OnlineBMR", multilabel.OnlineBMR, MULTILABEL, GAMMA, {"model": _mc_ht}),
+        )
+    },
     # variants behind the documented defaults (not run unless asked for with --models)
     "AdaBoost.OL[vote]": Entry(
         _make(binary.AdaBoostOL, prediction="vote"), BINARY, kind="ablation"
@@ -200,8 +313,35 @@ REGISTRY: dict[str, Entry] = {
         _make(binary.OnlineBBM, min_weight=0.0), BINARY, GAMMA, "ablation"
     ),
 }
-DEFAULT_MODELS = [name for name, entry in REGISTRY.items() if entry.kind != "ablation"]
+DEFAULT_MODELS = [
+    name
+    for name, entry in REGISTRY.items()
+    if entry.kind not in ("ablation", "drift", "drift-anchor")
+]
 ABLATIONS = [name for name, entry in REGISTRY.items() if entry.kind == "ablation"]
+# The drift suite (``river-boost bench --suite drift``): the boosters with and without drift
+# adaptation, and the drift-adaptive ensembles of River (and MOA's, when capymoa is installed).
+DRIFT_MODELS = [
+    *(
+        f"{name}{suffix}"
+        for name in (
+            "OnlineBBM",
+            "AdaBoost.OL",
+            "OSBoost",
+            "NHBoostDT",
+            "SquintBoost",
+            "AdaBoost.OLM",
+            "OnlineMBBM",
+        )
+        for suffix in ("", "+drift")
+    ),
+    "River.ARF",
+    "River.ADWINBoosting",
+    "River.BOLE",
+    "River.SRP",
+    *(name for name in anchors.DRIFT_ANCHORS),
+]
+DRIFT_GAMMAS = (OSBOOST_GAMMA,)
 DEFAULT_GAMMAS = (0.05, 0.1, 0.2, 0.3)
 
 
@@ -359,6 +499,10 @@ class RunResult:
     skipped: int = 0  # scored rows the metric has no value for (multi-label: no pair)
     extra: dict = dataclasses.field(default_factory=dict)
     nodes: int | None = None  # the martingale booster's branching-program size
+    # accuracy over consecutive windows of ~1% of the stream: (examples seen, window accuracy)
+    # (None on multi-label streams)
+    windows: list | None = None
+    replacements: int | None = None  # river_boost boosters' learner replacements (drift)
 
     @property
     def throughput(self) -> float:
@@ -436,6 +580,8 @@ def run_one(
     extra = {name: EXTRA_METRICS[name][0]() for name in protocol.extra_metrics}
     every = max(1, n // 50)
     curve = []
+    window = max(1, n // 100)
+    windows, hits = ([], 0) if not ranking else (None, 0)
     cut = int(protocol.split * n) if protocol.split else None
     parts = (
         (_RankAccuracy(), _RankAccuracy()) if ranking else (metrics.Accuracy(), metrics.Accuracy())
@@ -450,6 +596,11 @@ def run_one(
     for seen, (x, y) in enumerate(scored, start=1):
         y_pred = _label_scores(model, x) if ranking else model.predict_one(x)
         metric.update(y, y_pred)
+        if windows is not None:
+            hits += y_pred == y
+            if seen % window == 0:
+                windows.append((seen, hits / window))
+                hits = 0
         if cut is not None:
             parts[seen > cut].update(y, y_pred)
         if extra:
@@ -483,6 +634,8 @@ def run_one(
         skipped=getattr(metric, "n_skipped", 0),
         extra={name: m.get() for name, m in extra.items()},
         nodes=sum(model.n_nodes) if isinstance(model, martingale.MartingaleBooster) else None,
+        windows=windows,
+        replacements=sum(model.replacements) if isinstance(model, Booster) else None,
     )
 
 
@@ -691,6 +844,11 @@ def summarize(results, reference="River.AdaBoost"):
                 if rs[0].update_share is not None
                 else None
             ),
+            "replacements": (
+                statistics.fmean(r.replacements for r in rs)
+                if rs[0].replacements is not None
+                else None
+            ),
         }
     for (_, stream), row in rows.items():
         ref = rows.get((reference, stream))
@@ -721,10 +879,55 @@ def _cell(row, value):
     if value == "overhead":
         share = row["overhead_share"]
         return "-" if share is None else f"{100 * share:.1f}%"
+    if value == "replacements":
+        n = row["replacements"]
+        return "-" if n is None else f"{n:g}"
+    if value == "gain":
+        return f"{100 * row['gain']:+.2f}"
     if value == "updates":
         share = row["update_share"]
         return "-" if share is None else f"{100 * share:.1f}%"
     raise ValueError(f"unknown table value {value!r}")
+
+
+def mean_ranks(rows, streams) -> dict:
+    """Each model's mean accuracy rank over the streams it ran on (1 = best on a stream; ties
+    share the mean of their ranks), with the number of streams: ``{model: (rank, n)}``.
+    The best-γ rows are left out (they repeat a model)."""
+    ranks = {}
+    for stream in streams:
+        cands = [r for (m, s), r in rows.items() if s == stream and "best" not in m]
+        accs = sorted((r["accuracy_mean"] for r in cands), reverse=True)
+        for r in cands:
+            first = accs.index(r["accuracy_mean"])
+            tied = accs.count(r["accuracy_mean"])
+            ranks.setdefault(r["model"], []).append(first + (tied + 1) / 2)
+    return {m: (statistics.fmean(v), len(v)) for m, v in ranks.items()}
+
+
+def format_ranks(ranks: dict) -> str:
+    """``mean_ranks`` as a table, best first."""
+    if not ranks:
+        return "(no rows)"
+    width = max(len(m) for m in ranks) + 2
+    lines = [f"{'model':<{width}}{'mean rank':>10}{'streams':>9}", "-" * (width + 19)]
+    for m, (rank, n) in sorted(ranks.items(), key=lambda kv: kv[1][0]):
+        lines.append(f"{m:<{width}}{rank:>10.2f}{n:>9}")
+    return "\n".join(lines)
+
+
+def drift_gains(rows) -> dict:
+    """Rows ``(booster, stream)`` whose ``gain`` is ``booster+drift``'s mean accuracy minus
+    the booster's without drift adaptation (same γ)."""
+    out = {}
+    for (model, stream), row in rows.items():
+        if "+drift" not in model or "best" in model:
+            continue
+        plain = rows.get((model.replace("+drift", ""), stream))
+        if plain is not None:
+            name = model.replace("+drift", "")
+            out[name, stream] = {**row, "gain": row["accuracy_mean"] - plain["accuracy_mean"]}
+    return out
 
 
 def format_table(rows, streams, value="accuracy"):
@@ -732,10 +935,13 @@ def format_table(rows, streams, value="accuracy"):
 
     ``value``: ``"accuracy"`` (mean ± std over seeds, in %), ``"throughput"`` (examples/s),
     ``"speed"`` (throughput ÷ River's AdaBoost on the same stream), ``"overhead"`` (share of
-    time spent outside the weak learners) or ``"updates"`` (share of example-learner pairs
+    time spent outside the weak learners), ``"gain"`` (:func:`drift_gains`, in points) or
+    ``"updates"`` (share of example-learner pairs
     that updated a weak learner; the rest were skipped: weight 0, thinned or not sampled).
     """
     models = list(dict.fromkeys(m for m, _ in rows))
+    if not models:
+        return "(no rows)"
     width = max(len(m) for m in models) + 2
     header = f"{'model':<{width}}" + "".join(f"{s:>16}" for s in streams)
     lines = [header, "-" * len(header)]

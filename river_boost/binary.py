@@ -76,7 +76,8 @@ class PotentialBooster(BinaryBooster):
     potential
         A binary :class:`river_boost.potentials.Potential`. A potential built for a number of
         learners (``potential.n_models``) must be built for ``n_models``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -113,9 +114,12 @@ class PotentialBooster(BinaryBooster):
         n_models: int = 10,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(_checked(potential, n_models), locals())
 
@@ -131,9 +135,12 @@ class EdgeBooster(BinaryBooster):
         gamma: float = 0.1,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(self._potential(n_models, gamma), locals())
 
@@ -165,7 +172,8 @@ class OnlineBBM(EdgeBooster):
     gamma
         Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
         more examples; the paper tunes it by progressive validation (``river-boost tune``).
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -223,7 +231,8 @@ class NHBoostDT(BinaryBooster):
 
     Parameters
     ----------
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -268,9 +277,12 @@ class NHBoostDT(BinaryBooster):
         n_models: int = 10,
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(NormalHedgePotential(), locals())
 
@@ -297,7 +309,8 @@ class SquintBoost(BinaryBooster):
     ----------
     prior
         Prior on Squint's learning rate ``eta``: ``"improper"`` (default) or ``"uniform"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -330,9 +343,12 @@ class SquintBoost(BinaryBooster):
         prior: str = "improper",
         weighting: str = "importance",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(SquintPotential(prior), locals())
 
@@ -351,7 +367,8 @@ class OSBoost(EdgeBooster):
     ----------
     gamma
         Assumed edge, in ``(0, 1)``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -409,7 +426,8 @@ class AdaBoostOL(BinaryBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`);
         ``weighting="sampling"`` is AdaBoost.OL.S.
 
@@ -450,8 +468,11 @@ class AdaBoostOL(BinaryBooster):
         prediction: str = "hedge",
         learning_rate: float = 4.0,
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())

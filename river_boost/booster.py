@@ -18,10 +18,17 @@ from __future__ import annotations
 
 import random
 
-from river import base
+from river import base, drift
 
 from . import walk as _compiled
-from .core import Experts, WeakLearnerPool, check_sample_weight, default_model
+from .adaptation import DriftAdaptation, check_drift_params
+from .core import (
+    AUTO_SUBSET_TASKS,
+    Experts,
+    WeakLearnerPool,
+    check_sample_weight,
+    default_model,
+)
 from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
 
 __all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
@@ -59,12 +66,42 @@ class Booster(base.Estimator):
         all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
         per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
     feature_fraction
-        Fraction of the features each learner sees (a random subset per learner; 1: all).
+        Fraction of the features each learner sees (a random subset per learner, hashed from
+        the seed and the feature's name, so features that appear mid-stream are assigned
+        too; 1: all). ``"auto"`` (default) is the measured default for the booster's task
+        (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction default"):
+
+        - multi-label ranking (``AdaOLMR``, ``OnlineBMR``): decided from the number of
+          features ``d`` of the first non-empty ``x``: every feature while ``d <= 32``, else
+          about ``max(20, sqrt(d))`` random features per learner
+          (:func:`~river_boost.core.auto_feature_count`). On the multi-label papers' sets it
+          cut the test rank loss on emotions and scene (294 features: about 0.13 to 0.11),
+          and cost about 0.004 on yeast (103 features);
+        - binary and multiclass: every feature (1.0). Random subsets lost 2.9 points of
+          accuracy on mice_protein (77 features, multiclass), were even on a9a (123,
+          binary), and lost on narrow streams.
+
+        Narrow streams keep every feature and give the same results as
+        ``feature_fraction=1.0``, bit for bit. ``feature_subsets`` shows the decision.
     min_weight
         Importance weights below this are thinned without bias: passed as ``min_weight`` with
         probability ``w / min_weight``, skipped otherwise (default 0.3; 0 passes every weight).
     seed
         Random seed (sampling, thinning, diversification, feature subsets, random predictions).
+    drift_detector
+        ``None`` (default): no drift adaptation. A River drift detector (``drift.ADWIN()``,
+        ...): each learner watches its own error with a clone of it and is replaced by a
+        fresh learner when it fires (:mod:`river_boost.adaptation`).
+    warning_detector
+        ``None`` (default), or a River drift detector (more sensitive than
+        ``drift_detector``, e.g. ``drift.ADWIN(delta=0.01)``) whose signal starts a
+        background learner that replaces the learner on drift, as River's ARF does. Needs a
+        ``drift_detector``.
+    memory
+        With a ``drift_detector``: about how many examples the edges, the vote weights'
+        learning rate and Hedge remember (exponentially weighted edges, OGD rate floor
+        ``learning_rate / sqrt(memory)``, fixed-share Hedge with share ``1 / memory``);
+        ``None``: :data:`~river_boost.adaptation.DEFAULT_MEMORY`. Needs a ``drift_detector``.
 
     """
 
@@ -83,6 +120,9 @@ class Booster(base.Estimator):
         for name, value in params.items():
             if name != "self" and not isinstance(getattr(type(self), name, None), property):
                 setattr(self, name, value)
+        memory = check_drift_params(
+            params.get("drift_detector"), params.get("warning_detector"), params.get("memory")
+        )
         if self.model is None:
             self.model = default_model()
         self._task = task
@@ -96,6 +136,7 @@ class Booster(base.Estimator):
             feature_fraction=self.feature_fraction,
             min_weight=self.min_weight,
             seed=self._rng.getrandbits(64) if self.seed is not None else None,
+            wide_subsets=task.kind in AUTO_SUBSET_TASKS,
         )
         self._experts = None
         if rule.surrogate:
@@ -108,11 +149,33 @@ class Booster(base.Estimator):
         self._n_seen = 0
         self._no_edges = [0.0] * self.n_models
         self._walk_memo = None  # (learners' predictions, number of labels, Walk)
+        self._drift = None
+        if memory is not None:  # drift adaptation is on (river_boost.adaptation)
+            self._drift = DriftAdaptation(
+                self.drift_detector, self.warning_detector, self.n_models, memory
+            )
+            self._pool._edge_decay = 1.0 - 1.0 / memory
+            if self._experts is not None:
+                self._experts.ogd.memory = memory
+
+    # Drift adaptation is off unless a preset takes a detector (class defaults: presets and
+    # pickles from before it have none).
+    drift_detector = None
+    warning_detector = None
+    memory = None
+    _drift = None
 
     #: the parameters River's checks try (``_unit_test_params``); presets add theirs
     _test_params: tuple = (
         {"n_models": 3, "seed": 1},
         {"n_models": 2, "weighting": "sampling", "diversify": True, "seed": 2},
+        {
+            "n_models": 3,
+            "drift_detector": drift.ADWIN(delta=0.1, clock=4, grace_period=10),
+            "warning_detector": drift.ADWIN(delta=0.5, clock=4, grace_period=10),
+            "memory": 50,
+            "seed": 3,
+        },
     )
 
     @classmethod
@@ -137,6 +200,7 @@ class Booster(base.Estimator):
         """
         task = self._task
         if not task.ready:
+            self._pool.clean(x)  # validated all the same: bad input is an error at any time
             return None
         dists = self._pool.predict(x)
         memo = self._walk_memo
@@ -186,11 +250,35 @@ class Booster(base.Estimator):
             gradients.append(gradient)
             if edge is not None:
                 pool.record_edge(i, *edge)
+        adapt = self._drift
         if experts is not None:
-            rate = task.alpha_rate(experts.ogd.tick())
-            experts.update(gradients, task.expert_losses(ex), rate, w)
+            if adapt is None:
+                rate = task.alpha_rate(experts.ogd.tick())
+                experts.update(gradients, task.expert_losses(ex), rate, w)
+            else:  # each learner's rate: it restarts with the learner, floored by memory
+                ogd = experts.ogd
+                ogd.tick()
+                rates = [task.alpha_rate(ogd.rate(i)) for i in range(self.n_models)]
+                experts.update(gradients, task.expert_losses(ex), rates, w, adapt.share)
         pool.learn(x, task.offers(ex, teach), w)
         self._walk_memo = None  # the walk depends on alpha and Hedge, which just changed
+        if adapt is not None:
+            self._adapt(adapt, task.errors(ex))
+
+    def _adapt(self, adapt: DriftAdaptation, errors) -> None:
+        """Feed the learners' errors to their detectors; start background learners on a
+        warning, replace the learners that drifted (:mod:`river_boost.adaptation`)."""
+        warned, drifted = adapt.observe(errors, self._n_seen)
+        pool = self._pool
+        for i in warned:
+            if i not in drifted:
+                pool.start_background(i)
+        for i in drifted:
+            promoted = pool.replace(i)
+            if self._experts is not None:
+                self._experts.ogd.restart(i)
+                self._experts.hedge.restart(i)
+            adapt.replaced(i, self._n_seen, promoted)
 
     def predict_proba_one(self, x, **kwargs):
         fast = _compiled.plan_for(self)
@@ -222,8 +310,36 @@ class Booster(base.Estimator):
         return self._pool
 
     edges = _from_pool("edges")
+    feature_subsets = _from_pool("feature_subsets")
     learner_updates = _from_pool("learner_updates")
     zero_weights = _from_pool("zero_weights")
+
+    @property
+    def replacements(self) -> list:
+        """How many times each learner position was replaced after a drift (all 0 without
+        a ``drift_detector``)."""
+        if self._drift is None:
+            return [0] * self.n_models
+        return list(self._drift.replacements)
+
+    @property
+    def replacement_times(self) -> list:
+        """``(stream time, position)`` of each replacement, in order, the stream time being
+        :attr:`n_seen` when it happened (the last
+        :data:`~river_boost.adaptation.LOG_SIZE` replacements)."""
+        return [] if self._drift is None else list(self._drift.log)
+
+    @property
+    def drift_warnings(self) -> list:
+        """How many warnings each learner position's ``warning_detector`` gave."""
+        if self._drift is None or self._drift.warning_detectors is None:
+            return [0] * self.n_models
+        return list(self._drift.warnings)
+
+    @property
+    def background(self) -> list:
+        """The learner positions with a background learner in training."""
+        return self._pool.background
 
     @property
     def n_seen(self) -> int:

@@ -183,6 +183,15 @@ def make_parser():
         "--osboost-gammas", type=_edges, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
+    b.add_argument(
+        "--suite",
+        choices=("default", "drift"),
+        default="default",
+        help="default: the streams and models above; drift: the drifting streams (50,000 "
+        f"examples each: {', '.join(bench.DRIFT_STREAMS)}), every booster with and without "
+        "drift adaptation and the drift-adaptive ensembles (--streams, --models and --gammas, "
+        "when given, still choose)",
+    )
 
     t = sub.add_parser(
         "tune",
@@ -322,6 +331,7 @@ def _write_outputs(results, rows, out: pathlib.Path):
         "throughput",
         "overhead_share",
         "update_share",
+        "replacements",
     ]
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)
@@ -339,7 +349,19 @@ def _write_outputs(results, rows, out: pathlib.Path):
         )
 
 
+def _drift_suite(args) -> None:
+    """``--suite drift``: the drift suite's streams, models and one γ, where not given."""
+    if args.streams == bench.DEFAULT_STREAMS:
+        args.streams = list(bench.DRIFT_STREAMS)
+    if args.models == bench.DEFAULT_MODELS:
+        args.models = list(bench.DRIFT_MODELS)
+    if args.gammas == list(bench.DEFAULT_GAMMAS):
+        args.gammas = list(bench.DRIFT_GAMMAS)
+
+
 def cmd_bench(args):
+    if args.suite == "drift":
+        _drift_suite(args)
     _prepare(args)
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
     _check_grid(runs, args.streams, args.models)
@@ -358,14 +380,27 @@ def cmd_bench(args):
     }
     if all(r["speed_vs_reference"] is None for r in rows.values()):
         del tables["speed"]
+    if any(r.replacements for r in results):
+        tables["replacements"] = "Learner replacements after a drift (mean over seeds)"
     for value, title in tables.items():
         print(f"\n{title}\n{bench.format_table(rows, streams, value)}")
+    if args.suite == "drift":
+        print(
+            f"\nMean accuracy rank over the streams each model ran on (1 = best)\n"
+            f"{bench.format_ranks(bench.mean_ranks(rows, streams))}"
+        )
+        print(
+            f"\nDrift adaptation: accuracy gain (points) of each booster with it\n"
+            f"{bench.format_table(bench.drift_gains(rows), streams, 'gain')}"
+        )
     _write_outputs(results, rows, args.out)
     written = [args.out / "results.csv", args.out / "results.json"]
     if not args.no_plot:
-        from .plots import plot_bench
+        from .plots import plot_bench, plot_drift
 
         written += plot_bench(results, rows, streams, args.out)
+        if args.suite == "drift":
+            written += plot_drift(results, streams, args.out)
     print("\nwrote " + ", ".join(str(p) for p in written))
     return 0
 

@@ -25,9 +25,7 @@ import random
 from collections.abc import Mapping
 
 import numpy as np
-from river import base
-
-from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
+from river import base, tree
 
 __all__ = [
     "WeakLearnerPool",
@@ -68,10 +66,10 @@ DIVERSIFY_MODES = (False, True, "paper")
 
 
 def default_model() -> base.Classifier:
-    """River's Hoeffding tree, faster: :class:`~river_boost.trees.FastHoeffdingTreeClassifier`
-    (cached naive-Bayes leaves) with :class:`~river_boost.trees.FastGaussianSplitter` (fused
-    split search). The same tree, grown and predicting the same way to the last bit."""
-    return FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter())
+    """River's :class:`~river.tree.HoeffdingTreeClassifier` with its defaults. The pool runs
+    such trees on the compiled forest (:mod:`river_boost.forest`), River's own code being
+    the reference and the fallback."""
+    return tree.HoeffdingTreeClassifier()
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -306,20 +304,104 @@ def _copied(attr: str, doc: str) -> property:
 # ----------------------------------------------------------------------------- learners
 
 
+# feature_fraction="auto" (see AUTO_FEATURES_UP_TO, auto_feature_fraction): chosen by
+# measurement, benchmarks/RESULTS.md ("Wide data: the feature_fraction default").
+# Streams with at most this many features (every bundled and synthetic stream of the bench,
+# Waveform's 21 included) keep all of them. Above it, each learner sees about
+# max(AUTO_MIN_FEATURES, sqrt(d)): 20 (the multi-label paper's 20 covariates) up to
+# d = 400, then ARF's sqrt(d).
+AUTO_FEATURES_UP_TO = 32
+AUTO_MIN_FEATURES = 20
+# The tasks whose boosters take random subsets under "auto": random subsets of wide data
+# helped the multi-label ranking boosters and lost for the multiclass ones (mice_protein, 77
+# features: -2.9 points) and did not help the binary ones (a9a, 123 features).
+AUTO_SUBSET_TASKS = ("ranking",)
+
+
+def auto_feature_count(n_features: int) -> int:
+    """How many features ``feature_fraction="auto"`` gives each learner, for ``d`` features:
+    all of them up to ``AUTO_FEATURES_UP_TO`` (32), else ``max(20, round(sqrt(d)))``
+    (``AUTO_MIN_FEATURES`` is the 20). Not monotone at the threshold: 32 features keep all
+    32, 33 give 20 each.
+
+    Chosen by measurement (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction
+    default"; ``benchmarks/wide_defaults.py``): on emotions (72 features) and scene (294)
+    under the Table 3 protocol, 17-20 random features per learner cut the multi-label
+    boosters' rank loss against all features by 0.02-0.03, more than 8 or 34-40 did; on
+    yeast (103) they cost about 0.004. Random
+    subsets lost on narrow streams (Phishing, ImageSegments), hence the threshold, and on a
+    wide multiclass set (mice_protein), hence ``AUTO_SUBSET_TASKS``.
+    """
+    if n_features <= AUTO_FEATURES_UP_TO:
+        return n_features
+    return max(AUTO_MIN_FEATURES, round(math.sqrt(n_features)))
+
+
+def auto_feature_fraction(n_features: int) -> float:
+    """``feature_fraction="auto"`` for ``d`` features: :func:`auto_feature_count` over ``d``
+    (1.0, every feature, up to ``AUTO_FEATURES_UP_TO``)."""
+    if n_features <= AUTO_FEATURES_UP_TO:
+        return 1.0
+    return auto_feature_count(n_features) / n_features
+
+
+def check_feature_fraction(value) -> None:
+    if value == "auto" and isinstance(value, str):
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0.0 < value <= 1.0  # NaN fails too
+    ):
+        raise ValueError(f"feature_fraction must be 'auto' or lie in (0, 1], got {value!r}")
+
+
 class FeatureSubsets:
     """Which features learner ``i`` sees: about ``fraction`` of them, at random.
 
     Membership of a feature is a deterministic hash of (salt of learner ``i``, feature name),
     so features that appear mid-stream are assigned consistently and no feature list must be
     known in advance; answers are cached per learner.
+
+    ``rule="auto"`` leaves ``fraction`` undecided (None) until :meth:`decide` is given the
+    number of features ``d`` of the first non-empty ``x`` (the pool does so before its
+    learners see one): then ``fraction = auto_feature_fraction(d)``, fixed for good; features
+    that appear later are kept with that same probability. Narrow streams (``d <=
+    AUTO_FEATURES_UP_TO``) get 1.0, which keeps every feature without asking the hash.
+    With ``wide_subsets=False`` (the binary and multiclass boosters, see
+    ``AUTO_SUBSET_TASKS``) ``"auto"`` is 1.0 from the start, whatever ``d``.
     """
 
-    def __init__(self, fraction: float, salts: list):
-        self.fraction = fraction
+    rule = None  # what the booster asked for: a fraction, or "auto" (None: pickled before)
+    n_features = None  # the d "auto" was decided on
+
+    def __init__(self, fraction, salts: list, wide_subsets: bool = True):
+        self.rule = fraction
+        if fraction == "auto":
+            self.fraction = None if wide_subsets else 1.0
+        else:
+            self.fraction = float(fraction)
         self.salts = salts
         self._masks: list[dict] = [{} for _ in salts]
 
+    #: extra learner indices that see another learner's subset (background learners on a
+    #: compiled forest sit past the ``N`` learners): index -> the learner they shadow
+    aliases: dict = {}
+
+    def decide(self, x: dict) -> None:
+        """Fix an undecided ``"auto"`` fraction from ``x``'s number of features (an empty
+        ``x`` decides nothing)."""
+        if self.fraction is None and x:
+            self.n_features = len(x)
+            self.fraction = auto_feature_fraction(len(x))
+
     def keeps(self, i: int, feature) -> bool:
+        if i >= len(self.salts):
+            i = self.aliases[i]
+        if self.fraction is None:
+            raise RuntimeError("feature_fraction='auto' is undecided: call decide(x) first")
+        if self.fraction >= 1.0:
+            return True
         mask = self._masks[i]
         keep = mask.get(feature)
         if keep is None:
@@ -331,9 +413,16 @@ class FeatureSubsets:
 
     def view(self, i: int, x: dict) -> dict:
         """The features of ``x`` learner ``i`` sees."""
-        if self.fraction >= 1.0:
+        if self.fraction is None:
+            self.decide(x)
+        if self.fraction is None or self.fraction >= 1.0:  # still undecided: x is empty
             return x
         return {f: v for f, v in x.items() if self.keeps(i, f)}
+
+    def __repr__(self) -> str:
+        decided = "undecided" if self.fraction is None else f"{self.fraction:.4g}"
+        d = "" if self.n_features is None else f", d={self.n_features}"
+        return f"FeatureSubsets(rule={self.rule!r}{d}, fraction={decided})"
 
 
 class ModelLearners:
@@ -366,8 +455,14 @@ def make_learners(models: list, subsets: FeatureSubsets):
     themselves (:class:`ModelLearners`)."""
     from . import forest
 
-    if forest.ENABLED and all(forest.HoeffdingForest.supports(m) for m in models):
-        return forest.HoeffdingForest(models, subsets if subsets.fraction < 1.0 else None)
+    if (
+        forest.AVAILABLE
+        and forest.ENABLED
+        and all(forest.HoeffdingForest.supports(m) for m in models)
+    ):
+        # "auto" may decide 1.0 later: the filter then keeps every feature (the same trees)
+        every = subsets.fraction is not None and subsets.fraction >= 1.0
+        return forest.HoeffdingForest(models, None if every else subsets)
     return ModelLearners(models, subsets)
 
 
@@ -398,7 +493,9 @@ class WeakLearnerPool:
     - ``diversify``: the first learner stays ``model`` as given, so the first expert is the
       plain model (with every learner diversified, a bad draw for learner 1 hurts every
       expert of the adaptive boosters); the others draw the parameters the model has.
-    - ``feature_fraction``: :class:`FeatureSubsets`.
+    - ``feature_fraction``: :class:`FeatureSubsets`; ``"auto"`` is decided from the number of
+      features of the first non-empty ``x`` the pool sees (:func:`auto_feature_fraction`),
+      or is 1.0 from the start with ``wide_subsets=False``.
 
     """
 
@@ -408,16 +505,16 @@ class WeakLearnerPool:
         n_models: int,
         weighting: str = "importance",
         diversify: bool | str = False,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = 1.0,
         min_weight: float = 0.0,
         seed: int | None = None,
+        wide_subsets: bool = True,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
         check_choice("weighting", weighting, WEIGHTINGS)
         check_choice("diversify", diversify, DIVERSIFY_MODES)
-        if not 0.0 < feature_fraction <= 1.0:
-            raise ValueError(f"feature_fraction must lie in (0, 1], got {feature_fraction}")
+        check_feature_fraction(feature_fraction)
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
         self.n_models = n_models
@@ -436,7 +533,8 @@ class WeakLearnerPool:
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
-        self.learners = make_learners(models, FeatureSubsets(feature_fraction, salts))
+        self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
+        self.learners = make_learners(models, self._subsets)
         self._weight_scales = [1.0] * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
@@ -449,6 +547,22 @@ class WeakLearnerPool:
         self._edge_num = [0.0] * n_models
         self._edge_den = [0.0] * n_models
         self._memo = FeatureCleaner()
+        self._compiled = not isinstance(self.learners, ModelLearners)
+
+    # Drift adaptation (:mod:`river_boost.adaptation`): class defaults, so that pools built or
+    # pickled without it are unchanged. ``_background``: learner i -> its background learner
+    # (a River model, or its index in the compiled forest); ``_edge_decay``: the factor the
+    # edges' sums are multiplied by before each new term (1: they never forget).
+    _background: dict = {}
+    _edge_decay: float = 1.0
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_subsets" not in state:  # pickled before feature_fraction="auto"
+            subsets = getattr(self.learners, "subsets", None)
+            if subsets is None:
+                subsets = getattr(self.learners, "feature_filter", None)
+            self._subsets = subsets if subsets is not None else FeatureSubsets(1.0, [])
 
     def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
         if not diversify:
@@ -478,8 +592,13 @@ class WeakLearnerPool:
         """
         memo = self._memo
         known = memo.known(x)
+        if self._subsets.fraction is None:
+            self._subsets.decide(known)
         if memo.value is None:
-            memo.value = self.learners.predict_proba_all(known)
+            value = self.learners.predict_proba_all(known)
+            if self._background and self._compiled:  # the forest's background trees follow
+                value = tuple(value[: self.n_models])
+            memo.value = value
         return memo.value
 
     # ------------------------------------------------------------------ learning
@@ -489,6 +608,8 @@ class WeakLearnerPool:
         ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
         """
         clean = self._memo.cleaned(x)
+        if self._subsets.fraction is None:
+            self._subsets.decide(clean)
         weights = [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
         self._memo.learned()
         return weights
@@ -520,17 +641,113 @@ class WeakLearnerPool:
         else:
             for _ in range(replicas(w, self._rng)):
                 self.learners.learn_one(i, x, y)
+        if self._background and i in self._background:
+            self._teach_background(i, x, y, w)
         return w
+
+    # ------------------------------------------------------------------ replacing learners
+
+    def _teach_background(self, i: int, x: dict, y, w: float) -> None:
+        """Learner ``i``'s background learner learns what learner ``i`` just learned."""
+        bg = self._background[i]
+        if self._compiled:
+            learners = self.learners
+            if self._accepts_w:
+                learners.learn_one(bg, x, y, w)
+            else:
+                for _ in range(replicas(w, self._rng)):
+                    learners.learn_one(bg, x, y)
+            return
+        view = self.learners.subsets.view(i, x)
+        if self._accepts_w:
+            bg.learn_one(view, y, w=w)
+        else:
+            for _ in range(replicas(w, self._rng)):
+                bg.learn_one(view, y)
+
+    def start_background(self, i: int) -> None:
+        """Learner ``i`` gets a fresh background learner (its parameters, its features),
+        taught from now on whatever learner ``i`` is taught; one it had is dropped."""
+        self.drop_background(i)
+        if not self._background:
+            self._background = {}  # the instance's own dict (the class default is shared)
+        if self._compiled:
+            learners = self.learners
+            bg = learners.add(learners._models[i])
+            if learners.feature_filter is not None:
+                self._alias(bg, i)
+            self._background[i] = bg
+        else:
+            self._background[i] = self.learners.models[i].clone()
+
+    def drop_background(self, i: int) -> None:
+        """Learner ``i``'s background learner, if any, is dropped (and freed)."""
+        bg = self._background.pop(i, None) if self._background else None
+        if bg is None or not self._compiled:
+            return
+        learners = self.learners
+        learners.remove(bg)  # the trees after it move down one index
+        moved = {j: (b - 1 if b > bg else b) for j, b in self._background.items()}
+        self._background = moved
+        subsets = learners.feature_filter
+        if subsets is not None:
+            subsets.aliases = {b: j for j, b in moved.items()}
+
+    def _alias(self, index: int, i: int) -> None:
+        subsets = self.learners.feature_filter
+        subsets.aliases = {**subsets.aliases, index: i}
+
+    def replace(self, i: int) -> bool:
+        """Learner ``i`` is replaced: by its background learner if it has one (returns True),
+        else by a fresh learner with its parameters and its features (the old one is freed:
+        the compiled forest frees the tree's nodes). Its edge and the running mean of the
+        weights offered to it (the importance weights' scale) start over; the lifetime
+        counters (``learner_updates``, ``zero_weights``) go on."""
+        learners = self.learners
+        promoted = bool(self._background) and i in self._background
+        if promoted:
+            bg = self._background[i]
+            if self._compiled:
+                learners.copy_tree(bg, i)
+                self.drop_background(i)
+            else:
+                del self._background[i]
+                learners.models[i] = bg
+        elif self._compiled:
+            learners.reset(i)
+        else:
+            learners.models[i] = learners.models[i].clone()
+        self._offered[i] = 0.0
+        self._n_offered[i] = 0
+        self._edge_num[i] = self._edge_den[i] = 0.0
+        self._memo.forget()
+        return promoted
+
+    @property
+    def background(self) -> list:
+        """The learners that have a background learner in training, in order."""
+        return sorted(self._background)
 
     def record_edge(self, i: int, numerator: float, denominator: float) -> None:
         """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
 
-        Each booster family defines its edge (papers differ); the pool only accumulates.
+        Each booster family defines its edge (papers differ); the pool only accumulates
+        (with forgetting, ``_edge_decay < 1``, the past sums fade by that factor per term).
         """
+        decay = self._edge_decay
+        if decay != 1.0:
+            self._edge_num[i] *= decay
+            self._edge_den[i] *= decay
         self._edge_num[i] += numerator
         self._edge_den[i] += denominator
 
     # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def feature_subsets(self) -> FeatureSubsets:
+        """Which features each learner sees: its repr gives the rule, the ``d`` that
+        ``"auto"`` was decided on and the fraction in use (``undecided`` before any ``x``)."""
+        return self._subsets
 
     @property
     def models(self) -> list:
@@ -574,13 +791,31 @@ class Hedge:
         self.log_weights = [0.0] * n
         self.weights = (1.0 / n,) * n  # normalised, read on every prediction: cached
 
-    def update(self, losses, scale: float = 1.0) -> None:
+    def update(self, losses, scale: float = 1.0, share: float = 0.0) -> None:
+        """``share > 0``: fixed-share Hedge (Herbster & Warmuth 1998), which then moves that
+        share of the total weight evenly over the experts, so that an expert that lost its
+        weight under an old concept can win it back."""
         if not any(losses):
             return
         lw = [w - scale * loss for w, loss in zip(self.log_weights, losses)]
         top = max(lw)
         # Re-centre so the best expert has log-weight 0: bounded state on long streams.
         self.set_log_weights([w - top for w in lw])
+        if share > 0.0:
+            floor = share / len(lw)
+            mixed = [(1.0 - share) * v + floor for v in self.weights]
+            top = max(mixed)
+            self.set_log_weights([math.log(v / top) for v in mixed])
+
+    def restart(self, i: int) -> None:
+        """Expert ``i``'s learner was replaced: the expert starts again from expert
+        ``i - 1``'s weight (with the new learner's ``alpha = 0`` they predict alike);
+        expert 0 keeps its weight."""
+        if i > 0:
+            lw = list(self.log_weights)
+            lw[i] = lw[i - 1]
+            top = max(lw)
+            self.set_log_weights([w - top for w in lw])
 
     def set_log_weights(self, log_weights) -> None:
         self.log_weights = list(log_weights)
@@ -615,6 +850,26 @@ class ProjectedOGD:
         v = self.values[i] - rate * gradient
         self.values[i] = min(self.bound, max(-self.bound, v))
 
+    # Drift adaptation: coordinate i's step count restarts when its learner is replaced
+    # (``starts[i]``: the step it restarted at), and with a ``memory`` the step count is
+    # capped there, so that the rate never falls below ``lr / sqrt(memory)``.
+    starts: list | None = None
+    memory: int | None = None
+
+    def restart(self, i: int) -> None:
+        """Coordinate ``i`` starts over: value 0, and its rate from ``lr`` again."""
+        if self.starts is None:
+            self.starts = [0] * len(self.values)
+        self.starts[i] = self.t
+        self.values[i] = 0.0
+
+    def rate(self, i: int) -> float:
+        """The current step's rate for coordinate ``i`` (after :meth:`tick`)."""
+        t = self.t - (self.starts[i] if self.starts is not None else 0)
+        if self.memory is not None:
+            t = min(t, self.memory)
+        return self.lr / math.sqrt(max(t, 1))
+
 
 class Experts:
     """The adaptive boosters' learner weights and experts.
@@ -635,12 +890,17 @@ class Experts:
         self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
 
-    def update(self, gradients, losses, rate: float, w: float) -> None:
-        """One example's step: ``alpha_i -= rate * gradients[i]``; Hedge on ``losses``."""
+    def update(self, gradients, losses, rate, w: float, share: float = 0.0) -> None:
+        """One example's step: ``alpha_i -= rate * gradients[i]`` (``rate``: one rate, or
+        one per learner); Hedge on ``losses`` (fixed share ``share``)."""
         step = self.ogd.step
-        for i, g in enumerate(gradients):
-            step(i, g, rate)
-        self.hedge.update(losses, scale=w)
+        if isinstance(rate, list):
+            for i, g in enumerate(gradients):
+                step(i, g, rate[i])
+        else:
+            for i, g in enumerate(gradients):
+                step(i, g, rate)
+        self.hedge.update(losses, scale=w, share=share)
 
     def draw(self, rng: random.Random) -> int:
         return self.hedge.draw(rng)

@@ -22,17 +22,17 @@ exceptions Python raises on division by zero or ``math`` domain errors), and Riv
 tie-breaking is kept: dict insertion orders of classes and features per leaf, ``max`` keeping
 the first maximum, stable sorts, and CPython's iteration order of a ``set`` of nominal values.
 
-Supported: Gaussian splitters on numeric features (River's ``GaussianSplitter`` or
-:class:`river_boost.trees.FastGaussianSplitter`, any ``n_splits``); nominal features
-(``nominal_attributes``, or any non-numeric value) with River's ``NominalSplitterClassif``,
-multiway and ``binary_split=True``; criteria ``info_gain``, ``gini``, ``hellinger``; leaves
-``mc``, ``nb``, ``nba`` with ``nb_threshold``; ``grace_period``, ``delta``, ``tau``,
-``max_depth``, ``merit_preprune``, ``min_branch_fraction``, ``max_share_to_split``,
-``remove_poor_attrs``; any positive float sample weight (also ``1e-300`` or ``1e300``);
-missing features (River's traversal to the most common path); classes and features that
-first appear mid-stream; new values of a nominal feature at a multiway split (River adds a
-branch); River's memory management (``max_size``, ``memory_estimate_period``,
-``stop_mem_management``) and its deactivation/reactivation policy.
+Supported: Gaussian splitters on numeric features (River's ``GaussianSplitter``, any
+``n_splits``); nominal features (``nominal_attributes``, or any non-numeric value) with
+River's ``NominalSplitterClassif``, multiway and ``binary_split=True``; criteria
+``info_gain``, ``gini``, ``hellinger``; leaves ``mc``, ``nb``, ``nba`` with
+``nb_threshold``; ``grace_period``, ``delta``, ``tau``, ``max_depth``, ``merit_preprune``,
+``min_branch_fraction``, ``max_share_to_split``, ``remove_poor_attrs``; any positive float
+sample weight (also ``1e-300`` or ``1e300``); missing features (River's traversal to the
+most common path); classes and features that first appear mid-stream; new values of a
+nominal feature at a multiway split (River adds a branch); River's memory management
+(``max_size``, ``memory_estimate_period``, ``stop_mem_management``) and its
+deactivation/reactivation policy.
 
 Differences from River, all deliberate:
 
@@ -118,8 +118,6 @@ from river.tree.nodes.branch import (
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
-from .trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
-
 __all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "HoeffdingForest"]
 
 try:
@@ -139,8 +137,8 @@ except ImportError as _e:  # built without a compiler, or from a source tree not
             raise ImportError(UNAVAILABLE_REASON)
 
 
-_TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, FastHoeffdingTreeClassifier)
-_SPLITTER_TYPES = (GaussianSplitter, FastGaussianSplitter)
+_TREE_TYPES = (_river_tree.HoeffdingTreeClassifier,)
+_SPLITTER_TYPES = (GaussianSplitter,)
 _LEAF = {"mc": 0, "nb": 1, "nba": 2}
 _CRITERION = {"info_gain": 0, "gini": 1, "hellinger": 2}
 
@@ -148,15 +146,9 @@ _CRITERION = {"info_gain": 0, "gini": 1, "hellinger": 2}
 def _unsupported(model) -> str | None:
     """Why ``model`` cannot be compiled, or None if it can."""
     if type(model) not in _TREE_TYPES:
-        return (
-            f"{type(model).__name__} is not river.tree.HoeffdingTreeClassifier "
-            "or river_boost.trees.FastHoeffdingTreeClassifier"
-        )
+        return f"{type(model).__name__} is not river.tree.HoeffdingTreeClassifier"
     if type(model.splitter) not in _SPLITTER_TYPES:
-        return (
-            f"splitter {type(model.splitter).__name__} is not GaussianSplitter "
-            "or FastGaussianSplitter"
-        )
+        return f"splitter {type(model.splitter).__name__} is not GaussianSplitter"
     n_splits = model.splitter.n_splits
     if not isinstance(n_splits, int) or isinstance(n_splits, bool) or n_splits < 0:
         return f"splitter n_splits must be an int >= 0, got {n_splits!r}"
@@ -221,9 +213,8 @@ class HoeffdingForest(_ForestCore):
     Parameters
     ----------
     models
-        ``N >= 0`` fresh River classifiers: :class:`river.tree.HoeffdingTreeClassifier` or
-        :class:`river_boost.trees.FastHoeffdingTreeClassifier`, with a ``GaussianSplitter``
-        or ``FastGaussianSplitter``; each with its own parameters. They are cloned: the
+        ``N >= 0`` fresh River classifiers: :class:`river.tree.HoeffdingTreeClassifier` with a
+        ``GaussianSplitter``, each with its own parameters. They are cloned: the
         forest never touches them. More trees can come later (:meth:`add`).
     feature_filter
         ``None`` (every tree sees every feature), or an object with a method

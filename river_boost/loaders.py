@@ -65,6 +65,9 @@ def _data_line(path: pathlib.Path, row: int) -> int:
 def iter_arff(path, target=None, label_true: str = "1"):
     """Iterate over an ARFF file (dense or sparse rows; read with liac-arff).
 
+    Numeric values are floats; omitted values of sparse rows are 0 (numeric) or the first
+    nominal value, as the format says. A missing (``?``) class value is a ``ValueError``.
+
     Parameters
     ----------
     path
@@ -74,9 +77,6 @@ def iter_arff(path, target=None, label_true: str = "1"):
         multi-label file, in which case ``y`` is a dict ``{label: value == label_true}``.
     label_true
         The nominal value that means "relevant" for multi-label targets.
-
-    Numeric values are floats; omitted values of sparse rows are 0 (numeric) or the first
-    nominal value, as the format says. A missing (``?``) class value is a ``ValueError``.
     """
     path = pathlib.Path(path)
     data = _load_arff(path)
@@ -230,9 +230,19 @@ PAPER_SETS = {
 
 
 def paper_set(name: str, data_dir) -> object:
-    """Stream one of the papers' binary / multiclass sets from ``data_dir/<name>/`` (the layout
-    of ``shared/data``, see its MANIFEST). Raises ``KeyError`` for an unknown name and
-    ``FileNotFoundError`` when the files are absent."""
+    """Stream one of the papers' data sets (``PAPER_SETS``) from its folder under ``data_dir``.
+
+    Each set sits in a folder of its own, named after the set (``mulan_yeast`` in ``yeast/``),
+    with the files as their publishers distribute them: ``a9a`` and ``a9a.t`` from the LIBSVM
+    data sets; ``letter-recognition.data`` from UCI; one ``.arff`` file for UCI's
+    balance_scale, car, mushroom and nursery; UCI's mice protein sheet saved as one ``.csv``
+    with its header; and for MULAN's emotions, scene, yeast and mediamill (reduced as by Jung
+    & Tewari, 2018) the ``<stem>-train.arff``, ``<stem>-test.arff`` and ``<stem>.xml`` files.
+    Multi-label sets yield their train split first, then their test split.
+
+    Raises ``KeyError`` for an unknown name and ``FileNotFoundError`` when the files are
+    absent.
+    """
     if name not in PAPER_SETS:
         raise KeyError(f"unknown data set {name!r}; known: {', '.join(PAPER_SETS)}")
     spec = PAPER_SETS[name]

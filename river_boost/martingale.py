@@ -47,6 +47,9 @@ def freezing_threshold(gammas, epsilon: float) -> float:
     ``gammas`` are the steps of the ``t`` levels above level ``t``; nodes at level ``t`` whose
     position exceeds ``A_t`` in absolute value are frozen. ``inf`` at level 0.
 
+    Examples
+    --------
+
     >>> round(freezing_threshold([0.5, 0.5], epsilon=0.1), 4)
     4.5056
 
@@ -73,6 +76,9 @@ def round_to_grid(target: float, step: float, u: float) -> int:
     With ``target = (i + rho) * step``, ``0 <= rho < 1``, returns ``i + 1`` if ``u < rho``
     else ``i`` (``u`` uniform in ``[0, 1)``), so the expected grid position is ``target``.
 
+    Examples
+    --------
+
     >>> round_to_grid(0.35, 0.1, u=0.4), round_to_grid(0.35, 0.1, u=0.6)
     (4, 3)
 
@@ -87,6 +93,9 @@ def balance(h: float, mean: float) -> float:
     An affine map of ``[-1, 1]`` into itself that sends ``mean`` to 0 and keeps the endpoint
     opposite the mean fixed, so the balanced hypothesis has mean 0 under the balanced
     distribution and its advantage on positives equals its advantage on negatives (Lemma 7).
+
+    Examples
+    --------
 
     >>> balance(0.5, 0.5), round(balance(1.0, 0.5), 4), balance(-1.0, 0.5)
     (0.0, 0.3333, -1.0)

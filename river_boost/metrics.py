@@ -102,6 +102,9 @@ class RankLoss(RankingMetric):
         ``label_ranking_loss``). Without ties the two agree; rows without a (relevant,
         irrelevant) pair are skipped here, where scikit-learn counts them as 0 in its mean.
 
+    Examples
+    --------
+
     >>> metric = RankLoss()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 2.0})
     >>> metric
@@ -126,6 +129,9 @@ class OneError(RankingMetric):
     """Whether the top-ranked label is irrelevant (ties at the top: the irrelevant share among
     them). Lower is better.
 
+    Examples
+    --------
+
     >>> metric = OneError()
     >>> metric.update({"a": False, "b": True}, {"a": 0.9, "b": 0.1})
     >>> metric
@@ -149,6 +155,9 @@ class Coverage(RankingMetric):
     lowest-ranked relevant label, minus 1; ties pessimistic). Lower is better. This is the
     convention of Schapire & Singer; scikit-learn's ``coverage_error`` is this plus 1.
 
+    Examples
+    --------
+
     >>> metric = Coverage()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})
     >>> metric
@@ -164,6 +173,9 @@ class AveragePrecision(RankingMetric):
     """Mean over relevant labels ``l`` of the share of relevant labels ranked at or above
     ``l`` (ties pessimistic). Higher is better; scikit-learn's
     ``label_ranking_average_precision_score`` on the same rows.
+
+    Examples
+    --------
 
     >>> metric = AveragePrecision()
     >>> metric.update({"a": True, "b": False, "c": True}, {"a": 3.0, "b": 2.0, "c": 1.0})

@@ -67,7 +67,8 @@ class AdaBoostOLM(MulticlassBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``.
     learning_rate
         ``c`` in the OGD rate ``c / ((k - 1) sqrt(t))``; the paper's choice is ``2 sqrt(2)``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -102,9 +103,12 @@ class AdaBoostOLM(MulticlassBooster):
         prediction: str = "hedge",
         learning_rate: float = 2 * math.sqrt(2),
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(LogisticLoss(), locals())
 
@@ -123,7 +127,10 @@ class OnlineMBBM(MulticlassBooster):
     :class:`river_boost.potentials.MulticlassZeroOnePotential` conditions on the votes of the
     right label and counts the capped multinomial of the others exactly, and caches results
     under ``(votes left, sorted gaps)``. Labels with equal scores are interchangeable, so a
-    cost matrix costs ``G^2 + G`` potentials for ``G`` distinct scores.
+    cost matrix costs ``G^2 + G`` potentials for ``G`` distinct scores. A potential with
+    ``n <= 40`` votes left is the original dense DP (``O(n^3)``); above, an ``O(n^2)``
+    Poisson-conditioned DP (about 0.05-0.3 s at ``n = 999``), so ``n_models`` in the hundreds
+    runs, at seconds per example (``benchmarks/mbbm_many_learners.py``).
 
     **Weight bound** ``w* = (k - 1) min(1, k M_n)`` with ``M_n`` the largest point
     probability of the gap between the right label's and one wrong label's remaining votes
@@ -150,7 +157,8 @@ class OnlineMBBM(MulticlassBooster):
         Labels known in advance (optional); others join when first seen.
     weak_prediction
         ``"cost"`` (the paper) or ``"argmax"``.
-    model, n_models, weighting, diversify, feature_fraction, min_weight, seed
+    model, n_models, weighting, diversify, feature_fraction, min_weight, seed,
+    drift_detector, warning_detector, memory
         The parameters every booster shares (:class:`~river_boost.booster.Booster`).
 
     References
@@ -189,8 +197,11 @@ class OnlineMBBM(MulticlassBooster):
         weighting: str = "importance",
         weak_prediction: str = "cost",
         diversify: bool | str = True,
-        feature_fraction: float = 1.0,
+        feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         seed: int | None = None,
+        drift_detector: base.DriftDetector | None = None,
+        warning_detector: base.DriftDetector | None = None,
+        memory: int | None = None,
     ):
         self._build(MulticlassZeroOnePotential(2, gamma), locals())

@@ -139,6 +139,11 @@ class BinaryTask:
     def alpha_rate(self, rate: float) -> float:
         return rate
 
+    def errors(self, ex: Example) -> list:
+        """Each learner's 0/1 error on the example (its vote against the label)."""
+        sign = ex.sign
+        return [0 if v == sign else 1 for v in ex.votes]
+
     def proba(self, walk: Walk, experts) -> dict:
         if experts is None:
             # Smoothed fraction of learners voting True, (#True + 1/2) / (N + 1): monotone in
@@ -294,6 +299,11 @@ class MulticlassTask:
     def alpha_rate(self, rate: float) -> float:
         return rate / (len(self.classes) - 1)  # the paper's c / ((k - 1) sqrt(t))
 
+    def errors(self, ex: Example) -> list:
+        """Each learner's 0/1 error on the example (its vote against the label)."""
+        yi = ex.yi
+        return [0 if v == yi else 1 for v in ex.votes]
+
     # -------------------------------------------------------------- predicting
 
     def proba_vector(self, walk: Walk, experts):
@@ -433,6 +443,11 @@ class RankingTask:
 
     def alpha_rate(self, rate: float) -> float:
         return rate
+
+    def errors(self, ex: Example) -> list:
+        """Each learner's 0/1 error: whether its top-ranked label is irrelevant (one-error)."""
+        relevant = ex.relevant
+        return [0 if relevant[int(np.argmax(row))] else 1 for row in ex.rows]
 
     # -------------------------------------------------------------- predicting
 

@@ -114,6 +114,28 @@ def test_not_a_dict_is_a_type_error(x):
     rejected(model, lambda m: m.predict_proba_one(x), TypeError)
 
 
+FRESH = [
+    lambda: rb.OnlineBBM(n_models=3, seed=1),
+    lambda: rb.AdaBoostOLM(n_models=3, seed=1),
+    lambda: rb.OnlineMBBM(n_models=3, gamma=0.2, seed=1),
+    lambda: rb.AdaOLMR(n_models=3, seed=1),
+    lambda: rb.MartingaleBooster(n_levels=3, seed=1),
+]
+
+
+@pytest.mark.parametrize("make", FRESH)
+@pytest.mark.parametrize("x", [None, {"z": 1j}, {"a": 1.0, "b": [1, 2]}])
+def test_a_fresh_booster_validates_what_it_predicts(make, x):
+    """Before it knows any label a booster has nothing to predict, but bad input is still an
+    error (a multiclass booster returned None for anything)."""
+    model = make()
+    calls = [lambda m: m.predict_one(x), lambda m: m.predict_proba_one(x)]
+    if hasattr(model, "score_one"):
+        calls.append(lambda m: m.score_one(x))
+    for call in calls:
+        rejected(model, call, TypeError)
+
+
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
 def test_every_pickle_protocol(protocol):
     from river_boost import forest

@@ -1,7 +1,7 @@
 """The compiled forest against River's own ``HoeffdingTreeClassifier``, call by call.
 
 Every test feeds the same stream to a :class:`~river_boost.forest.HoeffdingForest` and to River's
-reference trees (``river.tree.HoeffdingTreeClassifier``, never our Fast* classes) and checks,
+reference trees (``river.tree.HoeffdingTreeClassifier``) and checks,
 for *every* call, that ``predict_proba_all`` returns River's dicts exactly: same keys in the same
 order and the same float bits. At checkpoints and at the end, every tree's complete state is
 compared with River's (structure, split features and thresholds, leaf statistics, every
@@ -28,7 +28,6 @@ from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 from river_boost import forest as forest_mod
-from river_boost.trees import FastGaussianSplitter, FastHoeffdingTreeClassifier
 
 pytestmark = pytest.mark.skipif(
     not forest_mod.AVAILABLE, reason=f"compiled forest not built: {forest_mod.UNAVAILABLE_REASON}"
@@ -137,14 +136,9 @@ class HashFilter:
 class Checker:
     """Runs a forest and River's reference trees side by side and compares every call."""
 
-    def __init__(self, configs, feature_filter=None, fast=False):
+    def __init__(self, configs, feature_filter=None):
         self.configs = configs
-        if fast:
-            models = [
-                FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter(), **c) for c in configs
-            ]
-        else:
-            models = [tree.HoeffdingTreeClassifier(**c) for c in configs]
+        models = [tree.HoeffdingTreeClassifier(**c) for c in configs]
         self.forest = HoeffdingForest(models, feature_filter)
         self.river = [tree.HoeffdingTreeClassifier(**c) for c in configs]
         self.filter = feature_filter
@@ -451,12 +445,6 @@ def test_class_and_feature_first_appearing_mid_stream():
     assert any("late" in (leaf.splitters or {}) for leaf in c.river[0]._root.iter_leaves())
 
 
-def test_fast_models_compile_to_river_trees():
-    cfgs = [{"grace_period": 5, "tau": 0.5}, {"grace_period": 20, "leaf_prediction": "nb"}]
-    c = run(Checker(cfgs, fast=True), datasets.ImageSegments(), 450, seed=8)
-    assert splits(c.river[0]) >= 2
-
-
 def test_feature_filter_views():
     filt = HashFilter(0.5, seed=9)
     cfgs = [{"grace_period": 10, "tau": 0.5}] * 4
@@ -597,7 +585,6 @@ def test_zero_weight_raises_like_river():
 
 def test_supports_and_errors():
     assert HoeffdingForest.supports(tree.HoeffdingTreeClassifier())
-    assert HoeffdingForest.supports(FastHoeffdingTreeClassifier(splitter=FastGaussianSplitter()))
     assert not HoeffdingForest.supports(tree.HoeffdingAdaptiveTreeClassifier())
     assert not HoeffdingForest.supports(
         tree.HoeffdingTreeClassifier(splitter=tree.splitter.HistogramSplitter())

@@ -1,0 +1,94 @@
+"""Memory on a long drifting stream: replaced trees are freed, so memory stays bounded.
+
+A booster with drift adaptation learns a drifting stream (SEA, its four concepts in turn,
+one change every ``--period`` examples, 10% label noise: every concept change makes learners
+drift and be replaced) and the process's resident memory (RSS, from ``/proc/self/statm``)
+is recorded at checkpoints, with the number of replacements and the number of tree nodes.
+Bounded memory: RSS and nodes level off while replacements keep growing.
+
+    python benchmarks/drift_memory.py --n 1000000 --out drift-memory
+
+Writes ``drift_memory.json`` to ``--out`` and prints one line per checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import pathlib
+import time
+
+from river import drift
+from river.datasets import synth
+
+import river_boost
+
+
+def rss_mib() -> float:
+    """Resident memory of this process, MiB (Linux)."""
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def drifting_sea(period: int, seed: int = 7):
+    """SEA's concepts 0, 1, 2, 3, 0, ... each ``period`` examples, 10% label noise."""
+    streams = [iter(synth.SEA(variant=v, noise=0.1, seed=seed + v)) for v in range(4)]
+    t = 0
+    while True:
+        yield next(streams[(t // period) % 4])
+        t += 1
+
+
+def n_nodes(model) -> int:
+    learners = model.pool.learners
+    if hasattr(learners, "n_nodes"):
+        return sum(learners.n_nodes)
+    return sum(m.n_nodes for m in learners.models)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=1_000_000, help="examples")
+    p.add_argument("--period", type=int, default=25_000, help="examples per concept")
+    p.add_argument("--checkpoints", type=int, default=20)
+    p.add_argument("--model", default="AdaBoostOL", help="river_boost class name")
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("drift-memory"))
+    args = p.parse_args(argv)
+
+    model = getattr(river_boost, args.model)(
+        n_models=10,
+        seed=42,
+        drift_detector=drift.ADWIN(),
+        warning_detector=drift.ADWIN(delta=0.01),
+    )
+    every = max(1, args.n // args.checkpoints)
+    rows, hits, start = [], 0, time.perf_counter()
+    for t, (x, y) in enumerate(drifting_sea(args.period), start=1):
+        hits += model.predict_one(x) == y
+        model.learn_one(x, y)
+        if t % every == 0:
+            gc.collect()
+            row = {
+                "examples": t,
+                "rss_mib": round(rss_mib(), 1),
+                "nodes": n_nodes(model),
+                "replacements": sum(model.replacements),
+                "accuracy": hits / every,
+                "seconds": round(time.perf_counter() - start, 1),
+            }
+            rows.append(row)
+            hits = 0
+            print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+        if t >= args.n:
+            break
+    args.out.mkdir(parents=True, exist_ok=True)
+    with open(args.out / "drift_memory.json", "w") as f:
+        json.dump({"args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}, f, indent=1)
+    print(f"wrote {args.out / 'drift_memory.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""The large-``n`` algorithm of ``MulticlassZeroOnePotential`` (``_compute_poisson``) against
+brute force, against the original dense DP (the oracle, still used up to ``TENSOR_MAX_N``),
+and the potential's bounds, recursion and monotonicity at ``n`` in the hundreds."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from river_boost import potentials
+from river_boost.potentials import MulticlassZeroOnePotential
+
+from .test_multiclass import brute_potential
+
+
+def gaps_of(s, r):
+    return tuple(sorted(s[r] - v for j, v in enumerate(s) if j != r))
+
+
+def test_poisson_dp_equals_brute_force_enumeration(monkeypatch):
+    monkeypatch.setattr(potentials, "TENSOR_MAX_N", 0)  # every n >= 1 on the new path
+    rng = random.Random(5)
+    for _ in range(60):
+        k = rng.randint(2, 4)
+        n = rng.randint(1, 8 if k <= 3 else 6)
+        s = [rng.randint(0, 4) for _ in range(k)]
+        r = rng.randrange(k)
+        gamma = rng.choice(["0.05", "0.1", "0.3"])
+        pot = MulticlassZeroOnePotential(k, float(Fraction(gamma)))
+        got = pot._compute_poisson(n, gaps_of(s, r))
+        assert got == pytest.approx(float(brute_potential(n, s, r, k, gamma)), abs=1e-13)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 7, 10, 30])
+def test_poisson_dp_equals_dense_dp_for_moderate_n(k):
+    rng = random.Random(k)
+    pot = MulticlassZeroOnePotential(k, rng.choice([0.05, 0.1, 0.3]))
+    for n in (1, 5, 17, 41, 50, 60):
+        for _ in range(8):
+            spread = rng.choice([2, 6, 15])
+            gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
+            assert pot._compute_poisson(n, gaps) == pytest.approx(
+                pot._compute_tensor(n, gaps), abs=1e-12
+            )
+
+
+def test_small_n_keeps_the_dense_dp_bit_for_bit():
+    pot = MulticlassZeroOnePotential(7, 0.1)
+    for n in range(potentials.TENSOR_MAX_N + 1):
+        gaps = (-1, 0, 0, 1, 2, 2)
+        assert pot.value_from_gaps(n, gaps) == pot._compute_tensor(n, gaps)
+
+
+def test_max_gap_pmf_above_the_threshold_equals_the_trinomial_sum(monkeypatch):
+    new = {}
+    for k in (2, 7, 30):
+        pot = MulticlassZeroOnePotential(k, 0.1)
+        new[k] = [pot._max_gap_pmf(n) for n in range(41, 90)]
+    monkeypatch.setattr(potentials, "TENSOR_MAX_N", 10**9)  # the O(n^2) loop everywhere
+    for k in (2, 7, 30):
+        pot = MulticlassZeroOnePotential(k, 0.1)
+        old = [pot._max_gap_pmf(n) for n in range(41, 90)]
+        assert new[k] == pytest.approx(old, rel=1e-12)
+
+
+@pytest.mark.parametrize("k, n", [(3, 150), (7, 300), (30, 250)])
+def test_large_n_bounds_monotonicity_and_recursion(k, n):
+    gamma = 0.1
+    pot = MulticlassZeroOnePotential(k, gamma)
+    p = [(1 - gamma) / k + gamma] + [(1 - gamma) / k] * (k - 1)
+    rng = random.Random(n)
+    for _ in range(3):
+        s = [rng.randint(0, 12) for _ in range(k)]
+        v = pot.value(n, s, 0)
+        assert 0.0 <= v <= 1.0
+        # one label beating r is at most the union over labels, at least the closest one
+        _, lower = pot._gap_tail(n)  # P(X_r - X_l <= d) at d + n
+        singles = [lower[n - g] for g in gaps_of(s, 0)]
+        assert max(singles) - 1e-13 <= v <= math.fsum(singles) + 1e-13
+        # a vote for r lowers the potential, a vote for a wrong label raises it
+        up = [s[0] + 1] + s[1:]
+        assert pot.value(n, up, 0) <= v + 1e-13
+        down = [s[0], s[1] + 1] + s[2:]
+        assert pot.value(n, down, 0) >= v - 1e-13
+        # phi_{n+1}(s) = sum_l u(l) phi_n(s + e_l)
+        nxt = math.fsum(
+            p[lab] * pot.value(n, [x + (j == lab) for j, x in enumerate(s)], 0) for lab in range(k)
+        )
+        assert pot.value(n + 1, s, 0) == pytest.approx(nxt, abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [7, 30])
+def test_first_cost_matrices_of_a_thousand_learners_take_seconds(k):
+    pot = MulticlassZeroOnePotential(k, 0.1)
+    s = np.zeros(k, dtype=int)
+    start = time.perf_counter()
+    for i, lab in enumerate([0, 0, 1, 0, 2]):  # the walk's first five matrices
+        C = pot.cost_matrix(999 - i, s)
+        assert np.all((C >= 0) & (C <= 1))
+        assert np.all(np.diag(C) <= C.min(axis=1) + 1e-15)  # a vote for r costs least
+        s[lab] += 1
+    assert time.perf_counter() - start < 60  # was minutes per matrix before
+
+
+def test_unpickled_potential_without_the_gap_caches_recomputes_them():
+    pot = MulticlassZeroOnePotential(5, 0.1)
+    a = pot.max_weight(200)
+    state = pickle.loads(pickle.dumps(pot))
+    del state.__dict__["_gap_tails"], state.__dict__["_gap_peaks"]  # pickled before
+    state._max_weights.clear()
+    assert state.max_weight(200) == a
+    assert state.value(120, [3, 1, 0, 0, 2], 0) == pot.value(120, [3, 1, 0, 0, 2], 0)
+
+
+def test_decided_potentials_are_exactly_zero_or_one():
+    pot = MulticlassZeroOnePotential(7, 0.1)
+    assert pot._compute_poisson(100, (-200,) + (0,) * 5) == 1.0  # r far behind
+    assert pot._compute_poisson(100, (150,) * 6) == 0.0  # r out of reach
+    # the dense DP gives the same up to its rounding (lgamma: ~1e-13 at n = 100)
+    assert pot._compute_tensor(100, (-200,) + (0,) * 5) == 1.0
+    assert pot._compute_tensor(100, (150,) * 6) == pytest.approx(0.0, abs=1e-13)

@@ -220,7 +220,7 @@ class FeatureCleaner:
         self.nominal: dict = {}  # feature -> whether its learned values are strings
 
     def cleaned(self, x) -> dict:
-        """``x`` cleaned, without values of the wrong kind (for learning)."""
+        """``x`` cleaned, without values of the wrong kind (for predicting and learning)."""
         try:
             same = self.x is not None and x == self.x
         except Exception:  # values that refuse comparison (arrays): not the remembered x
@@ -234,10 +234,6 @@ class FeatureCleaner:
                     del clean[k]
             self.clean, self.x, self.value = clean, dict(x), None
         return self.clean
-
-    def known(self, x) -> dict:
-        """``x`` cleaned for predicting (the same dict as :meth:`cleaned`; kinds unchanged)."""
-        return self.cleaned(x)
 
     def learned(self) -> None:
         """Remember the kinds of the features of the last cleaned ``x`` (it was learned)."""
@@ -340,9 +336,7 @@ def auto_feature_count(n_features: int) -> int:
 def auto_feature_fraction(n_features: int) -> float:
     """``feature_fraction="auto"`` for ``d`` features: :func:`auto_feature_count` over ``d``
     (1.0, every feature, up to ``AUTO_FEATURES_UP_TO``)."""
-    if n_features <= AUTO_FEATURES_UP_TO:
-        return 1.0
-    return auto_feature_count(n_features) / n_features
+    return auto_feature_count(n_features) / n_features  # d / d: exactly 1.0 when narrow
 
 
 def check_feature_fraction(value) -> None:
@@ -585,17 +579,23 @@ class WeakLearnerPool:
         remembered for the predictions and the learning that follow on the same ``x``."""
         return self._memo.cleaned(x)
 
+    def _prepared(self, x) -> dict:
+        """``x`` cleaned, once ``feature_fraction="auto"`` is decided (by the first non-empty
+        ``x`` the learners see)."""
+        clean = self._memo.cleaned(x)
+        if self._subsets.fraction is None:
+            self._subsets.decide(clean)
+        return clean
+
     def predict(self, x: dict) -> tuple:
         """Each learner's ``predict_proba_one`` for the raw feature dict ``x`` (cleaned first).
 
         Remembered for the last ``x`` until a learner learns.
         """
         memo = self._memo
-        known = memo.known(x)
-        if self._subsets.fraction is None:
-            self._subsets.decide(known)
+        clean = self._prepared(x)
         if memo.value is None:
-            value = self.learners.predict_proba_all(known)
+            value = self.learners.predict_proba_all(clean)
             if self._background and self._compiled:  # the forest's background trees follow
                 value = tuple(value[: self.n_models])
             memo.value = value
@@ -607,9 +607,7 @@ class WeakLearnerPool:
         """Teach the raw feature dict ``x``: ``offers`` are ``(learner i, label, p)`` with
         ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
         """
-        clean = self._memo.cleaned(x)
-        if self._subsets.fraction is None:
-            self._subsets.decide(clean)
+        clean = self._prepared(x)
         weights = [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
         self._memo.learned()
         return weights

@@ -499,7 +499,7 @@ class MartingaleBooster(base.Classifier):
         memo = self._memo
         clean = memo.cleaned(x)
         if memo.value is None:
-            memo.value = self._walk(memo.known(x))
+            memo.value = self._walk(clean)
         return clean, memo.value
 
     # ------------------------------------------------------------------ River API

@@ -7,6 +7,19 @@ import pathlib
 
 from river import base
 
+import river_boost
+
+# The presets by task (the martingale booster has its own tests).
+BINARY_PRESETS = [
+    river_boost.OnlineBBM,
+    river_boost.AdaBoostOL,
+    river_boost.OSBoost,
+    river_boost.NHBoostDT,
+    river_boost.SquintBoost,
+]
+MULTICLASS_PRESETS = [river_boost.AdaBoostOLM, river_boost.OnlineMBBM]
+RANKING_PRESETS = [river_boost.AdaOLMR, river_boost.OnlineBMR]
+
 SHARED_DATA = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
 
 

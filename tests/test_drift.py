@@ -14,15 +14,10 @@ import river_boost
 from river_boost import adaptation, bench, forest
 from river_boost.bench import REGISTRY, _chain
 
-BINARY = [
-    river_boost.OnlineBBM,
-    river_boost.AdaBoostOL,
-    river_boost.OSBoost,
-    river_boost.NHBoostDT,
-    river_boost.SquintBoost,
-]
-MULTICLASS = [river_boost.AdaBoostOLM, river_boost.OnlineMBBM]
-RANKING = [river_boost.AdaOLMR, river_boost.OnlineBMR]
+from .helpers import BINARY_PRESETS as BINARY
+from .helpers import MULTICLASS_PRESETS as MULTICLASS
+from .helpers import RANKING_PRESETS as RANKING
+
 PRESETS = BINARY + MULTICLASS + RANKING
 
 

@@ -1,6 +1,7 @@
 """The large-``n`` algorithm of ``MulticlassZeroOnePotential`` (``_compute_poisson``) against
-brute force, against the original dense DP (the oracle, still used up to ``TENSOR_MAX_N``),
-and the potential's bounds, recursion and monotonicity at ``n`` in the hundreds."""
+the original dense DP (the oracle, still used up to ``TENSOR_MAX_N``), and the potential's
+bounds, recursion and monotonicity at ``n`` in the hundreds. Against brute force: in
+``test_multiclass.py``, for both algorithms."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import math
 import pickle
 import random
 import time
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -16,25 +16,9 @@ import pytest
 from river_boost import potentials
 from river_boost.potentials import MulticlassZeroOnePotential
 
-from .test_multiclass import brute_potential
-
 
 def gaps_of(s, r):
     return tuple(sorted(s[r] - v for j, v in enumerate(s) if j != r))
-
-
-def test_poisson_dp_equals_brute_force_enumeration(monkeypatch):
-    monkeypatch.setattr(potentials, "TENSOR_MAX_N", 0)  # every n >= 1 on the new path
-    rng = random.Random(5)
-    for _ in range(60):
-        k = rng.randint(2, 4)
-        n = rng.randint(1, 8 if k <= 3 else 6)
-        s = [rng.randint(0, 4) for _ in range(k)]
-        r = rng.randrange(k)
-        gamma = rng.choice(["0.05", "0.1", "0.3"])
-        pot = MulticlassZeroOnePotential(k, float(Fraction(gamma)))
-        got = pot._compute_poisson(n, gaps_of(s, r))
-        assert got == pytest.approx(float(brute_potential(n, s, r, k, gamma)), abs=1e-13)
 
 
 @pytest.mark.parametrize("k", [2, 3, 5, 7, 10, 30])

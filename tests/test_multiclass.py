@@ -13,6 +13,7 @@ import pytest
 from river import base, checks, datasets, evaluate, metrics
 
 import river_boost as rb
+from river_boost import potentials
 from river_boost.potentials import BinomialPotential, LogisticLoss, MulticlassZeroOnePotential
 from river_boost.tasks import MulticlassTask
 
@@ -53,8 +54,16 @@ def image_segments(n):
 # ----------------------------------------------------------------------------- potentials
 
 
-def test_exact_potential_equals_brute_force_enumeration():
-    rng = random.Random(0)
+@pytest.mark.parametrize(
+    "tensor_max_n, tol, seed",
+    [(potentials.TENSOR_MAX_N, 1e-12, 0), (0, 1e-13, 5)],
+    ids=["dense DP", "Poisson DP"],
+)
+def test_exact_potential_equals_brute_force_enumeration(tensor_max_n, tol, seed, monkeypatch):
+    """Both exact algorithms: the dense DP (small ``n``) and, with ``TENSOR_MAX_N = 0``, the
+    large-``n`` Poisson-conditioned DP for every ``n >= 1``."""
+    monkeypatch.setattr(potentials, "TENSOR_MAX_N", tensor_max_n)
+    rng = random.Random(seed)
     for _ in range(80):
         k = rng.randint(2, 4)
         n = rng.randint(0, 8 if k <= 3 else 6)
@@ -63,7 +72,7 @@ def test_exact_potential_equals_brute_force_enumeration():
         gamma = rng.choice(["0.05", "0.1", "0.3"])
         pot = MulticlassZeroOnePotential(k, float(Fraction(gamma)))
         assert pot.value(n, s, r) == pytest.approx(
-            float(brute_potential(n, s, r, k, gamma)), abs=1e-12
+            float(brute_potential(n, s, r, k, gamma)), abs=tol
         )
 
 

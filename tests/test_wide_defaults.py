@@ -20,17 +20,10 @@ from river_boost.core import (
     auto_feature_fraction,
 )
 
+from .helpers import BINARY_PRESETS as BINARY
+from .helpers import MULTICLASS_PRESETS as MULTICLASS
+from .helpers import RANKING_PRESETS as MULTILABEL
 from .helpers import FeatureVoter
-
-BINARY = [
-    river_boost.OnlineBBM,
-    river_boost.AdaBoostOL,
-    river_boost.OSBoost,
-    river_boost.NHBoostDT,
-    river_boost.SquintBoost,
-]
-MULTICLASS = [river_boost.AdaBoostOLM, river_boost.OnlineMBBM]
-MULTILABEL = [river_boost.AdaOLMR, river_boost.OnlineBMR]
 
 
 def wide_x(d, offset=0.0):

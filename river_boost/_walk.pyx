@@ -1864,7 +1864,8 @@ cdef class Plan:
         k = len(labels)
         cw = self._walk(clean)
         self._nkbuf(k)
-        rel = <char*>(self.kb + 5 * k * k)
+        # past everything the steps use (up to 4k^2 + 4k: nxt of the last learner)
+        rel = <char*>(self.kb + 5 * k * k + 5 * k)
         relevant = label["relevant"]
         for j in range(k):
             rel[j] = 1 if relevant[j] else 0

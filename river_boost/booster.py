@@ -187,8 +187,12 @@ class Booster(base.Estimator):
     def _multiclass(self):
         return self._task.multiclass
 
-    def __getstate__(self):  # the walk memo is a cache: a copy recomputes it
-        return {**self.__dict__, "_walk_memo": None}
+    def __getstate__(self):
+        # The walk memo and the compiled walk's plan are caches: a copy rebuilds them, and a
+        # pickle is the same whether or not they were made (a rejected event leaves none).
+        state = {**self.__dict__, "_walk_memo": None}
+        state.pop("_compiled_walk", None)
+        return state
 
     # ------------------------------------------------------------------ the walk
 

@@ -203,8 +203,56 @@ def _tree_params(model) -> tuple:
 
 def _rebuild(cls, models, feature_filter, state):
     forest = cls(models, feature_filter)
+    if "flat_trees" in state:  # pickled flat (see _flat_state)
+        state = dict(state)
+        state["trees"] = [
+            ts[:-1] + (None if ts[-1] is None else _nested_nodes(ts[-1]),)
+            for ts in state.pop("flat_trees")
+        ]
     forest._set_state(state)
     return forest
+
+
+# The core's state nests a tree's nodes (a split node's tuple holds its children's), and
+# pickle recurses once per level: a tree 330 levels deep (grace_period=1 on a long stream)
+# exceeded Python's recursion limit. A pickle holds each tree as a flat pre-order list of
+# nodes instead, a split node's children replaced by their number (index 8 of its tuple).
+_CHILDREN = 8
+
+
+def _flat_nodes(root: tuple) -> list:
+    out, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node[0] == 0:  # a leaf
+            out.append(node)
+        else:
+            children = node[_CHILDREN]
+            out.append(node[:_CHILDREN] + (len(children),) + node[_CHILDREN + 1 :])
+            stack.extend(reversed(children))
+    return out
+
+
+def _nested_nodes(flat: list) -> tuple:
+    """The inverse of :func:`_flat_nodes`, without recursion."""
+    pending = []  # split nodes still collecting children: [node, children so far]
+    for position, node in enumerate(flat, 1):
+        if node[0] != 0 and node[_CHILDREN] > 0:
+            pending.append([node, []])
+            continue
+        done = node if node[0] == 0 else node[:_CHILDREN] + ([],) + node[_CHILDREN + 1 :]
+        while pending:
+            split, children = pending[-1]
+            children.append(done)
+            if len(children) < split[_CHILDREN]:
+                break
+            pending.pop()
+            done = split[:_CHILDREN] + (children,) + split[_CHILDREN + 1 :]
+        else:  # the root is complete: it must be the last node
+            if position == len(flat):
+                return done
+            break
+    raise ValueError("HoeffdingForest state: not one tree in pre-order")
 
 
 class HoeffdingForest(_ForestCore):
@@ -313,7 +361,12 @@ class HoeffdingForest(_ForestCore):
         return model.clone()
 
     def __reduce__(self):
-        return (_rebuild, (type(self), self._models, self.feature_filter, self._get_state()))
+        state = self._get_state()
+        state["flat_trees"] = [
+            ts[:-1] + (None if ts[-1] is None else _flat_nodes(ts[-1]),)
+            for ts in state.pop("trees")
+        ]
+        return (_rebuild, (type(self), self._models, self.feature_filter, state))
 
     def __repr__(self):
         return f"HoeffdingForest(n_models={self.n_models})"

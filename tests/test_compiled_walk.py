@@ -95,6 +95,17 @@ def _ranking_stream(n, seed):
     return out
 
 
+def _few_labels_stream(n, seed):
+    """Two labels, a third from a third of the way on: the smallest label spaces (k = 2, 3),
+    where the compiled walk's scratch vectors sit closest together."""
+    rng = random.Random(seed)
+    out = []
+    for t, (x, y) in enumerate(itertools.islice(datasets.Yeast(), n)):
+        keep = ("Class1", "Class2", "Class3") if t > n // 3 else ("Class1", "Class2")
+        out.append((x, {label: y[label] for label in keep}, _weight(rng)))
+    return out
+
+
 def _weight(rng):
     return rng.choice([1.0, 1.0, 0.5, 3.0, 0.0, rng.uniform(0.01, 5)])
 
@@ -104,6 +115,7 @@ STREAMS = {
     "multiclass": _multiclass_stream,
     "int keys": _int_key_stream,
     "ranking": _ranking_stream,
+    "few labels": _few_labels_stream,
 }
 
 
@@ -138,6 +150,8 @@ CASES = [
     (rb.AdaOLMR, {"prediction": "random", "weighting": "sampling"}, "ranking"),
     (rb.OnlineBMR, {"model": _mc_tree(), "diversify": "paper"}, "ranking"),
     (rb.OnlineBMR, {"loss": "rank", "feature_fraction": 0.6, "gamma": 0.2}, "ranking"),
+    (rb.AdaOLMR, {}, "few labels"),
+    (rb.OnlineBMR, {}, "few labels"),
 ]
 
 
@@ -231,11 +245,13 @@ def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatc
     data = STREAMS[stream](250 if stream == "ranking" else 400, seed=3)
     compiled = _build(cls, params, True, monkeypatch)
     python = _build(cls, params, False, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    # the compiled walk ran (a ranking booster's feature_fraction="auto" is decided by its
+    # first x, on the Python walk)
     monkeypatch.setattr(walk, "ENABLED", True)
-    assert type(walk.plan_for(compiled)).__name__ == "Plan"  # the compiled walk runs
+    assert type(walk.plan_for(compiled)).__name__ == "Plan"
     monkeypatch.setattr(walk, "ENABLED", False)
     assert walk.plan_for(python) is None
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
 

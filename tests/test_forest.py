@@ -507,6 +507,28 @@ def test_pickle_mid_stream_continues_identically(protocol):
     run(c, stream, 250, weights=float_weights, drop=0.05, seed=13)
 
 
+def test_a_very_deep_tree_pickles_and_copies():
+    """A tree hundreds of levels deep (grace_period=1 on a sorted stream: a chain) pickles and
+    deep-copies within Python's recursion limit (the nested node state once exceeded it;
+    River's own tree cannot even compute its height here) and goes on identically."""
+    model = tree.HoeffdingTreeClassifier(grace_period=1, tau=0.8, leaf_prediction="mc")
+    f = HoeffdingForest([model, model.clone()])
+    stream = [({"f": float(t)}, "ab"[(t // 5) % 2]) for t in range(3000)]
+    for x, y in stream[:2000]:
+        f.learn_one(0, x, y)
+        f.learn_one(1, x, y, 0.5)
+    assert f.summary(0)["height"] > 300
+    copies = [pickle.loads(pickle.dumps(f, protocol=p)) for p in (2, pickle.HIGHEST_PROTOCOL)]
+    copies.append(copy.deepcopy(f))
+    for x, y in stream[2000:]:
+        for g in [f, *copies]:
+            g.learn_one(0, x, y)
+            g.learn_one(1, x, y, 0.5)
+        expected = f.predict_proba_all({"f": x["f"] + 0.5})
+        assert all(g.predict_proba_all({"f": x["f"] + 0.5}) == expected for g in copies)
+    assert all(g.summary(0) == f.summary(0) for g in copies)
+
+
 def test_deepcopy_mid_stream_is_independent():
     cfgs = [{"grace_period": 5, "tau": 0.3}, {"grace_period": 5, "leaf_prediction": "mc"}]
     c = Checker(cfgs)

@@ -21,6 +21,9 @@ import dataclasses
 import functools
 import itertools
 import math
+import os
+import pathlib
+import pickle
 import random
 import statistics
 import time
@@ -503,6 +506,7 @@ class RunResult:
     # (None on multi-label streams)
     windows: list | None = None
     replacements: int | None = None  # river_boost boosters' learner replacements (drift)
+    cached: bool = False  # read from a ResultCache (its seconds are from the run that made it)
 
     @property
     def throughput(self) -> float:
@@ -705,6 +709,69 @@ def pick_tuned(results):
 BACKENDS = ("joblib", "dask")
 
 
+class ResultCache:
+    """Results of River's own models (the ``baseline`` entries: a single Hoeffding tree,
+    River's AdaBoost, BOLE, ARF and ClassifierChain), kept on disk between invocations.
+
+    Those runs are deterministic (seeded) and do not depend on this library's boosters, but
+    they are most of the default bench's time (River's AdaBoost, BOLE and ARF: about 60% of
+    its CPU seconds). A run is read back only for the same stream, model, seed, number of
+    models, protocol and data folder, under the same versions of river_boost, River, NumPy
+    and Python and the same ``bench.py``; anything else, or ``--no-cache``, runs it again.
+    Results read back keep their original ``seconds`` and say so (``RunResult.cached``).
+    """
+
+    def __init__(self, folder):
+        self.folder = pathlib.Path(folder)
+        self.hits = 0
+
+    @staticmethod
+    def default_folder() -> pathlib.Path:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return pathlib.Path(base) / "river-boost" / "bench"
+
+    @staticmethod
+    def cacheable(call) -> bool:
+        return REGISTRY[call[1].family].kind == "baseline"
+
+    def _path(self, call) -> pathlib.Path:
+        import hashlib
+        import platform
+
+        import numpy
+        import river
+
+        from . import __version__
+
+        code = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
+        versions = (__version__, river.__version__, numpy.__version__, platform.python_version())
+        key = repr((call, versions, code)).encode()
+        return self.folder / (hashlib.sha256(key).hexdigest()[:32] + ".pkl")
+
+    def get(self, call) -> RunResult | None:
+        try:
+            with open(self._path(call), "rb") as f:
+                result = pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None  # absent, unreadable or from another layout: run it again
+        if not isinstance(result, RunResult):
+            return None
+        self.hits += 1
+        result.cached = True
+        return result
+
+    def put(self, call, result: RunResult) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self._path(call)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as f:
+                pickle.dump(result, f)
+            os.replace(tmp, path)  # atomic: a parallel run never reads half a file
+        except OSError:
+            pass  # a read-only or full disk only costs the next run its time
+
+
 def run_grid(
     runs,
     n_models=10,
@@ -714,9 +781,11 @@ def run_grid(
     backend="joblib",
     scheduler=None,
     data_dir=None,
+    cache: ResultCache | None = None,
 ):
     """Run every (stream, spec, seed[, n_models[, protocol]]) in ``runs``; ``progress(result)``
-    after each one.
+    after each one. With a ``cache`` (:class:`ResultCache`), River's own models are read from
+    it when they ran before under the same conditions, and stored after they run.
 
     Runs are independent and seeded, so the backend only changes where they run, never their
     results (returned in the order of ``runs``):
@@ -736,20 +805,35 @@ def run_grid(
         )
         for run in runs
     ]
+    results = [None] * len(calls)
+    todo = list(range(len(calls)))
+    if cache is not None:
+        todo = []
+        for i, call in enumerate(calls):
+            found = cache.get(call) if cache.cacheable(call) else None
+            if found is None:
+                todo.append(i)
+            else:
+                results[i] = found
+                if progress:
+                    progress(found)
+    pending = [calls[i] for i in todo]
     if backend == "dask":
-        finished = _run_dask(calls, jobs, scheduler)
+        finished = _run_dask(pending, jobs, scheduler)
     elif jobs <= 1:
-        finished = (run_one(*call) for call in calls)
+        finished = (run_one(*call) for call in pending)
     else:
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        finished = parallel(delayed(_run_indexed)(i, call) for i, call in enumerate(calls))
-    results = [None] * len(calls)
-    for i, r in enumerate(finished):
+        finished = parallel(delayed(_run_indexed)(i, call) for i, call in enumerate(pending))
+    for j, r in enumerate(finished):
         if isinstance(r, tuple):
-            i, r = r
+            j, r = r
+        i = todo[j]
         results[i] = r
+        if cache is not None and cache.cacheable(calls[i]):
+            cache.put(calls[i], r)
         if progress:
             progress(r)
     return results

@@ -184,6 +184,13 @@ def make_parser():
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
     b.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run River's own models again instead of reading their results from the cache "
+        f"of earlier invocations ({bench.ResultCache.default_folder()}; the same stream, "
+        "model, seed and options under the same library versions)",
+    )
+    b.add_argument(
         "--suite",
         choices=("default", "drift"),
         default="default",
@@ -366,7 +373,8 @@ def cmd_bench(args):
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
     _check_grid(runs, args.streams, args.models)
     protocol = bench.Protocol(n_samples=args.n_samples)
-    results = _run(args, runs, "bench", n_models=args.n_models, protocol=protocol)
+    cache = None if args.no_cache else bench.ResultCache(bench.ResultCache.default_folder())
+    results = _run(args, runs, "bench", n_models=args.n_models, protocol=protocol, cache=cache)
     rows = bench.summarize(results)
     streams = [s for s in args.streams if any(r.stream == s for r in results)]
     tables = {
@@ -380,6 +388,14 @@ def cmd_bench(args):
     }
     if all(r["speed_vs_reference"] is None for r in rows.values()):
         del tables["speed"]
+    cached = sorted({r.model for r in results if r.cached})
+    if cached:
+        tables["speed"] = tables["speed"].replace("same invocation", "its cached run")
+        print(
+            f"\nRiver's models read from the cache of earlier runs on this machine: "
+            f"{', '.join(cached)} (their accuracy is the same; their times are from the run "
+            f"that made them; --no-cache runs them again). Cache: {cache.folder}"
+        )
     if any(r.replacements for r in results):
         tables["replacements"] = "Learner replacements after a drift (mean over seeds)"
     for value, title in tables.items():

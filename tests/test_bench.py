@@ -46,6 +46,44 @@ def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
     assert "Weak-learner updates" in printed
 
 
+def test_river_models_are_read_back_from_the_cache_and_boosters_always_run(tmp_path, capsys):
+    folder = bench.ResultCache.default_folder()
+    assert str(folder).startswith(str(tmp_path.parent.parent))  # the fixture's, not ~/.cache
+    args = ["bench", *SMALL, "--jobs", "1", "--no-plot"]
+    assert cli.main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert "from the cache" not in capsys.readouterr().out
+    assert len(list(folder.glob("*.pkl"))) == 2 * 2  # River's two models on two streams
+    assert cli.main([*args, "--out", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "read from the cache" in printed and "HoeffdingTree, River.AdaBoost" in printed
+    assert "its cached run" in printed
+    first, second = (json.loads((tmp_path / d / "results.json").read_text()) for d in "ab")
+    same = ("stream", "model", "seed", "accuracy", "curve", "seconds")
+    for a, b in zip(first["runs"], second["runs"]):
+        river = a["family"] in ("HoeffdingTree", "River.AdaBoost")
+        assert [a[k] for k in same[:-1]] == [b[k] for k in same[:-1]]
+        assert (a["seconds"] == b["seconds"]) == river  # boosters ran again
+    assert cli.main([*args, "--no-cache", "--out", str(tmp_path / "c")]) == 0
+    assert "from the cache" not in capsys.readouterr().out
+
+
+def test_the_cache_misses_on_other_options_and_survives_a_damaged_file(tmp_path):
+    cache = bench.ResultCache(tmp_path / "cache")
+    runs = bench.grid(["phishing"], ["HoeffdingTree", "AdaBoost.OL"], [0.2], [1])
+    protocol = bench.Protocol(n_samples=100)
+    first = bench.run_grid(runs, n_models=2, protocol=protocol, cache=cache)
+    assert cache.hits == 0 and not any(r.cached for r in first)
+    again = bench.run_grid(runs, n_models=2, protocol=protocol, cache=cache)
+    assert cache.hits == 1 and [r.cached for r in again] == [True, False]
+    assert again[0].accuracy == first[0].accuracy and again[0].curve == first[0].curve
+    other = bench.run_grid(runs, n_models=2, protocol=bench.Protocol(n_samples=90), cache=cache)
+    assert cache.hits == 1 and other[0].n_samples == 90
+    for path in (tmp_path / "cache").glob("*.pkl"):
+        path.write_bytes(b"not a pickle")
+    rerun = bench.run_grid(runs, n_models=2, protocol=protocol, cache=cache)
+    assert cache.hits == 1 and rerun[0].accuracy == first[0].accuracy
+
+
 def test_serial_and_parallel_runs_give_identical_metrics():
     runs = bench.grid(["phishing"], ["AdaBoost.OL", "OnlineBBM", "River.AdaBoost"], [0.2], [1, 2])
     serial = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=200), jobs=1)

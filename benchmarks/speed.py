@@ -129,7 +129,7 @@ def tree_seconds(name: str, data) -> float:
     replayed on a fresh forest (``walk_speed.record`` / ``replay``; the same calls whether the
     run predicts or scores)."""
     calls = walk_speed.record(build(name, True), data)
-    return walk_speed.replay(build(name, True).pool.learners, calls)
+    return walk_speed.replay(walk_speed.prepared(build(name, True), data).pool.learners, calls)
 
 
 # ----------------------------------------------------------------------------- MOA

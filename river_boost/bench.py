@@ -32,7 +32,18 @@ from collections.abc import Callable, Iterable
 from river import drift, ensemble, forest, metrics, multioutput, tree
 from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 
-from . import anchors, binary, loaders, martingale, multiclass, multilabel
+from . import (
+    anchors,
+    binary,
+    loaders,
+    martingale,
+    multiclass,
+    multilabel,
+    walk,
+)
+from . import (
+    forest as forest_mod,
+)
 from .booster import Booster
 from .metrics import AveragePrecision, OneError, RankLoss
 
@@ -441,9 +452,25 @@ class _Timed:
         return getattr(self._inner, name)
 
 
+def _compiled_walk(model) -> bool:
+    """Whether the booster runs on the compiled walk (:mod:`river_boost.walk`), which then
+    times its own calls into the forest (wrapping the forest would send it to the Python
+    walk). Boosters with drift adaptation take the Python walk; a ranking booster's first
+    examples too (until ``feature_fraction="auto"`` is decided), a negligible share."""
+    return (
+        walk.AVAILABLE
+        and walk.ENABLED
+        and type(model.pool.learners) is forest_mod.HoeffdingForest
+        and model._drift is None
+    )
+
+
 def _instrument(model, clock: list):
-    """``(model, measured)``: the model with its weak learners timed, where they can be."""
+    """``(model, measured)``: the model with its weak learners timed, where they can be
+    (``measured == "walk"``: by the compiled walk, read with ``walk.forest_seconds()``)."""
     if isinstance(model, Booster):
+        if _compiled_walk(model):
+            return model, "walk"
         model.pool.learners = _Timed(model.pool.learners, clock)
     elif isinstance(model, martingale.MartingaleBooster):
         template = model.model if model.model is not None else martingale.node_model()
@@ -594,6 +621,8 @@ def run_one(
     if protocol.label_noise:
         noise_seed = seed if protocol.noise_seed is None else protocol.noise_seed
         flips = random.Random(f"{stream}-{protocol.label_noise}-{noise_seed}")
+    if measured == "walk":
+        walk._c.set_timing(True)
     start = time.perf_counter()
     for x, y in warmup:
         model.learn_one(x, y)
@@ -617,6 +646,9 @@ def run_one(
         if seen % every == 0:
             curve.append((seen, metric.get()))
     seconds = time.perf_counter() - start
+    if measured == "walk":
+        clock[0] = walk._c.forest_seconds()
+        walk._c.set_timing(False)
     if not curve or curve[-1][0] != n:
         curve.append((n, metric.get()))
     if isinstance(model, tree.HoeffdingTreeClassifier):

@@ -84,6 +84,22 @@ def test_the_cache_misses_on_other_options_and_survives_a_damaged_file(tmp_path)
     assert cache.hits == 1 and rerun[0].accuracy == first[0].accuracy
 
 
+def test_boosters_run_on_the_compiled_walk_and_their_forest_time_is_measured():
+    """Wrapping the forest to time it sent the boosters to the Python walk: the compiled walk
+    times its own forest calls instead (drift boosters, on the Python walk, stay wrapped)."""
+    from river_boost import walk
+
+    if not walk.AVAILABLE:
+        pytest.skip(walk.UNAVAILABLE_REASON)
+    for name, expected in (("AdaBoost.OL", "walk"), ("AdaBoost.OL+drift", True)):
+        model = bench.build(bench.ModelSpec(name), 3, 1)
+        model, measured = bench._instrument(model, [0.0])
+        assert measured == expected
+        assert (walk.plan_for(model) is not None) == (expected == "walk")
+    r = bench.run_one("phishing", bench.ModelSpec("AdaBoost.OL"), 1, 3, bench.Protocol(200))
+    assert 0.0 < r.weak_seconds < r.seconds
+
+
 def test_serial_and_parallel_runs_give_identical_metrics():
     runs = bench.grid(["phishing"], ["AdaBoost.OL", "OnlineBBM", "River.AdaBoost"], [0.2], [1, 2])
     serial = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=200), jobs=1)

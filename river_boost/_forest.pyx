@@ -47,54 +47,15 @@ import numbers as _numbers
 
 import numpy as _np
 
-cdef extern from "Python.h":
-    int PY_VERSION_HEX
+from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
 
 # ----------------------------------------------------------------------------- CPython numerics
 
-# Python 3.12 made sum() of floats compensated (Neumaier); River sums with sum().
-cdef bint NEUMAIER = PY_VERSION_HEX >= 0x030C0000
 # river.proba.gaussian._HALF_LOG_TAU, computed the same way
 cdef double HALF_LOG_TAU = 0.5 * _math.log(_math.tau)
 # river.utils.math.norm_cdf divides by math.sqrt(2.0)
 cdef double SQRT2 = _math.sqrt(2.0)
 cdef double NEG_INF = -INFINITY
-
-
-cdef struct PySum:
-    double f
-    double c
-    int n
-
-
-cdef inline void ps_init(PySum* s) noexcept:
-    s.f = 0.0
-    s.c = 0.0
-    s.n = 0
-
-
-cdef inline void ps_add(PySum* s, double x) noexcept:
-    # builtin sum(): start is int 0, the first float item gives 0 + x (a float), then either
-    # plain addition (<= 3.11) or Neumaier's compensated addition (>= 3.12).
-    cdef double t
-    if s.n == 0:
-        s.f = 0.0 + x
-    elif NEUMAIER:
-        t = s.f + x
-        if fabs(s.f) >= fabs(x):
-            s.c += (s.f - t) + x
-        else:
-            s.c += (x - t) + s.f
-        s.f = t
-    else:
-        s.f = s.f + x
-    s.n += 1
-
-
-cdef inline double ps_result(PySum* s) noexcept:
-    if NEUMAIER and s.c != 0.0 and isfinite(s.c):
-        return s.f + s.c
-    return s.f
 
 
 cdef inline double py_sum(const double* v, int n) noexcept:
@@ -108,7 +69,7 @@ cdef inline double py_sum(const double* v, int n) noexcept:
 
 cdef double py_pow(double iv, double iw) except? -1.0:
     """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
-    cdef double ix  # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
+    # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
     if isnan(iv):
         return iv
     if not isfinite(iv):
@@ -122,29 +83,7 @@ cdef double py_pow(double iv, double iw) except? -1.0:
         iv = -iv
     if iv == 1.0:
         return 1.0
-    errno = 0
-    ix = pow(iv, iw)
-    if errno == 0:
-        if ix == HUGE_VAL or ix == -HUGE_VAL:
-            errno = ERANGE
-    elif errno == ERANGE and ix == 0.0:
-        errno = 0
-    if errno != 0:
-        if errno == ERANGE:
-            raise OverflowError(34, "Numerical result out of range")
-        raise ValueError("math domain error")
-    return ix
-
-
-cdef inline double py_log(double x) except? -1.0:
-    """math.log for a float."""
-    if x > 0.0:
-        if isfinite(x):
-            return log(x)
-        return x
-    if isnan(x):
-        return x
-    raise ValueError("math domain error")
+    return libm_pow(iv, iw)
 
 
 cdef inline double py_log2(double x) except? -1.0:
@@ -155,13 +94,6 @@ cdef inline double py_log2(double x) except? -1.0:
         return x
     if isnan(x):
         return x
-    raise ValueError("math domain error")
-
-
-cdef inline double py_sqrt(double x) except? -1.0:
-    """math.sqrt for a float."""
-    if x >= 0.0 or isnan(x):
-        return sqrt(x)
     raise ValueError("math domain error")
 
 

@@ -40,8 +40,8 @@ from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, 
 from libc.math cimport copysign, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE, EDOM
 
-cdef extern from "Python.h":
-    int PY_VERSION_HEX
+from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
+
 
 cdef extern from "time.h" nogil:
     ctypedef long time_t
@@ -57,7 +57,6 @@ import numpy as _np
 
 # ----------------------------------------------------------------------------- CPython numerics
 
-cdef bint NEUMAIER = PY_VERSION_HEX >= 0x030C0000
 cdef double NEG_INF = -INFINITY
 cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
 cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
@@ -76,17 +75,6 @@ cdef inline double py_exp(double x) except? -1.0:
     return r
 
 
-cdef inline double py_log(double x) except? -1.0:
-    """math.log of a float."""
-    if x > 0.0:
-        if isfinite(x):
-            return log(x)
-        return x
-    if isnan(x):
-        return x
-    raise ValueError("math domain error")
-
-
 cdef inline double py_log1p(double x) except? -1.0:
     """math.log1p (ValueError at and below -1, as CPython's m_log1p through math_1)."""
     cdef double r
@@ -96,12 +84,6 @@ cdef inline double py_log1p(double x) except? -1.0:
         raise ValueError("math domain error")
     r = log1p(x)
     return r
-
-
-cdef inline double py_sqrt(double x) except? -1.0:
-    if x >= 0.0 or isnan(x):
-        return sqrt(x)
-    raise ValueError("math domain error")
 
 
 cdef inline double py_tanh(double x) noexcept:
@@ -115,7 +97,6 @@ cdef inline double py_erf(double x) noexcept:
 cdef double py_pow(double iv, double iw) except? -1.0:
     """float.__pow__ for a base in (0, 1) and a finite exponent (OSBoost's (1 - gamma)^(s/2)):
     CPython's special cases, then the C library's pow with its ERANGE handling."""
-    cdef double ix
     if iw == 0.0:
         return 1.0
     if isnan(iv):
@@ -126,18 +107,7 @@ cdef double py_pow(double iv, double iw) except? -1.0:
         return 1.0
     if iv <= 0.0 or not isfinite(iv) or not isfinite(iw):
         return _slow_pow(iv, iw)
-    errno = 0
-    ix = pow(iv, iw)
-    if errno == 0:
-        if ix == HUGE_VAL or ix == -HUGE_VAL:
-            errno = ERANGE
-    elif errno == ERANGE and ix == 0.0:
-        errno = 0
-    if errno != 0:
-        if errno == ERANGE:
-            raise OverflowError(34, "Numerical result out of range")
-        raise ValueError("math domain error")
-    return ix
+    return libm_pow(iv, iw)
 
 
 cdef double _slow_pow(double iv, double iw) except? -1.0:
@@ -153,41 +123,6 @@ cdef inline double py_min(double a, double b) noexcept:
 cdef inline double py_max(double a, double b) noexcept:
     """``max(a, b)``: ``a`` unless ``b > a``."""
     return b if b > a else a
-
-
-cdef struct PySum:
-    double f
-    double c
-    int n
-
-
-cdef inline void ps_init(PySum* s) noexcept:
-    s.f = 0.0
-    s.c = 0.0
-    s.n = 0
-
-
-cdef inline void ps_add(PySum* s, double x) noexcept:
-    # builtin sum(): plain addition up to 3.11, Neumaier's compensated addition from 3.12
-    cdef double t
-    if s.n == 0:
-        s.f = 0.0 + x
-    elif NEUMAIER:
-        t = s.f + x
-        if fabs(s.f) >= fabs(x):
-            s.c += (s.f - t) + x
-        else:
-            s.c += (x - t) + s.f
-        s.f = t
-    else:
-        s.f = s.f + x
-    s.n += 1
-
-
-cdef inline double ps_result(PySum* s) noexcept:
-    if NEUMAIER and s.c != 0.0 and isfinite(s.c):
-        return s.f + s.c
-    return s.f
 
 
 cdef double fsum(const double* v, int n, double* p) except? -1.0:

@@ -1,0 +1,83 @@
+# CPython's float arithmetic that the compiled forest and walk share: builtin sum() step by
+# step, math.log and math.sqrt with their errors (River and the Python walk compute with them,
+# and the compiled code must give the same floats and raise the same errors). Inline
+# functions only: each extension that cimports them compiles its own copy.
+
+from libc.errno cimport ERANGE, errno
+from libc.math cimport HUGE_VAL, fabs, isfinite, isnan, log, pow, sqrt
+
+cdef extern from "Python.h":
+    int PY_VERSION_HEX
+
+
+cdef struct PySum:
+    double f
+    double c
+    int n
+
+
+cdef inline void ps_init(PySum* s) noexcept:
+    s.f = 0.0
+    s.c = 0.0
+    s.n = 0
+
+
+cdef inline void ps_add(PySum* s, double x) noexcept:
+    # builtin sum(): start is int 0, the first float item gives 0 + x (a float), then either
+    # plain addition (<= 3.11) or Neumaier's compensated addition (>= 3.12; the extension is
+    # compiled for the Python it runs on, so the header's version is the interpreter's).
+    cdef double t
+    if s.n == 0:
+        s.f = 0.0 + x
+    elif PY_VERSION_HEX >= 0x030C0000:
+        t = s.f + x
+        if fabs(s.f) >= fabs(x):
+            s.c += (s.f - t) + x
+        else:
+            s.c += (x - t) + s.f
+        s.f = t
+    else:
+        s.f = s.f + x
+    s.n += 1
+
+
+cdef inline double ps_result(PySum* s) noexcept:
+    if PY_VERSION_HEX >= 0x030C0000 and s.c != 0.0 and isfinite(s.c):
+        return s.f + s.c
+    return s.f
+
+
+cdef inline double py_log(double x) except? -1.0:
+    """math.log for a float."""
+    if x > 0.0:
+        if isfinite(x):
+            return log(x)
+        return x
+    if isnan(x):
+        return x
+    raise ValueError("math domain error")
+
+
+cdef inline double py_sqrt(double x) except? -1.0:
+    """math.sqrt for a float."""
+    if x >= 0.0 or isnan(x):
+        return sqrt(x)
+    raise ValueError("math domain error")
+
+
+cdef inline double libm_pow(double iv, double iw) except? -1.0:
+    """float.__pow__'s last step, for finite ``iv > 0`` and ``iw`` (its special cases done by
+    the caller): libm's pow with CPython's errno checks and errors."""
+    cdef double ix
+    errno = 0
+    ix = pow(iv, iw)
+    if errno == 0:
+        if ix == HUGE_VAL or ix == -HUGE_VAL:
+            errno = ERANGE
+    elif errno == ERANGE and ix == 0.0:
+        errno = 0
+    if errno != 0:
+        if errno == ERANGE:
+            raise OverflowError(34, "Numerical result out of range")
+        raise ValueError("math domain error")
+    return ix

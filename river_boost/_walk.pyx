@@ -125,6 +125,21 @@ cdef inline double py_max(double a, double b) noexcept:
     return b if b > a else a
 
 
+cdef inline int split_labels(const char* rel, int k, int* ri, int* ii) noexcept:
+    """The relevant labels' indices into ``ri`` and the others' into ``ii``, both in label
+    order (``np.flatnonzero`` of the mask and of its negation); returns how many are
+    relevant."""
+    cdef int j, nr = 0, ni = 0
+    for j in range(k):
+        if rel[j]:
+            ri[nr] = j
+            nr += 1
+        else:
+            ii[ni] = j
+            ni += 1
+    return nr
+
+
 cdef double fsum(const double* v, int n, double* p) except? -1.0:
     """CPython's ``math.fsum`` of ``v[:n]``; ``p`` is scratch space for ``n + 1`` partials."""
     cdef double x, y, t, hi, yr, lo = 0.0, xsave
@@ -1707,19 +1722,14 @@ cdef class Plan:
 
     cdef int _rank_gradient(self, double* s, char* rel, int k, double* out) except -1:
         """logistic_rank_gradient(s, relevant)."""
-        cdef int a, b, j, nr = 0, ni = 0
+        cdef int a, b, j, nr, ni
         cdef double* d = self.kb
         cdef double* colsum = self.kb + k * k
         cdef int* ri = <int*>(self.kb + k * k + k)  # k ints fit in k doubles
         cdef int* ii = ri + k
         cdef double w, acc
-        for j in range(k):
-            if rel[j]:
-                ri[nr] = j
-                nr += 1
-            else:
-                ii[ni] = j
-                ni += 1
+        nr = split_labels(rel, k, ri, ii)
+        ni = k - nr
         for a in range(nr):
             for b in range(ni):
                 d[a * ni + b] = s[ii[b]] - s[ri[a]]
@@ -1918,7 +1928,7 @@ cdef class Plan:
                                double* out) except -1:
         """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
         the potential's cached difference law (computed by it on a miss)."""
-        cdef int a, b, j, nr = 0, ni = 0, q
+        cdef int a, b, j, nr, ni, q
         cdef int* ri = <int*>(self.kb + k * k)
         cdef int* ii = ri + k
         cdef double* rows_f = self.kb + k * k + k
@@ -1931,13 +1941,8 @@ cdef class Plan:
         cdef double* Fp
         cdef double total, w
         cdef const double[::1] P, SP, SD
-        for j in range(k):
-            if rel[j]:
-                ri[nr] = j
-                nr += 1
-            else:
-                ii[ni] = j
-                ni += 1
+        nr = split_labels(rel, k, ri, ii)
+        ni = k - nr
         q = nr * ni
         G = self.kb
         F = G + q

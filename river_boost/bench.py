@@ -754,8 +754,20 @@ class ResultCache:
     """
 
     def __init__(self, folder):
+        import hashlib
+        import platform
+
+        import numpy
+        import river
+
+        from . import __version__
+
         self.folder = pathlib.Path(folder)
         self.hits = 0
+        # what every key also depends on: the versions and this file's code
+        code = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
+        versions = (__version__, river.__version__, numpy.__version__, platform.python_version())
+        self._salt = repr((versions, code))
 
     @staticmethod
     def default_folder() -> pathlib.Path:
@@ -768,16 +780,8 @@ class ResultCache:
 
     def _path(self, call) -> pathlib.Path:
         import hashlib
-        import platform
 
-        import numpy
-        import river
-
-        from . import __version__
-
-        code = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
-        versions = (__version__, river.__version__, numpy.__version__, platform.python_version())
-        key = repr((call, versions, code)).encode()
+        key = repr((call, self._salt)).encode()
         return self.folder / (hashlib.sha256(key).hexdigest()[:32] + ".pkl")
 
     def get(self, call) -> RunResult | None:

@@ -25,6 +25,11 @@ measured with capymoa elsewhere) are printed for reference.
 
     python benchmarks/walk_speed.py --repeats 3
     python benchmarks/walk_speed.py --streams hyperplane --models AdaBoost.OL --repeats 5
+    python benchmarks/walk_speed.py --streams agrawal_gradual rbf_fast --n 10000 --no-old
+
+On the drift suite's streams (``bench.DRIFT_STREAMS``) the boosters with drift adaptation
+(``AdaBoost.OL+drift``, ...) run too: their replacements (the forest's ``reset``, ``add``,
+``copy_tree`` and ``remove``) are recorded and replayed with the other forest calls.
 """
 
 from __future__ import annotations
@@ -54,11 +59,13 @@ N_MODELS = 10
 SEED = 42
 
 
-def boosters_for(task: str) -> list[str]:
+def boosters_for(task: str, drifting: bool = False) -> list[str]:
+    """The registry's boosters for ``task`` (on a drifting stream, also with drift adaptation)."""
+    kinds = ("booster", "drift") if drifting else ("booster",)
     return [
         name
         for name, entry in bench.REGISTRY.items()
-        if entry.kind == "booster" and task in entry.tasks and name != "MartingaleBooster"
+        if entry.kind in kinds and task in entry.tasks and name != "MartingaleBooster"
     ]
 
 
@@ -79,7 +86,19 @@ def run(model, data):
 
 
 # the forest's methods the boosters call (the compiled walk: load once, then learn_loaded)
-METHODS = ("predict_proba_matrix", "predict_proba_all", "learn_one", "load", "learn_loaded")
+# the forest's methods a booster calls (drift adaptation also resets, adds, copies and removes
+# trees: replayed too, so that the fresh forest has the same trees)
+METHODS = (
+    "predict_proba_matrix",
+    "predict_proba_all",
+    "learn_one",
+    "load",
+    "learn_loaded",
+    "reset",
+    "add",
+    "copy_tree",
+    "remove",
+)
 
 
 def record(model, data) -> list:
@@ -192,7 +211,9 @@ def river_baseline(stream: str, data) -> tuple[str, float]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
+    parser.add_argument(
+        "--streams", nargs="+", default=STREAMS, choices=STREAMS + list(bench.DRIFT_STREAMS)
+    )
     parser.add_argument("--models", nargs="+", default=None, help="registry names (default all)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--n", type=int, default=None, help="examples per stream (default: all)")
@@ -213,7 +234,8 @@ def main(argv=None) -> int:
         examples, _ = bench.stream_examples(stream, args.n)
         data = list(examples)
         task = bench.task_of(stream)
-        names = [m for m in boosters_for(task) if args.models is None or m in args.models]
+        drifting = stream in bench.DRIFT_STREAMS
+        names = [m for m in boosters_for(task, drifting) if args.models is None or m in args.models]
         baseline = ""
         if args.river:
             label, speed = river_baseline(stream, data)

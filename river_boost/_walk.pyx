@@ -864,6 +864,8 @@ cdef class Plan:
     (checked on every call); it pickles as a plain object and is rebuilt on demand.
     """
     cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
+    cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
+    cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, pdict, edict
     cdef KeyOrder order
     cdef CWalk cw
@@ -943,6 +945,7 @@ cdef class Plan:
             and d.get("_task") is self.task
             and d.get("_pool") is self.pool
             and d.get("_experts") is self.experts
+            and d.get("_drift") is self.adapt
             and pd.get("learners") is self.forest
             and pd.get("_memo") is self.memo
             and (self.experts is None or (self.edict.get("ogd") is self.ogd
@@ -976,7 +979,10 @@ cdef class Plan:
         # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview object
         PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
         try:
-            if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
+            # drift adaptation's background trees (pool._background) follow the n learners'
+            # rows, as WeakLearnerPool.predict drops them
+            if (view.len < n * k * <Py_ssize_t>sizeof(double) or view.format != b"d"
+                    or (k > 0 and view.len % (k * <Py_ssize_t>sizeof(double)) != 0)):
                 raise ValueError("predict_proba_matrix returned an unexpected array")
             memcpy(cw.rows, view.buf, n * k * sizeof(double))
         finally:
@@ -1081,9 +1087,34 @@ cdef class Plan:
             return 0
         self.booster._n_seen += 1
         cw = self._walk(clean)
+        errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
         self._binary_learn(cw, clean, y, wd)
         self.booster._walk_memo = None
+        if errors is not None:
+            self.booster._adapt(self.adapt, errors)
         return 0
+
+    cdef list _errors(self, CWalk cw, int target, const char* rel):
+        """task.errors: each learner's 0/1 error, taken from the walk before anything
+        learns (binary: its vote against the sign ``target``; multiclass: against the label
+        index ``target``; ranking, ``rel`` given: whether its top label is irrelevant)."""
+        cdef int i, j, n = self.n, k = cw.k, top
+        cdef double* h
+        cdef list out = []
+        for i in range(n):
+            if rel == NULL:
+                out.append(0 if cw.votes[i] == target else 1)
+                continue
+            h = cw.vec + i * k  # int(np.argmax(H[i])): the first maximum (a NaN first)
+            top = 0
+            for j in range(k):
+                if isnan(h[j]):
+                    top = j
+                    break
+                if h[j] > h[top]:
+                    top = j
+            out.append(0 if rel[top] else 1)
+        return out
 
     # -------------------------------------------------------------- binary
 
@@ -1186,11 +1217,9 @@ cdef class Plan:
                 self.en[i] = wp * z
                 self.ed[i] = 2.0 * wp
         # pool.record_edge, learner by learner
-        edge_num = pool._edge_num
-        edge_den = pool._edge_den
         for i in range(n):
-            edge_num[i] = <double>edge_num[i] + self.en[i]
-            edge_den[i] = <double>edge_den[i] + self.ed[i]
+            self.has_edge[i] = 1
+        self._record_edges()
         if self.experts is not None:
             self._experts_update(cw, sign, w)
         self._teach(clean, y, w)
@@ -1357,20 +1386,29 @@ cdef class Plan:
             self.booster._walk_memo = None
             return 0
         cw = self._walk(clean)
+        errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
         if self.rule_id == R_LOG:
             self._mc_logistic_steps(cw, yi, wd)
         else:
             self._mc_mbbm_steps(cw, yi, wd)
         self._teach(clean, y, wd)
         self.booster._walk_memo = None
+        if errors is not None:
+            self.booster._adapt(self.adapt, errors)
         return 0
 
     cdef int _record_edges(self) except -1:
-        """pool.record_edge for every learner whose step gave an edge (has_edge)."""
-        cdef list edge_num = self.pool._edge_num, edge_den = self.pool._edge_den
+        """pool.record_edge for every learner whose step gave an edge (has_edge), with the
+        pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
+        cdef object pool = self.pool
+        cdef list edge_num = pool._edge_num, edge_den = pool._edge_den
+        cdef double decay = pool._edge_decay
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
+                if decay != 1.0:
+                    edge_num[i] = <double>edge_num[i] * decay
+                    edge_den[i] = <double>edge_den[i] * decay
                 edge_num[i] = <double>edge_num[i] + self.en[i]
                 edge_den[i] = <double>edge_den[i] + self.ed[i]
         return 0
@@ -1565,43 +1603,79 @@ cdef class Plan:
 
     cdef int _ogd_step(self, int rate_divisor) except -1:
         """``rate = task.alpha_rate(ogd.tick())`` (divided by ``rate_divisor`` unless it is 1)
-        and ``alpha_i -= rate * gradient_i``, projected (ProjectedOGD.step)."""
+        and ``alpha_i -= rate * gradient_i``, projected (ProjectedOGD.step). With drift
+        adaptation each learner has its own rate, ``task.alpha_rate(ogd.rate(i))``: its step
+        count restarts with it, capped at ``ogd.memory``."""
         cdef int i, n = self.n
-        cdef object ogd = self.ogd
-        cdef long long t = ogd.t + 1
-        cdef double rate, v, bound
+        cdef object ogd = self.ogd, starts, memory
+        cdef long long t = ogd.t + 1, ti
+        cdef double rate, v, bound, lr
         cdef list values
+        cdef bint per_learner = self.adapt is not None
         ogd.t = t
-        rate = <double>ogd.lr / py_sqrt(<double>t)
+        lr = ogd.lr
+        rate = lr / py_sqrt(<double>t)
         if rate_divisor != 1:
             rate = rate / rate_divisor
         bound = ogd.bound
         values = ogd.values
+        if per_learner:
+            starts = ogd.starts
+            memory = ogd.memory
         for i in range(n):
+            if per_learner:  # ProjectedOGD.rate(i)
+                ti = t - (<long long>starts[i] if starts is not None else 0)
+                if memory is not None and <long long>memory < ti:
+                    ti = <long long>memory
+                rate = lr / py_sqrt(<double>(ti if ti > 1 else 1))
+                if rate_divisor != 1:
+                    rate = rate / rate_divisor
             v = <double>values[i] - rate * self.grads[i]
             values[i] = py_min(bound, py_max(-bound, v))
         return 0
 
     cdef int _hedge_update(self, double* losses, double scale) except -1:
-        """Hedge.update(losses, scale) with at least one non-zero loss."""
+        """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
+        drift adaptation's fixed-share Hedge)."""
         cdef int i, n = self.n
-        cdef list old = self.hedge.log_weights, lw = [], raw
-        cdef double top, total
-        cdef PySum acc
+        cdef list old = self.hedge.log_weights
+        cdef double top, share = self.share, floor
         for i in range(n):
             self.partials[i] = <double>old[i] - scale * losses[i]
         top = self.partials[0]
         for i in range(1, n):
             top = py_max(top, self.partials[i])
-        ps_init(&acc)
         for i in range(n):
             self.partials[i] = self.partials[i] - top
+        self._set_log_weights()
+        if share > 0.0:
+            floor = share / n
+            for i in range(n):  # the normalised weights, mixed
+                self.partials[i] = (1.0 - share) * self.partials[i] + floor
+            top = self.partials[0]
+            for i in range(1, n):
+                top = py_max(top, self.partials[i])
+            for i in range(n):
+                self.partials[i] = py_log(self.partials[i] / top)
+            self._set_log_weights()
+        return 0
+
+    cdef int _set_log_weights(self) except -1:
+        """Hedge.set_log_weights(partials[:n]); partials then hold the normalised weights."""
+        cdef int i, n = self.n
+        cdef list lw = []
+        cdef double total
+        cdef PySum acc
+        ps_init(&acc)
+        for i in range(n):
             lw.append(self.partials[i])
             self.partials[i] = py_exp(self.partials[i])
             ps_add(&acc, self.partials[i])
         total = ps_result(&acc)
+        for i in range(n):
+            self.partials[i] = self.partials[i] / total
         self.hedge.log_weights = lw
-        self.hedge.weights = tuple([self.partials[i] / total for i in range(n)])
+        self.hedge.weights = tuple([self.partials[i] for i in range(n)])
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
@@ -1622,11 +1696,14 @@ cdef class Plan:
         cdef list offered = pool._offered, n_offered = pool._n_offered
         cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
         cdef list scales = pool._weight_scales
-        cdef object rng_random = None, learn = None, label
+        cdef object rng_random = None, learn = None, label, bgi
+        cdef dict background = pool._background  # drift adaptation's background learners
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
         cdef bint forgot = False
+        if not background:
+            background = None
         for j in range(m):
             i = oi[j]
             p = op[j]
@@ -1666,6 +1743,10 @@ cdef class Plan:
                 self.forest.load(clean)
                 learn = self.forest.learn_loaded
             learn(i, label, wi)
+            if background is not None:  # WeakLearnerPool._teach_background
+                bgi = background.get(i)
+                if bgi is not None:
+                    learn(bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo)
@@ -1814,6 +1895,7 @@ cdef class Plan:
         relevant = label["relevant"]
         for j in range(k):
             rel[j] = 1 if relevant[j] else 0
+        errors = self._errors(cw, 0, rel) if self.adapt is not None else None
         if self.rule_id == R_LOG:
             self._rk_logistic_steps(cw, rel, wd)
             bound = 2.0
@@ -1833,6 +1915,8 @@ cdef class Plan:
                     m += 1
         self._teach_offers(clean, None, ys, self.oi, self.op, m, wd)
         self.booster._walk_memo = None
+        if errors is not None:
+            self.booster._adapt(self.adapt, errors)
         return 0
 
     cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:
@@ -1994,8 +2078,6 @@ cdef Plan _build(object b):
     task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
     if type(b)._walk is not Booster._walk:  # a subclass's own walk: the Python walk runs it
         return None
-    if d.get("_drift") is not None:  # drift adaptation runs in the Python walk and pool
-        return None
     if type(pool) is not WeakLearnerPool or type(pool.learners) is not HoeffdingForest:
         return None
     if type(pool._memo) is not FeatureCleaner or not pool._accepts_w:
@@ -2065,8 +2147,12 @@ cdef Plan _build(object b):
     plan.pdict = pool.__dict__
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
-    if plan.n != pool.n_models or plan.n != plan.forest.n_models or plan.n < 1:
+    # the forest's trees: the n learners, then drift adaptation's background trees, if any
+    if (plan.n != pool.n_models or plan.n < 1
+            or plan.forest.n_models != plan.n + len(pool._background)):
         return None
+    plan.adapt = d.get("_drift")
+    plan.share = 0.0 if plan.adapt is None else plan.adapt.share
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges

@@ -455,13 +455,10 @@ class _Timed:
 def _compiled_walk(model) -> bool:
     """Whether the booster runs on the compiled walk (:mod:`river_boost.walk`), which then
     times its own calls into the forest (wrapping the forest would send it to the Python
-    walk). Boosters with drift adaptation take the Python walk; a ranking booster's first
-    examples too (until ``feature_fraction="auto"`` is decided), a negligible share."""
+    walk). A ranking booster's first examples take the Python walk (until
+    ``feature_fraction="auto"`` is decided), a negligible share."""
     return (
-        walk.AVAILABLE
-        and walk.ENABLED
-        and type(model.pool.learners) is forest_mod.HoeffdingForest
-        and model._drift is None
+        walk.AVAILABLE and walk.ENABLED and type(model.pool.learners) is forest_mod.HoeffdingForest
     )
 
 

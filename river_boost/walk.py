@@ -26,8 +26,19 @@ Covered (anything else takes the Python walk, unchanged):
   :class:`~river_boost.potentials.OSBoostPotential` and
   :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OL, its three predictions), also
   through ``PotentialBooster``;
+- multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
+  (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
+  predictions (``"cost"``, ``"argmax"``), when NumPy's own float64 kernels are found
+  (:data:`NUMPY_EXACT`);
+- multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
+  (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
+  (Ada.OLMR), once ``feature_fraction="auto"`` is decided;
 - both weightings (importance with ``min_weight`` thinning, sampling), ``diversify="paper"``
-  weight scales, feature subsets (the forest's views), sample weights.
+  weight scales, feature subsets (the forest's views), sample weights;
+- drift adaptation (:mod:`river_boost.adaptation`): forgetting edges, per-learner OGD rates,
+  fixed-share Hedge and background learners in C; the learners' detectors (River objects,
+  one ``update`` per learner and example: most of such a booster's time outside the trees)
+  and the replacements run in Python (``Booster._adapt``).
 
 Rules are matched by exact type: a subclass of a potential (a custom rule) runs in Python.
 

@@ -18,7 +18,7 @@ import random
 
 import numpy as np
 import pytest
-from river import datasets, tree
+from river import datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
@@ -110,17 +110,44 @@ def _weight(rng):
     return rng.choice([1.0, 1.0, 0.5, 3.0, 0.0, rng.uniform(0.01, 5)])
 
 
+def _drifting(stream, change):
+    """``stream`` whose concept changes halfway: ``change(y)`` from then on."""
+
+    def make(n, seed):
+        out = stream(n, seed)
+        return out[: n // 2] + [(x, change(y), w) for x, y, w in out[n // 2 :]]
+
+    return make
+
+
+_SWAP = {"sky": "grass", "grass": "sky", "cement": "window", "window": "cement"}
+
 STREAMS = {
     "binary": _binary_stream,
     "multiclass": _multiclass_stream,
     "int keys": _int_key_stream,
     "ranking": _ranking_stream,
     "few labels": _few_labels_stream,
+    # concept changes for drift adaptation: labels flipped, classes swapped, relevance flipped
+    "binary drift": _drifting(_binary_stream, lambda y: not y),
+    "multiclass drift": _drifting(_multiclass_stream, lambda y: _SWAP.get(y, y)),
+    "ranking drift": _drifting(
+        _ranking_stream, lambda y: {k: (not v) if k < "Class5" else v for k, v in y.items()}
+    ),
 }
 
 
 def _mc_tree():
     return tree.HoeffdingTreeClassifier(leaf_prediction="mc")
+
+
+def _adapting(warning=False, **params):
+    """Drift adaptation with sensitive detectors and a short memory, so that learners are
+    replaced (and, with ``warning``, promoted from the background) within a short stream."""
+    out = {"drift_detector": drift.ADWIN(delta=0.1, clock=4), "memory": 40, **params}
+    if warning:
+        out["warning_detector"] = drift.ADWIN(delta=0.6, clock=4)
+    return out
 
 
 # (booster, parameters, stream): every rule the library ships, every prediction, both
@@ -153,6 +180,20 @@ CASES = [
     (rb.AdaOLMR, {}, "few labels"),
     (rb.OnlineBMR, {}, "few labels"),
 ]
+# drift adaptation (river_boost.adaptation): replacements, background learners, forgetting
+DRIFT_CASES = [
+    (rb.OnlineBBM, _adapting(), "binary drift"),
+    (rb.NHBoostDT, _adapting(True, weighting="sampling"), "binary drift"),
+    (rb.AdaBoostOL, _adapting(True), "binary drift"),
+    (rb.AdaBoostOL, _adapting(prediction="random", feature_fraction=0.6), "binary drift"),
+    (rb.AdaBoostOLM, _adapting(True), "multiclass drift"),
+    (rb.OnlineMBBM, _adapting(True, diversify="paper"), "multiclass drift"),
+    (rb.AdaOLMR, _adapting(True, model=_mc_tree()), "ranking drift"),
+    (rb.OnlineBMR, _adapting(), "ranking drift"),
+]
+CASES += DRIFT_CASES
+# examples per stream (the drifting ones long enough for detectors to fire)
+LENGTHS = {"ranking": 250, "ranking drift": 300, "binary drift": 800, "multiclass drift": 500}
 
 
 def _ids(case):
@@ -196,6 +237,10 @@ def _diagnostics(model):
         out["t"] = model._experts.ogd.t
     if hasattr(model, "n_skipped"):
         out["n_skipped"] = model.n_skipped
+    if model.drift_detector is not None:
+        out["replacement_times"] = model.replacement_times
+        out["drift_warnings"] = model.drift_warnings
+        out["background"] = model.pool.background
     return out
 
 
@@ -242,7 +287,7 @@ def test_the_numpy_kernels_and_the_cleaning_are_the_ones_checked():
 
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])
 def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatch):
-    data = STREAMS[stream](250 if stream == "ranking" else 400, seed=3)
+    data = STREAMS[stream](LENGTHS.get(stream, 400), seed=3)
     compiled = _build(cls, params, True, monkeypatch)
     python = _build(cls, params, False, monkeypatch)
     differ, compiled, python = _compare(compiled, python, data, monkeypatch)
@@ -254,20 +299,27 @@ def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatc
     assert walk.plan_for(python) is None
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
+    if compiled.drift_detector is not None:  # learners were replaced, on both walks alike
+        assert compiled.replacement_times
+        if compiled.warning_detector is not None:
+            assert any(compiled.drift_warnings)
 
 
 @pytest.mark.parametrize(
     "cls, params, stream",
-    [CASES[0], CASES[6], CASES[9], CASES[13], CASES[17], CASES[20], CASES[22]],
+    [CASES[0], CASES[6], CASES[9], CASES[13], CASES[17], CASES[20], CASES[22]]
+    + [DRIFT_CASES[2], DRIFT_CASES[4]],
     ids=lambda c: getattr(c, "__name__", None),
 )
 def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
     cls, params, stream, monkeypatch
 ):
-    data = STREAMS[stream](300 if stream == "ranking" else 400, seed=4)
+    data = STREAMS[stream](300 if stream == "ranking" else LENGTHS.get(stream, 400), seed=4)
     compiled = _build(cls, params, True, monkeypatch)
     python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch, switch_at=150)
+    # the drifting streams switch while a background learner is in training
+    switch_at = 250 if "drift" in stream else 150
+    differ, compiled, python = _compare(compiled, python, data, monkeypatch, switch_at=switch_at)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     # the pickles do not need the compiled walk: no object of river_boost._walk inside

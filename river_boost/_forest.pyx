@@ -37,6 +37,8 @@ from cpython.dict cimport PyDict_Next, PyDict_GetItem, PyDict_SetItem, PyDict_Ne
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
 from cpython.long cimport PyLong_Check
+from cpython.pycapsule cimport PyCapsule_New
+from river_boost._forestapi cimport ForestAPI
 from libc.stdlib cimport malloc, realloc, free, calloc
 from libc.string cimport memset, memcpy, memcmp, memmove
 from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
@@ -1105,6 +1107,7 @@ cdef class ForestCore:
     # load(x): whether xv holds an x loaded by load() (every other conversion unloads it,
     # and so does a tree that makes a loaded numeric feature nominal: see _mark_nominal)
     cdef bint loaded
+    cdef long long n_conversions  # conversions of an x so far (which one is loaded: the API)
     # > 0 while the feature filter runs: a filter that calls back into the forest must not
     # convert another x or reallocate the trees under the caller
     cdef int in_filter
@@ -1288,6 +1291,7 @@ cdef class ForestCore:
 
     cdef int _convert(self, object x) except -1:
         """x -> (fid, number, value id) arrays, in x's order."""
+        self.n_conversions += 1
         cdef PyObject* key
         cdef PyObject* val
         cdef Py_ssize_t pos = 0
@@ -2117,10 +2121,7 @@ cdef class ForestCore:
         ValueError
             A feature value is ``None`` (drop the key to mark a feature missing).
         """
-        self._check_free()
-        self.loaded = False
-        self._convert(x)
-        self.loaded = True
+        _api_load(self, x)
 
     @property
     def is_loaded(self):
@@ -2136,14 +2137,7 @@ cdef class ForestCore:
         RuntimeError
             No ``x`` is loaded (see :meth:`load`).
         """
-        cdef double wd = float(w)
-        cdef int cid
-        self._check_free()
-        self._check_index(i)
-        self._check_loaded()
-        cid = self._class_id(y)
-        self._view(i, True)
-        self._learn(i, cid, wd)
+        _api_learn_loaded(self, i, y, float(w))
 
     def predict_loaded(self, int i):
         """Tree ``i``'s ``predict_proba_one`` of the loaded ``x``: exactly
@@ -2204,9 +2198,7 @@ cdef class ForestCore:
 
     cdef object _matrix(self, labels, trees):
         """The loaded x's probability matrix (see predict_loaded_matrix)."""
-        cdef int i, r, k, kk, c, n, R, L = len(labels)
-        cdef double* res = NULL
-        cdef int* rc = NULL
+        cdef int i, R, L = len(labels)
         cdef list idx
         if trees is None:
             idx = list(range(self.n))
@@ -2217,13 +2209,24 @@ cdef class ForestCore:
         R = len(idx)
         out = _np.zeros((R, L), dtype=_np.float64)
         cdef double[:, ::1] M = out
-        cdef int* col = <int*>xcalloc(L, sizeof(int))
+        if R > 0 and L > 0:
+            self._fill(labels, idx, R, &M[0, 0])
+        return out
+
+    cdef int _fill(self, labels, list idx, int R, double* out) except -1:
+        """Rows of the loaded x's probability matrix into ``out`` (R x len(labels), zeroed
+        here): trees ``idx`` (None: trees 0..R-1)."""
+        cdef int i, r, k, kk, c, n, L = len(labels)
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        cdef int* col = <int*>xcalloc(L if L > 0 else 1, sizeof(int))
         try:
+            memset(out, 0, R * L * sizeof(double))
             for kk in range(L):
                 co = self.cmap.get(labels[kk])
                 col[kk] = -1 if co is None else <int>co
             for r in range(R):
-                i = idx[r]
+                i = r if idx is None else <int>idx[r]
                 self._view(i, False)
                 n = self._predict(i, &res, &rc)
                 for kk in range(L):
@@ -2232,11 +2235,11 @@ cdef class ForestCore:
                         continue
                     for k in range(n):
                         if rc[k] == c:
-                            M[r, kk] = res[k]
+                            out[r * L + kk] = res[k]
                             break
         finally:
             free(col)
-        return out
+        return 0
 
     # ------------------------------------------------------------------ prediction
 
@@ -2765,3 +2768,55 @@ cdef class ForestCore:
     @property
     def _labels(self):
         return list(self.labels)
+
+
+# ----------------------------------------------------------------------------- the walk's API
+# river_boost._walk calls the forest through these (a capsule from forest_api()), without a
+# Python call per tree: each does what the method it names does, checks included.
+
+
+cdef int _api_load(object forest, object x) except -1:
+    cdef ForestCore f = <ForestCore?>forest
+    f._check_free()
+    f.loaded = False
+    f._convert(x)
+    f.loaded = True
+    return 0
+
+
+cdef int _api_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
+    cdef ForestCore f = <ForestCore?>forest
+    f._check_free()
+    f._check_loaded()
+    if n_rows < 0 or n_rows > f.n:
+        raise IndexError(f"{n_rows} rows asked of a forest of {f.n} trees")
+    return f._fill(labels, None, n_rows, out)
+
+
+cdef int _api_learn_loaded(object forest, int i, object y, double w) except -1:
+    cdef ForestCore f = <ForestCore?>forest
+    cdef int cid
+    f._check_free()
+    f._check_index(i)
+    f._check_loaded()
+    cid = f._class_id(y)
+    f._view(i, True)
+    f._learn(i, cid, w)
+    return 0
+
+
+cdef long long _api_loaded_version(object forest) noexcept:
+    cdef ForestCore f = <ForestCore>forest
+    return f.n_conversions if f.loaded else -1
+
+
+cdef ForestAPI _API
+_API.load = _api_load
+_API.loaded_matrix = _api_loaded_matrix
+_API.learn_loaded = _api_learn_loaded
+_API.loaded_version = _api_loaded_version
+
+
+def forest_api():
+    """A capsule of the forest's C entry points for the compiled walk (``_forestapi.pxd``)."""
+    return PyCapsule_New(<void*>&_API, b"river_boost._forest.ForestAPI", NULL)

@@ -41,6 +41,7 @@ from libc.math cimport copysign, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE, EDOM
 
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
+from river_boost._forestapi cimport ForestAPI
 
 
 cdef extern from "time.h" nogil:
@@ -504,9 +505,12 @@ cdef double MIN_SAMPLE_WEIGHT = 1e-12
 cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
 
 
-def _setup(dict names, bint fast_clean, object erfcx_capsule):
+cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest.forest_api)
+
+
+def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
-    global _walk_mod, _core, Booster, BinaryTask, MulticlassTask, RankingTask
+    global _FAPI, _walk_mod, _core, Booster, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
@@ -543,6 +547,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule):
     name = b"double (double, int __pyx_skip_dispatch)"
     if erfcx_capsule is not None and PyCapsule_IsValid(erfcx_capsule, name):
         _erfcx = <erfcx_t>PyCapsule_GetPointer(erfcx_capsule, name)
+    _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -865,6 +870,13 @@ cdef class Plan:
     """
     cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
     cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
+    # the forest called in C (_FAPI), unless the instance shadows its methods (then through
+    # them, e.g. benchmarks/walk_speed.py's recorders); which conversion of which clean x the
+    # forest has loaded (learning reuses the prediction's conversion)
+    cdef bint direct
+    cdef long long loaded_version
+    cdef object loaded_clean
+    cdef list row_ids
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, pdict, edict
     cdef KeyOrder order
@@ -971,22 +983,29 @@ cdef class Plan:
             cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
             self._kbuf(k)
             self.walk_memo = (cw, k, cw)
+        # the n learners' rows: drift adaptation's background trees (pool._background) follow
+        # them in the forest and are not asked, as WeakLearnerPool.predict drops them
         if _timing:
             t0 = _now()
-        M = self.forest.predict_proba_matrix(clean, self.labels)
+        self.loaded_clean = None
+        if self.direct:
+            _FAPI.load(self.forest, clean)
+            _FAPI.loaded_matrix(self.forest, self.labels, n, cw.rows)
+        else:
+            self.forest.load(clean)
+            M = self.forest.predict_loaded_matrix(self.labels, self.row_ids)
+            # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
+            PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            try:
+                if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
+                    raise ValueError("predict_loaded_matrix returned an unexpected array")
+                memcpy(cw.rows, view.buf, n * k * sizeof(double))
+            finally:
+                PyBuffer_Release(&view)
+        self.loaded_version = _FAPI.loaded_version(self.forest)
+        self.loaded_clean = clean
         if _timing:
             _forest_seconds += _now() - t0
-        # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview object
-        PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-        try:
-            # drift adaptation's background trees (pool._background) follow the n learners'
-            # rows, as WeakLearnerPool.predict drops them
-            if (view.len < n * k * <Py_ssize_t>sizeof(double) or view.format != b"d"
-                    or (k > 0 and view.len % (k * <Py_ssize_t>sizeof(double)) != 0)):
-                raise ValueError("predict_proba_matrix returned an unexpected array")
-            memcpy(cw.rows, view.buf, n * k * sizeof(double))
-        finally:
-            PyBuffer_Release(&view)
         self.memo.value = cw
         self.booster._walk_memo = None  # the walk made from the previous rows is stale
         return cw
@@ -1686,6 +1705,21 @@ cdef class Plan:
         self._teach_offers(clean, y, None, self.oi, self.teach, self.n, sample_weight)
         return 0
 
+    cdef int _load(self, object clean) except -1:
+        """forest.load(clean), unless the forest still holds the conversion the prediction
+        made of this very clean x (no conversion since, and still loaded)."""
+        if (self.loaded_clean is clean and self.loaded_version >= 0
+                and _FAPI.loaded_version(self.forest) == self.loaded_version):
+            return 0
+        self.loaded_clean = None
+        if self.direct:
+            _FAPI.load(self.forest, clean)
+        else:
+            self.forest.load(clean)
+        self.loaded_version = _FAPI.loaded_version(self.forest)
+        self.loaded_clean = clean
+        return 0
+
     cdef int _teach_offers(self, object clean, object y, list ys, int* oi, double* op, int m,
                            double sample_weight) except -1:
         """WeakLearnerPool.learn with the offers (oi[j], ys[j] or y, op[j]), in order, each as
@@ -1696,7 +1730,8 @@ cdef class Plan:
         cdef list offered = pool._offered, n_offered = pool._n_offered
         cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
         cdef list scales = pool._weight_scales
-        cdef object rng_random = None, learn = None, label, bgi
+        cdef object rng_random = None, label, bgi, forest = self.forest
+        cdef bint loaded = False
         cdef dict background = pool._background  # drift adaptation's background learners
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
@@ -1739,14 +1774,20 @@ cdef class Plan:
             label = y if ys is None else ys[j]
             if _timing:
                 t0 = _now()
-            if learn is None:  # x converted once for all the trees that learn it
-                self.forest.load(clean)
-                learn = self.forest.learn_loaded
-            learn(i, label, wi)
+            if not loaded:  # x converted once for all the trees that learn it
+                self._load(clean)
+                loaded = True
+            if self.direct:
+                _FAPI.learn_loaded(forest, i, label, wi)
+            else:
+                forest.learn_loaded(i, label, wi)
             if background is not None:  # WeakLearnerPool._teach_background
                 bgi = background.get(i)
                 if bgi is not None:
-                    learn(bgi, label, wi)
+                    if self.direct:
+                        _FAPI.learn_loaded(forest, <int>bgi, label, wi)
+                    else:
+                        forest.learn_loaded(bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo)
@@ -2152,6 +2193,10 @@ cdef Plan _build(object b):
             or plan.forest.n_models != plan.n + len(pool._background)):
         return None
     plan.adapt = d.get("_drift")
+    fd = getattr(plan.forest, "__dict__", {})
+    plan.direct = not any(m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
+    plan.row_ids = list(range(plan.n))
+    plan.loaded_version = -1
     plan.share = 0.0 if plan.adapt is None else plan.adapt.share
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
@@ -2216,3 +2261,36 @@ def plan_for(b):
         if memo is not None and type(getattr(memo, "value", None)) is CWalk:
             memo.forget()
     return None
+
+
+def replay(object forest, list calls):
+    """Make recorded forest calls (``(method, args)``, e.g. ``benchmarks/walk_speed.py``'s) as
+    the compiled walk makes them: ``load``, ``predict_loaded_matrix`` of the first trees and
+    ``learn_loaded`` through the forest's C entry points, any other method by name. Timing
+    the replay on a fresh forest gives the time a run spent in its trees."""
+    cdef double* buf = NULL
+    cdef Py_ssize_t cap = 0, size
+    cdef int rows
+    if type(forest) is not HoeffdingForest:
+        raise TypeError("replay needs a HoeffdingForest")
+    try:
+        for method, args in calls:
+            if method == "load":
+                _FAPI.load(forest, args[0])
+            elif method == "learn_loaded":
+                _FAPI.learn_loaded(forest, args[0], args[1], args[2])
+            elif method == "predict_loaded_matrix" and list(args[1]) == list(range(len(args[1]))):
+                rows = len(args[1])
+                size = rows * len(args[0]) + 1
+                if size > cap:
+                    free(buf)
+                    buf = <double*>malloc(size * sizeof(double))
+                    if buf == NULL:
+                        cap = 0
+                        raise MemoryError()
+                    cap = size
+                _FAPI.loaded_matrix(forest, args[0], rows, buf)
+            else:
+                getattr(forest, method)(*args)
+    finally:
+        free(buf)

@@ -77,6 +77,7 @@ __all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "CLEANING_FINGERPRINT",
 
 try:
     from . import _walk as _c
+    from ._forest import forest_api as _forest_api  # the forest's C entry points, for _walk
 
     AVAILABLE = True
     UNAVAILABLE_REASON = ""
@@ -186,6 +187,7 @@ if AVAILABLE:
         },
         _fast_cleaning(),
         _erfcx_capsule(),
+        _forest_api(),
     )
     plan_for = _c.plan_for
 else:

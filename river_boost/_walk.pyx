@@ -22,7 +22,8 @@ argument order semantics (the first argument unless the other compares strictly 
 matters for NaN); ``x ** y`` is CPython's ``float.__pow__``. Random numbers come from the same
 ``random.Random`` objects, in the same order (their ``random()`` method is called).
 
-State stays in the Python objects (the pool's counter lists, ``ProjectedOGD.values``/``t``,
+State stays in the Python objects (the pool's typed arrays of per-learner counters and edge
+sums, written in place; ``ProjectedOGD.values``/``t``,
 ``Hedge.log_weights``/``weights``, the booster's ``_n_seen``): the compiled and the Python
 walk can take over from each other at any example, and pickles do not depend on this module.
 """
@@ -42,6 +43,8 @@ from libc.errno cimport errno, ERANGE, EDOM
 
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
 from river_boost._forestapi cimport ForestAPI
+from cpython cimport array
+import array as _pyarray
 
 
 cdef extern from "time.h" nogil:
@@ -550,6 +553,30 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
 
 
+# ----------------------------------------------------------------------------- typed state
+
+cdef char TC_DOUBLE = 100  # array("d")
+cdef char TC_LONGLONG = 113  # array("q")
+
+
+cdef array.array _typed(object owner, str name, char typecode):
+    """``owner.<name>``, the pool's or OGD's per-learner state, as a typed array (a list,
+    e.g. unpickled from before, is converted in place: the same values)."""
+    cdef object a = getattr(owner, name)
+    if type(a) is not array.array or (<array.array>a).ob_descr.typecode != typecode:
+        a = _pyarray.array(chr(typecode), a)
+        setattr(owner, name, a)
+    return <array.array>a
+
+
+cdef inline double* _doubles_of(object owner, str name) except? NULL:
+    return _typed(owner, name, TC_DOUBLE).data.as_doubles
+
+
+cdef inline long long* _counts_of(object owner, str name) except? NULL:
+    return _typed(owner, name, TC_LONGLONG).data.as_longlongs
+
+
 # ----------------------------------------------------------------------------- cleaning x
 
 cdef inline bint _keeps(object v) except -1:
@@ -1030,17 +1057,17 @@ cdef class Plan:
         """BinaryTask.walk."""
         cdef int i, n = self.n
         cdef double p_true, total, f, alpha
-        cdef list alphas
+        cdef double* alphas
         for i in range(n):
             p_true = cw.rows[2 * i]
             total = p_true + cw.rows[2 * i + 1]
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
         if self.experts is not None:
-            alphas = self.ogd.values
+            alphas = _doubles_of(self.ogd, "values")
             f = 0.0
             for i in range(n):
-                alpha = <double>alphas[i]
+                alpha = alphas[i]
                 if cw.p[i] >= 0.5:
                     f += alpha
                 else:
@@ -1165,26 +1192,28 @@ cdef class Plan:
         cdef int i, n = self.n, z, sign = 1 if y else -1, rid = self.rule_id
         cdef double s, worst, R, V, Rw, Vw, r, lw, lmax, p, edge, q, wp, alpha
         cdef double* teach = self.teach
-        cdef list edge_num, edge_den, alphas
+        cdef double* edge_num
+        cdef double* edge_den
+        cdef double* alphas
         cdef object pool = self.pool
         if self.needs_edges:
-            edge_num = pool._edge_num
-            edge_den = pool._edge_den
+            edge_num = _doubles_of(pool, "_edge_num")
+            edge_den = _doubles_of(pool, "_edge_den")
             for i in range(n):
-                if <double>edge_den[i]:
-                    self.edges[i] = <double>edge_num[i] / <double>edge_den[i]
+                if edge_den[i]:
+                    self.edges[i] = edge_num[i] / edge_den[i]
                 else:
                     self.edges[i] = 0.0
         else:
             for i in range(n):
                 self.edges[i] = 0.0
         if rid == R_LOG:
-            alphas = self.ogd.values
+            alphas = _doubles_of(self.ogd, "values")
             s = 0.0
             p = 0.5
             for i in range(n):
                 z = sign * cw.votes[i]
-                s += <double>alphas[i] * z
+                s += alphas[i] * z
                 q = logistic_weight(s)
                 teach[i] = p
                 wp = w * p
@@ -1269,7 +1298,7 @@ cdef class Plan:
         cdef double* prod = self.kb + k + k * k
         cdef double* C
         cdef list rank = self.task._rank
-        cdef list alphas = self.ogd.values if self.experts is not None else None
+        cdef double* alphas = _doubles_of(self.ogd, "values") if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self.rule.for_classes(k)
@@ -1310,10 +1339,10 @@ cdef class Plan:
                 lab = self._argbest(prod, k, False, rank)
             else:
                 lab = self._argbest(vec, k, True, rank)
-            if alphas is None:
+            if alphas == NULL:
                 s[lab] = s[lab] + 1
             else:
-                s[lab] = s[lab] + <double>alphas[i]
+                s[lab] = s[lab] + alphas[i]
             cw.votes[i] = lab
             for j in range(k):
                 cw.scores[i * k + j] = s[j]
@@ -1420,16 +1449,17 @@ cdef class Plan:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
         cdef object pool = self.pool
-        cdef list edge_num = pool._edge_num, edge_den = pool._edge_den
+        cdef double* edge_num = _doubles_of(pool, "_edge_num")
+        cdef double* edge_den = _doubles_of(pool, "_edge_den")
         cdef double decay = pool._edge_decay
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
                 if decay != 1.0:
-                    edge_num[i] = <double>edge_num[i] * decay
-                    edge_den[i] = <double>edge_den[i] * decay
-                edge_num[i] = <double>edge_num[i] + self.en[i]
-                edge_den[i] = <double>edge_den[i] + self.ed[i]
+                    edge_num[i] = edge_num[i] * decay
+                    edge_den[i] = edge_den[i] * decay
+                edge_num[i] = edge_num[i] + self.en[i]
+                edge_den[i] = edge_den[i] + self.ed[i]
         return 0
 
     cdef int _mc_logistic_steps(self, CWalk cw, int yi, double w) except -1:
@@ -1439,7 +1469,8 @@ cdef class Plan:
         cdef double* sig = self.kb + k
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
-        cdef list alphas = self.ogd.values, rank = self.task._rank
+        cdef double* alphas = _doubles_of(self.ogd, "values")
+        cdef list rank = self.task._rank
         cdef bint any_loss = False
         for j in range(k):
             s[j] = 0.0
@@ -1451,7 +1482,7 @@ cdef class Plan:
             sig[yi] = 0.0
             total = np_sum(sig, k)
             c_yl = sig[lab] if lab != yi else -total
-            alpha = <double>alphas[i]
+            alpha = alphas[i]
             if lab == yi:
                 m = 0
                 for j in range(k):
@@ -1629,7 +1660,7 @@ cdef class Plan:
         cdef object ogd = self.ogd, starts, memory
         cdef long long t = ogd.t + 1, ti
         cdef double rate, v, bound, lr
-        cdef list values
+        cdef double* values
         cdef bint per_learner = self.adapt is not None
         ogd.t = t
         lr = ogd.lr
@@ -1637,7 +1668,7 @@ cdef class Plan:
         if rate_divisor != 1:
             rate = rate / rate_divisor
         bound = ogd.bound
-        values = ogd.values
+        values = _doubles_of(ogd, "values")
         if per_learner:
             starts = ogd.starts
             memory = ogd.memory
@@ -1649,7 +1680,7 @@ cdef class Plan:
                 rate = lr / py_sqrt(<double>(ti if ti > 1 else 1))
                 if rate_divisor != 1:
                     rate = rate / rate_divisor
-            v = <double>values[i] - rate * self.grads[i]
+            v = values[i] - rate * self.grads[i]
             values[i] = py_min(bound, py_max(-bound, v))
         return 0
 
@@ -1727,9 +1758,11 @@ cdef class Plan:
         (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
-        cdef list offered = pool._offered, n_offered = pool._n_offered
-        cdef list n_zero = pool._n_zero, n_updates = pool._n_updates
-        cdef list scales = pool._weight_scales
+        cdef double* offered = _doubles_of(pool, "_offered")
+        cdef long long* n_offered = _counts_of(pool, "_n_offered")
+        cdef long long* n_zero = _counts_of(pool, "_n_zero")
+        cdef long long* n_updates = _counts_of(pool, "_n_updates")
+        cdef double* scales = _doubles_of(pool, "_weight_scales")
         cdef object rng_random = None, label, bgi, forest = self.forest
         cdef bint loaded = False
         cdef dict background = pool._background  # drift adaptation's background learners
@@ -1742,12 +1775,12 @@ cdef class Plan:
         for j in range(m):
             i = oi[j]
             p = op[j]
-            total = <double>offered[i] + p
+            total = offered[i] + p
             offered[i] = total
-            cnt = <long long>n_offered[i] + 1
+            cnt = n_offered[i] + 1
             n_offered[i] = cnt
             if p <= 0.0:
-                n_zero[i] = <long long>n_zero[i] + 1
+                n_zero[i] = n_zero[i] + 1
                 continue
             if self.importance:
                 wi = p * cnt / total
@@ -1757,12 +1790,12 @@ cdef class Plan:
                     if <double>rng_random() * mw >= wi:
                         continue
                     wi = mw
-                wi *= sample_weight * <double>scales[i]
+                wi *= sample_weight * scales[i]
             else:
                 if rng_random is None:
                     rng_random = pool._rng.random
                 if <double>rng_random() < p:
-                    wi = sample_weight * <double>scales[i]
+                    wi = sample_weight * scales[i]
                 else:
                     continue
             if wi <= 0.0:  # underflowed: River's trees cannot take a weight of 0
@@ -1770,7 +1803,7 @@ cdef class Plan:
             if not forgot:  # a learner changes: the remembered predictions are stale
                 _forget(self.memo)
                 forgot = True
-            n_updates[i] = <long long>n_updates[i] + 1
+            n_updates[i] = n_updates[i] + 1
             label = y if ys is None else ys[j]
             if _timing:
                 t0 = _now()
@@ -1818,7 +1851,7 @@ cdef class Plan:
         cdef int n_ok = _supported(self.task.support, k, cw.ok)
         cdef double total, p
         cdef double* h
-        cdef list alphas
+        cdef double* alphas
         for i in range(n):  # RankingTask.weak_matrix
             h = cw.vec + i * k
             for j in range(k):
@@ -1835,10 +1868,10 @@ cdef class Plan:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
-            alphas = self.ogd.values
+            alphas = _doubles_of(self.ogd, "values")
             for i in range(n):
                 for j in range(k):
-                    p = <double>alphas[i] * cw.vec[i * k + j]
+                    p = alphas[i] * cw.vec[i * k + j]
                     cw.scores[i * k + j] = p if i == 0 else cw.scores[(i - 1) * k + j] + p
         return 0
 

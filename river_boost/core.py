@@ -22,6 +22,7 @@ import inspect
 import math
 import numbers
 import random
+from array import array
 from collections.abc import Mapping
 
 import numpy as np
@@ -529,17 +530,21 @@ class WeakLearnerPool:
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
         self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
         self.learners = make_learners(models, self._subsets)
-        self._weight_scales = [1.0] * n_models
+        # Per-learner state in typed arrays (``array("d")`` of floats, ``array("q")`` of
+        # counts): the same values as lists of Python floats and ints, which the compiled walk
+        # (river_boost.walk) reads and writes in place instead of boxing a Python object per
+        # learner and example. Lists (pickles from before) are converted on first use.
+        self._weight_scales = array("d", [1.0]) * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] = self._rng.uniform(*PAPER_WEIGHT_SCALE)
-        self._offered = [0.0] * n_models  # sum of p offered to each learner
-        self._n_offered = [0] * n_models
-        self._n_updates = [0] * n_models  # learn_one calls per learner
-        self._n_zero = [0] * n_models  # offers with weight exactly 0
+        self._offered = array("d", [0.0]) * n_models  # sum of p offered to each learner
+        self._n_offered = array("q", [0]) * n_models
+        self._n_updates = array("q", [0]) * n_models  # learn_one calls per learner
+        self._n_zero = array("q", [0]) * n_models  # offers with weight exactly 0
         # numerator and denominator of each learner's empirical edge (see record_edge)
-        self._edge_num = [0.0] * n_models
-        self._edge_den = [0.0] * n_models
+        self._edge_num = array("d", [0.0]) * n_models
+        self._edge_den = array("d", [0.0]) * n_models
         self._memo = FeatureCleaner()
         self._compiled = not isinstance(self.learners, ModelLearners)
 
@@ -834,7 +839,7 @@ class ProjectedOGD:
     """
 
     def __init__(self, n: int, lr: float, bound: float = 2.0):
-        self.values = [0.0] * n
+        self.values = array("d", [0.0]) * n  # a typed array: see WeakLearnerPool
         self.lr = lr
         self.bound = bound
         self.t = 0

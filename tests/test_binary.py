@@ -324,7 +324,8 @@ def test_random_prediction_draws_from_predict_proba():
     for x, y in stream[:300]:
         model.learn_one(x, y)
     # make the experts disagree and spread their weights
-    model._experts.ogd.values[:] = [1.0, -2.0, 0.5, 2.0]
+    for i, alpha in enumerate([1.0, -2.0, 0.5, 2.0]):
+        model._experts.ogd.values[i] = alpha
     model._experts.hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
     x = next(x for x, _ in stream if 0.2 < model.predict_proba_one(x)[True] < 0.8)
     p_true = model.predict_proba_one(x)[True]

@@ -601,9 +601,47 @@ cdef inline bint _keeps(object v) except -1:
 
 cdef class KeyOrder:
     """The sorted order of the last x's keys, reused while the next x has the same key
-    objects in the same order (a stream's rows usually do): no sort per example."""
+    objects in the same order (a stream's rows usually do): no sort per example; and the
+    learned kind of each key (``FeatureCleaner.nominal``), read once it is known (a key's
+    kind, once learned, never changes)."""
     cdef list keys  # the keys, in x's order
-    cdef list perm  # perm[p]: position in x of the p-th key in sorted order
+    cdef int* perm  # perm[p]: position in x of the p-th key in sorted order
+    cdef PyObject** vals  # scratch: x's values in x's order (borrowed while cleaning x)
+    cdef char* keep  # scratch: whether each value is kept
+    cdef signed char* kinds  # per sorted position: 1 str, 0 not, 2 skip always, -1 unknown
+    cdef int n_known  # positions whose kind is known
+    cdef int cap
+    cdef object nominal  # the dict the kinds were read from
+    cdef object clean  # the last clean x made in this order
+
+    def __dealloc__(self):
+        free(self.perm)
+        free(self.vals)
+        free(self.keep)
+        free(self.kinds)
+
+    cdef int _grow(self, Py_ssize_t n) except -1:
+        if n <= self.cap:
+            return 0
+        free(self.perm)
+        free(self.vals)
+        free(self.keep)
+        free(self.kinds)
+        self.perm = <int*>calloc(n, sizeof(int))
+        self.vals = <PyObject**>calloc(n, sizeof(PyObject*))
+        self.keep = <char*>calloc(n, sizeof(char))
+        self.kinds = <signed char*>calloc(n, sizeof(signed char))
+        self.keys = None  # the order is rebuilt
+        if self.perm == NULL or self.vals == NULL or self.keep == NULL or self.kinds == NULL:
+            self.cap = 0
+            raise MemoryError()
+        self.cap = <int>n
+        return 0
+
+    cdef bint all_learned(self, object clean, object nominal):
+        """Whether every key of ``clean`` (made in this order) has a learned kind."""
+        return (clean is self.clean and nominal is self.nominal and self.keys is not None
+                and self.n_known == len(self.keys))
 
 
 cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
@@ -616,14 +654,18 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
-    cdef list vals = [], keep = [], okeys = order.keys, perm
+    cdef list okeys
     cdef dict out
     cdef object k, v, kind
     cdef type tk = None
-    cdef int kp, j = 0, p, nk = -1 if okeys is None else len(okeys)
+    cdef int kp, j = 0, p, nk
+    cdef signed char kd
     cdef bint same = True
     if type(x) is not dict:
         return _filtered(_core.clean_features(x), nominal)
+    order._grow(len(<dict>x))
+    okeys = order.keys
+    nk = -1 if okeys is None else len(okeys)
     while PyDict_Next(x, &pos, &key, &val):
         k = <object>key
         if tk is None:
@@ -637,26 +679,40 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
             return _filtered(_core.clean_features(x), nominal)
         if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
             same = False
-        vals.append(<object>val)
-        keep.append(kp == 1)
+        order.vals[j] = val
+        order.keep[j] = kp == 1
         j += 1
     if not same or j != nk:
         keys = list(x)
         where = {kk: i for i, kk in enumerate(keys)}
+        for p, kk in enumerate(sorted(keys)):
+            order.perm[p] = <int>where[kk]
         order.keys = keys
-        order.perm = [where[kk] for kk in sorted(keys)]
-    perm = order.perm
+        order.nominal = None  # the kinds are read again
+    if order.nominal is not nominal:
+        for p in range(j):
+            order.kinds[p] = -1
+        order.n_known = 0
+        order.nominal = nominal
+    okeys = order.keys
     out = {}
     for p in range(j):
-        kp = <int>perm[p]
-        if not keep[kp]:
+        kp = order.perm[p]
+        if not order.keep[kp]:
             continue
-        k = order.keys[kp]
-        v = vals[kp]
-        kind = nominal.get(k)
-        if kind is not None and kind is not (type(v) is str):
-            continue
+        k = <object>PyList_GET_ITEM(okeys, kp)
+        v = <object>order.vals[kp]
+        kd = order.kinds[p]
+        if kd < 0:
+            kind = nominal.get(k)
+            if kind is not None:
+                kd = 1 if kind is True else (0 if kind is False else 2)
+                order.kinds[p] = kd
+                order.n_known += 1
+        if kd >= 0 and kd != (1 if type(v) is str else 0):
+            continue  # kind is not None and kind is not (type(v) is str)
         out[k] = v
+    order.clean = out
     return out
 
 
@@ -694,8 +750,8 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
     return memo.clean
 
 
-cdef int _learned(object memo) except -1:
-    """FeatureCleaner.learned(memo)."""
+cdef int _learned(object memo, KeyOrder order) except -1:
+    """FeatureCleaner.learned(memo): nothing to do once every key of x has a learned kind."""
     cdef dict nominal
     cdef PyObject* key
     cdef PyObject* val
@@ -704,6 +760,8 @@ cdef int _learned(object memo) except -1:
         memo.learned()
         return 0
     nominal = memo.nominal
+    if order.all_learned(memo.clean, nominal):
+        return 0
     while PyDict_Next(memo.clean, &pos, &key, &val):
         if not PyDict_Contains(nominal, <object>key):
             nominal[<object>key] = type(<object>val) is str
@@ -1823,7 +1881,7 @@ cdef class Plan:
                         forest.learn_loaded(bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
-        _learned(self.memo)
+        _learned(self.memo, self.order)
         return 0
 
     # -------------------------------------------------------------- ranking

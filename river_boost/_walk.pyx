@@ -479,6 +479,7 @@ def forest_seconds():
 cdef object _walk_mod = None
 cdef object _core = None
 cdef object Booster = None
+cdef object DriftAdaptation = None
 cdef object BinaryTask = None
 cdef object MulticlassTask = None
 cdef object RankingTask = None
@@ -518,7 +519,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation
     _walk_mod = names["walk"]
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -545,12 +546,25 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
+    DriftAdaptation = names["DriftAdaptation"]
     _fast_clean = fast_clean
     _erfcx = NULL
     name = b"double (double, int __pyx_skip_dispatch)"
     if erfcx_capsule is not None and PyCapsule_IsValid(erfcx_capsule, name):
         _erfcx = <erfcx_t>PyCapsule_GetPointer(erfcx_capsule, name)
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
+
+
+# ----------------------------------------------------------------------------- drift
+
+
+cdef bint _worse(object detector, object err) except -1:
+    """river_boost.adaptation._worse: update ``detector``; whether it fired for the worse."""
+    before = getattr(detector, "estimation", None)
+    detector.update(err)
+    if not detector.drift_detected:
+        return False
+    return before is None or detector.estimation > before
 
 
 # ----------------------------------------------------------------------------- typed state
@@ -1195,7 +1209,33 @@ cdef class Plan:
         self._binary_learn(cw, clean, y, wd)
         self.booster._walk_memo = None
         if errors is not None:
-            self.booster._adapt(self.adapt, errors)
+            self._observe(errors)
+        return 0
+
+    cdef int _observe(self, list errors) except -1:
+        """Booster._adapt(adapt, errors): DriftAdaptation.observe's loop over the detectors
+        here (each detector is still called, as River defines it), and the booster acts only
+        when a detector fired."""
+        cdef object adapt = self.adapt, err
+        cdef list detectors, watchers, warned = [], drifted = []
+        cdef int i
+        if type(adapt) is not DriftAdaptation:
+            self.booster._adapt(adapt, errors)
+            return 0
+        detectors = adapt.detectors
+        watchers = adapt.warning_detectors
+        for i in range(len(errors)):
+            err = errors[i]
+            if watchers is not None and _worse(watchers[i], err):
+                warned.append(i)
+                adapt.warnings[i] += 1
+                watchers[i] = adapt.warning_detector.clone()
+            if _worse(detectors[i], err):
+                drifted.append(i)
+        if drifted:
+            drifted = adapt.select(drifted, self.booster._n_seen)
+        if warned or drifted:
+            self.booster._act(adapt, warned, drifted)
         return 0
 
     cdef list _errors(self, CWalk cw, int target, const char* rel):
@@ -1500,7 +1540,7 @@ cdef class Plan:
         self._teach(clean, y, wd)
         self.booster._walk_memo = None
         if errors is not None:
-            self.booster._adapt(self.adapt, errors)
+            self._observe(errors)
         return 0
 
     cdef int _record_edges(self) except -1:
@@ -2048,7 +2088,7 @@ cdef class Plan:
         self._teach_offers(clean, None, ys, self.oi, self.op, m, wd)
         self.booster._walk_memo = None
         if errors is not None:
-            self.booster._adapt(self.adapt, errors)
+            self._observe(errors)
         return 0
 
     cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:

@@ -181,13 +181,19 @@ class DriftAdaptation:
                 watchers[i] = self.warning_detector.clone()
             if _worse(self.detectors[i], err):
                 drifted.append(i)
+        return warned, self.select(drifted, t)
+
+    def select(self, drifted: list, t: int) -> list:
+        """Which of the learners whose detectors fired at stream time ``t`` are replaced: at
+        most one (the one whose error estimate is highest), none while ``max_young``
+        learners are younger than ``memory`` examples."""
         if drifted:
             young = sum(b is not None and t - b < self.memory for b in self.born)
             if young >= self.max_young:
-                return warned, []
+                return []
         if len(drifted) > 1:  # one replacement per example: the learner that errs most
             drifted = [max(drifted, key=lambda i: self.detectors[i].estimation)]
-        return warned, drifted
+        return drifted
 
     def replaced(self, i: int, t: int, promoted: bool) -> None:
         """Learner ``i`` was replaced at stream time ``t``: its detectors start over."""

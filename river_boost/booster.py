@@ -273,6 +273,11 @@ class Booster(base.Estimator):
         """Feed the learners' errors to their detectors; start background learners on a
         warning, replace the learners that drifted (:mod:`river_boost.adaptation`)."""
         warned, drifted = adapt.observe(errors, self._n_seen)
+        self._act(adapt, warned, drifted)
+
+    def _act(self, adapt: DriftAdaptation, warned, drifted) -> None:
+        """Start background learners for the learners that ``warned``, replace those that
+        ``drifted`` (as :meth:`DriftAdaptation.observe` selected them)."""
         pool = self._pool
         for i in warned:
             if i not in drifted:

@@ -36,9 +36,10 @@ Covered (anything else takes the Python walk, unchanged):
 - both weightings (importance with ``min_weight`` thinning, sampling), ``diversify="paper"``
   weight scales, feature subsets (the forest's views), sample weights;
 - drift adaptation (:mod:`river_boost.adaptation`): forgetting edges, per-learner OGD rates,
-  fixed-share Hedge and background learners in C; the learners' detectors (River objects,
-  one ``update`` per learner and example: most of such a booster's time outside the trees)
-  and the replacements run in Python (``Booster._adapt``).
+  fixed-share Hedge, background learners and the loop over the learners' detectors in C
+  (each detector, a River object, is still called: one ``update`` per learner and example,
+  most of such a booster's time outside the trees); replacements run in Python
+  (``Booster._act``), only when a detector fired.
 
 Rules are matched by exact type: a subclass of a potential (a custom rule) runs in Python.
 
@@ -59,7 +60,7 @@ import textwrap
 
 import numpy as np
 
-from . import core, potentials, tasks
+from . import adaptation, core, potentials, tasks
 from .core import Experts, FeatureCleaner, Hedge, ProjectedOGD, WeakLearnerPool
 from .forest import HoeffdingForest
 from .potentials import (
@@ -184,6 +185,7 @@ if AVAILABLE:
             "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
             "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
             "MIN_SUPPORT": tasks.MIN_SUPPORT,
+            "DriftAdaptation": adaptation.DriftAdaptation,
         },
         _fast_cleaning(),
         _erfcx_capsule(),

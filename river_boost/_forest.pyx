@@ -50,6 +50,7 @@ import numbers as _numbers
 import numpy as _np
 
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
+from river_boost._pymath cimport isinf, py_exp, py_log2
 
 # ----------------------------------------------------------------------------- CPython numerics
 
@@ -86,29 +87,6 @@ cdef double py_pow(double iv, double iw) except? -1.0:
     if iv == 1.0:
         return 1.0
     return libm_pow(iv, iw)
-
-
-cdef inline double py_log2(double x) except? -1.0:
-    """math.log2 for a float."""
-    if x > 0.0:
-        if isfinite(x):
-            return log2(x)
-        return x
-    if isnan(x):
-        return x
-    raise ValueError("math domain error")
-
-
-cdef inline double py_exp(double x) except? -1.0:
-    """math.exp for a float."""
-    cdef double r = exp(x)
-    if isinf(r) and isfinite(x):
-        raise OverflowError("math range error")
-    return r
-
-
-cdef inline bint isinf(double x) noexcept:
-    return not isfinite(x) and not isnan(x)
 
 
 cdef inline double py_div(double a, double b) except? -1.0:

@@ -4,7 +4,7 @@
 # functions only: each extension that cimports them compiles its own copy.
 
 from libc.errno cimport ERANGE, errno
-from libc.math cimport HUGE_VAL, fabs, isfinite, isnan, log, pow, sqrt
+from libc.math cimport HUGE_VAL, exp, fabs, isfinite, isnan, log, log2, pow, sqrt
 
 cdef extern from "Python.h":
     int PY_VERSION_HEX
@@ -47,15 +47,38 @@ cdef inline double ps_result(PySum* s) noexcept:
     return s.f
 
 
-cdef inline double py_log(double x) except? -1.0:
-    """math.log for a float."""
+cdef inline bint isinf(double x) noexcept:
+    return not isfinite(x) and not isnan(x)
+
+
+cdef inline double _py_log_of(double x, double fx) except? -1.0:
+    """math.log / math.log2 for a float, given the C library's value ``fx`` at ``x``: CPython's
+    special cases (infinity and NaN pass through, 0 and negatives raise)."""
     if x > 0.0:
         if isfinite(x):
-            return log(x)
+            return fx
         return x
     if isnan(x):
         return x
     raise ValueError("math domain error")
+
+
+cdef inline double py_log(double x) except? -1.0:
+    """math.log for a float."""
+    return _py_log_of(x, log(x) if x > 0.0 else 0.0)
+
+
+cdef inline double py_log2(double x) except? -1.0:
+    """math.log2 for a float."""
+    return _py_log_of(x, log2(x) if x > 0.0 else 0.0)
+
+
+cdef inline double py_exp(double x) except? -1.0:
+    """math.exp (OverflowError on overflow, as CPython's math_1 with can_overflow)."""
+    cdef double r = exp(x)
+    if isinf(r) and isfinite(x):
+        raise OverflowError("math range error")
+    return r
 
 
 cdef inline double py_sqrt(double x) except? -1.0:

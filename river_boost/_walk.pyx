@@ -4,7 +4,7 @@
 
 One ``learn_one`` / ``predict_proba_one`` of a booster whose learners are a compiled
 :class:`~river_boost.forest.HoeffdingForest` runs here: input checks, cleaning ``x``, reading
-the learners' probabilities (one ``predict_proba_matrix`` call), the task's votes and the
+the learners' probabilities (the forest's ``load`` and ``predict_loaded_matrix``, in C), the task's votes and the
 experts' scores, the rule's steps along the learners, the experts' update, the pool's offers
 (importance weights, thinning, sampling) and the calls that teach the trees. The Python walk
 (:mod:`river_boost.booster`, :mod:`river_boost.tasks`, :mod:`river_boost.potentials`,
@@ -42,6 +42,7 @@ from libc.math cimport copysign, INFINITY, HUGE_VAL
 from libc.errno cimport errno, ERANGE, EDOM
 
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
+from river_boost._pymath cimport isinf, py_exp
 from river_boost._forestapi cimport ForestAPI
 from cpython cimport array
 import array as _pyarray
@@ -65,18 +66,6 @@ cdef double NEG_INF = -INFINITY
 cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
 cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
-
-
-cdef inline bint isinf(double x) noexcept:
-    return not isfinite(x) and not isnan(x)
-
-
-cdef inline double py_exp(double x) except? -1.0:
-    """math.exp (OverflowError on overflow, as CPython's math_1 with can_overflow)."""
-    cdef double r = exp(x)
-    if isinf(r) and isfinite(x):
-        raise OverflowError("math range error")
-    return r
 
 
 cdef inline double py_log1p(double x) except? -1.0:
@@ -449,8 +438,8 @@ def _selftest_numpy(object np, int trials=300):
 
 # ----------------------------------------------------------------------------- timing
 
-# Seconds spent inside the forest's calls (predict_proba_matrix, learn_one) while TIMING is
-# on: the benchmark's measure of the booster's own overhead on the compiled path.
+# Seconds spent inside the forest's calls (load, predict_loaded_matrix, learn_loaded) while
+# TIMING is on: the benchmark's measure of the booster's own overhead on the compiled path.
 cdef bint _timing = False
 cdef double _forest_seconds = 0.0
 
@@ -1086,12 +1075,10 @@ cdef class Plan:
         # them in the forest and are not asked, as WeakLearnerPool.predict drops them
         if _timing:
             t0 = _now()
-        self.loaded_clean = None
+        self._load(clean)
         if self.direct:
-            _FAPI.load(self.forest, clean)
             _FAPI.loaded_matrix(self.forest, self.labels, n, cw.rows)
         else:
-            self.forest.load(clean)
             M = self.forest.predict_loaded_matrix(self.labels, self.row_ids)
             # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
             PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
@@ -1101,8 +1088,6 @@ cdef class Plan:
                 memcpy(cw.rows, view.buf, n * k * sizeof(double))
             finally:
                 PyBuffer_Release(&view)
-        self.loaded_version = _FAPI.loaded_version(self.forest)
-        self.loaded_clean = clean
         if _timing:
             _forest_seconds += _now() - t0
         self.memo.value = cw
@@ -1834,9 +1819,17 @@ cdef class Plan:
         self._teach_offers(clean, y, None, self.oi, self.teach, self.n, sample_weight)
         return 0
 
+    cdef inline int _learn_tree(self, int i, object label, double w) except -1:
+        """forest.learn_loaded(i, label, w)."""
+        if self.direct:
+            return _FAPI.learn_loaded(self.forest, i, label, w)
+        self.forest.learn_loaded(i, label, w)
+        return 0
+
     cdef int _load(self, object clean) except -1:
-        """forest.load(clean), unless the forest still holds the conversion the prediction
-        made of this very clean x (no conversion since, and still loaded)."""
+        """forest.load(clean), unless the forest still holds this very clean x, converted
+        last (no conversion since, and still loaded): a prediction's conversion serves the
+        learning that follows, and a prediction again after it."""
         if (self.loaded_clean is clean and self.loaded_version >= 0
                 and _FAPI.loaded_version(self.forest) == self.loaded_version):
             return 0
@@ -1861,7 +1854,7 @@ cdef class Plan:
         cdef long long* n_zero = _counts_of(pool, "_n_zero")
         cdef long long* n_updates = _counts_of(pool, "_n_updates")
         cdef double* scales = _doubles_of(pool, "_weight_scales")
-        cdef object rng_random = None, label, bgi, forest = self.forest
+        cdef object rng_random = None, label, bgi
         cdef bint loaded = False
         cdef dict background = pool._background  # drift adaptation's background learners
         cdef int i, j
@@ -1908,17 +1901,11 @@ cdef class Plan:
             if not loaded:  # x converted once for all the trees that learn it
                 self._load(clean)
                 loaded = True
-            if self.direct:
-                _FAPI.learn_loaded(forest, i, label, wi)
-            else:
-                forest.learn_loaded(i, label, wi)
+            self._learn_tree(i, label, wi)
             if background is not None:  # WeakLearnerPool._teach_background
                 bgi = background.get(i)
                 if bgi is not None:
-                    if self.direct:
-                        _FAPI.learn_loaded(forest, <int>bgi, label, wi)
-                    else:
-                        forest.learn_loaded(bgi, label, wi)
+                    self._learn_tree(<int>bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo, self.order)

@@ -6,8 +6,9 @@ pure bookkeeping over ``N`` learners: reading their probabilities, votes and exp
 the rule's weights, the experts' update, the pool's importance weights and counters. In
 Python that bookkeeping costs several times what the trees cost. ``river_boost._walk``
 (compiled from Cython at install time, like the forest) does it in C, with the trees called
-through the forest's public methods (``predict_proba_matrix`` once per ``x``, ``learn_one``
-per update).
+through the forest's C entry points (``load`` and ``predict_loaded_matrix`` once per ``x``,
+``learn_loaded`` per update; the forest's methods of those names, if an instance shadows
+them).
 
 The Python walk (:meth:`river_boost.booster.Booster.learn_one` and the task and rule classes)
 stays the reference and the fallback: the compiled walk gives the same floats, bit for bit

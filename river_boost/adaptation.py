@@ -45,12 +45,12 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   five younger than ``memory`` examples), so it trades following a fast drift against
   replacing trees that would have kept up with a slow one. Measured on the drift suite
   (``river-boost bench --suite drift``, three seeds): the default 10,000 gained on every
-  booster and stream (+0.16 to +12.5 points, +2.2 on average); 2,000 gained more on average
+  booster and stream (+0.16 to +11.1 points, +2.2 on average); 2,000 gained more on average
   (+3.4: up to +17 on LED's abrupt changes, +6 on the fast RandomRBF) but lost 1.5 points
   for OnlineMBBM on the slowly moving RandomRBF, whose replaced trees vote unweighted while
   they regrow. Take a smaller ``memory`` when concepts change often and abruptly. A
-  ``warning_detector`` (ADWIN with ``delta=0.01``) did not help there: +1.2 on average,
-  losses on 7 of the 33 pairs (one seed).
+  ``warning_detector`` (ADWIN with ``delta=0.01``) did not help there: +1.7 on average,
+  losses on 4 of the 33 pairs (one seed).
 
 The martingale booster (:class:`river_boost.MartingaleBooster`) has no drift adaptation: its
 learners are the nodes of a branching program, created on demand and visited by the
@@ -105,8 +105,8 @@ __all__ = ["DriftAdaptation", "DEFAULT_MEMORY", "LOG_SIZE", "check_drift_params"
 #: ``memory`` taken when a detector is given and ``memory`` is None: on the drift suite (nine
 #: streams, every booster, three seeds) 10,000 gained on all 33 booster x stream pairs; 2,000
 #: gained more on average (+3.4 points against +2.2: fast drift, LED's abrupt changes) but
-#: lost on two pairs (OnlineMBBM on the slowly moving RandomRBF: -1.5), 5,000 on four pairs
-#: (``benchmarks/RESULTS.md``, "Choosing memory")
+#: lost on two pairs (OnlineMBBM on the slowly moving RandomRBF: -1.5; one seed of 5,000:
+#: one pair) (``benchmarks/RESULTS.md``, "Choosing memory")
 DEFAULT_MEMORY = 10_000
 #: replacements remembered with their stream time (:attr:`DriftAdaptation.log`)
 LOG_SIZE = 10_000

@@ -7,10 +7,9 @@ River's trees in Python nodes (off). Every metric the bench records must be iden
 the two (accuracy, the learning curve, the program's size, the update share): the script
 fails otherwise. Reported: median throughput of each over ``--repeats`` runs, and the ratio.
 
-The bench's timing proxy (``bench._instrument``) wraps the martingale booster's template in a
-``_Timed`` forwarder to time the weak learners, which hides the tree's type from the forest,
-so under ``river-boost bench`` the booster keeps Python nodes. Here the booster is not
-wrapped, in either arm (no weak-learner time is reported).
+The bench's timing proxy (``bench._instrument``) times the weak learners by wrapping the
+booster's forest in a ``_Timed`` forwarder (with Python nodes: its template). Here the booster
+is not wrapped, in either arm (no weak-learner time is reported).
 
     python benchmarks/martingale_forest_speed.py --repeats 3
 """

@@ -440,6 +440,16 @@ class _Timed:
     def predict_proba_all(self, *args, **kwargs):
         return self._time("predict_proba_all", *args, **kwargs)
 
+    # the compiled forest's convert-once calls, as the martingale booster makes them
+    def load(self, *args, **kwargs):
+        return self._time("load", *args, **kwargs)
+
+    def predict_loaded_row(self, *args, **kwargs):
+        return self._time("predict_loaded_row", *args, **kwargs)
+
+    def learn_loaded(self, *args, **kwargs):
+        return self._time("learn_loaded", *args, **kwargs)
+
     def clone(self, *args, **kwargs):
         return _Timed(self._inner.clone(*args, **kwargs), self._clock)
 
@@ -470,8 +480,13 @@ def _instrument(model, clock: list):
             return model, "walk"
         model.pool.learners = _Timed(model.pool.learners, clock)
     elif isinstance(model, martingale.MartingaleBooster):
-        template = model.model if model.model is not None else martingale.node_model()
-        model = model.clone({"model": _Timed(template, clock)})
+        if model._forest is not None:
+            # the nodes' trees are in one compiled forest (created with the nodes): time its
+            # calls; wrapping the template would hide the tree's type and keep Python nodes
+            model._forest = _Timed(model._forest, clock)
+        else:
+            template = model.model if model.model is not None else martingale.node_model()
+            model = model.clone({"model": _Timed(template, clock)})
     elif isinstance(model, ensemble.AdaBoostClassifier):  # BOLE is a subclass
         model.data[:] = [_Timed(m, clock) for m in model.data]
     elif isinstance(model, tree.HoeffdingTreeClassifier):

@@ -100,6 +100,29 @@ def test_boosters_run_on_the_compiled_walk_and_their_forest_time_is_measured():
     assert 0.0 < r.weak_seconds < r.seconds
 
 
+def test_the_martingale_booster_keeps_its_compiled_forest_when_timed():
+    """Wrapping the nodes' template to time it kept River's trees in Python nodes: the bench
+    times the forest's calls instead, with the same metrics as Python nodes."""
+    from river_boost import forest, martingale
+
+    if not forest.AVAILABLE:
+        pytest.skip(forest.UNAVAILABLE_REASON)
+    spec, protocol = bench.ModelSpec("MartingaleBooster"), bench.Protocol(300)
+    model, measured = bench._instrument(bench.build(spec, 3, 1), [0.0])
+    assert measured is True and isinstance(model._forest, bench._Timed)
+    timed = bench.run_one("bananas", spec, 1, 3, protocol)
+    assert 0.0 < timed.weak_seconds < timed.seconds
+    forest.ENABLED = False  # River's trees in Python nodes, timed through the template
+    try:
+        python = bench.run_one("bananas", spec, 1, 3, protocol)
+    finally:
+        forest.ENABLED = forest.AVAILABLE
+    assert martingale.MartingaleBooster(n_levels=3)._forest is not None
+    for field in ("accuracy", "curve", "update_share", "nodes"):
+        assert getattr(timed, field) == getattr(python, field), field
+    assert 0.0 < python.weak_seconds < python.seconds
+
+
 def test_serial_and_parallel_runs_give_identical_metrics():
     runs = bench.grid(["phishing"], ["AdaBoost.OL", "OnlineBBM", "River.AdaBoost"], [0.2], [1, 2])
     serial = bench.run_grid(runs, n_models=3, protocol=bench.Protocol(n_samples=200), jobs=1)

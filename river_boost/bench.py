@@ -431,25 +431,6 @@ class _Timed:
         self._clock[0] += time.perf_counter() - t
         return out
 
-    def learn_one(self, *args, **kwargs):
-        return self._time("learn_one", *args, **kwargs)
-
-    def predict_proba_one(self, *args, **kwargs):
-        return self._time("predict_proba_one", *args, **kwargs)
-
-    def predict_proba_all(self, *args, **kwargs):
-        return self._time("predict_proba_all", *args, **kwargs)
-
-    # the compiled forest's convert-once calls, as the martingale booster makes them
-    def load(self, *args, **kwargs):
-        return self._time("load", *args, **kwargs)
-
-    def predict_loaded_row(self, *args, **kwargs):
-        return self._time("predict_loaded_row", *args, **kwargs)
-
-    def learn_loaded(self, *args, **kwargs):
-        return self._time("learn_loaded", *args, **kwargs)
-
     def clone(self, *args, **kwargs):
         return _Timed(self._inner.clone(*args, **kwargs), self._clock)
 
@@ -460,6 +441,28 @@ class _Timed:
         if name in ("_inner", "_clock") or name.startswith("__"):
             raise AttributeError(name)  # not set yet (copying, unpickling): no recursion
         return getattr(self._inner, name)
+
+
+def _timed_method(name: str):
+    def method(self, *args, **kwargs):
+        return self._time(name, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# the hot methods: a River classifier's, a pool's, and the compiled forest's convert-once calls
+# as the martingale booster makes them
+for _name in (
+    "learn_one",
+    "predict_proba_one",
+    "predict_proba_all",
+    "load",
+    "predict_loaded_row",
+    "learn_loaded",
+):
+    setattr(_Timed, _name, _timed_method(_name))
+del _name
 
 
 def _compiled_walk(model) -> bool:

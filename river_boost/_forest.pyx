@@ -955,6 +955,20 @@ cdef int collect_leaves(Node* nd, list out) except -1:
     return 0
 
 
+cdef void scan_leaves(Node* nd, long long max_depth, long long* n_leaves,
+                      int* reactivable) noexcept:
+    # what _enforce_size_limit needs to know before it collects the leaves: how many there
+    # are, and whether one is inactive above max_depth (it would be reactivated)
+    cdef int k
+    if nd.is_leaf:
+        n_leaves[0] += 1
+        if not nd.lf.active and nd.lf.depth < max_depth:
+            reactivable[0] = 1
+        return
+    for k in range(nd.n_ch):
+        scan_leaves(nd.ch[k], max_depth, n_leaves, reactivable)
+
+
 cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
                       long long depth) noexcept:
     cdef int k
@@ -1871,13 +1885,17 @@ cdef class ForestCore:
         cdef list leaves
         cdef long long L, max_active, cutoff, k
         cdef Leaf* lf
+        cdef int reactivable = 0
         if t.n_inactive > 0 or tree_size > t.max_byte_size:
             if t.stop_mem:
                 t.growth_allowed = 0
                 return 0
-        leaves = []
-        collect_leaves(t.root, leaves)
-        L = len(leaves)
+        # River runs this after every split and walks every leaf (so a tree's learning slows
+        # as it grows: O(leaves) per split). Counting first, without building the list, says
+        # when the walk would change nothing: no leaf to deactivate (cutoff 0) and none to
+        # reactivate. Then return: the same result, without the sort and the list.
+        L = 0
+        scan_leaves(t.root, t.max_depth, &L, &reactivable)
         max_active = 0
         while max_active < L:
             max_active += 1
@@ -1886,6 +1904,10 @@ cdef class ForestCore:
                 max_active -= 1
                 break
         cutoff = L - max_active
+        if cutoff <= 0 and not reactivable:
+            return 0
+        leaves = []
+        collect_leaves(t.root, leaves)
         if cutoff > 0:
             # leaves.sort(key=leaf.calculate_promise): Python's stable sort on the same keys
             promises = []

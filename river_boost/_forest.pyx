@@ -210,6 +210,10 @@ cdef struct Tree:
     # state
     long long n_active
     long long n_inactive
+    # kept for _enforce_size_limit (checked against a walk over the leaves by the tests): the
+    # number of leaves, and of inactive leaves above max_depth (which it would reactivate)
+    long long n_leaves
+    long long n_reactivable
     double inactive_est
     double active_est
     double overhead
@@ -955,18 +959,25 @@ cdef int collect_leaves(Node* nd, list out) except -1:
     return 0
 
 
-cdef void scan_leaves(Node* nd, long long max_depth, long long* n_leaves,
-                      int* reactivable) noexcept:
-    # what _enforce_size_limit needs to know before it collects the leaves: how many there
-    # are, and whether one is inactive above max_depth (it would be reactivated)
+cdef long long count_leaves(Node* nd) noexcept:
     cdef int k
+    cdef long long n = 0
     if nd.is_leaf:
-        n_leaves[0] += 1
-        if not nd.lf.active and nd.lf.depth < max_depth:
-            reactivable[0] = 1
-        return
+        return 1
     for k in range(nd.n_ch):
-        scan_leaves(nd.ch[k], max_depth, n_leaves, reactivable)
+        n += count_leaves(nd.ch[k])
+    return n
+
+
+cdef long long count_reactivable(Node* nd, long long max_depth) noexcept:
+    # the inactive leaves above max_depth
+    cdef int k
+    cdef long long n = 0
+    if nd.is_leaf:
+        return 1 if (not nd.lf.active and nd.lf.depth < max_depth) else 0
+    for k in range(nd.n_ch):
+        n += count_reactivable(nd.ch[k], max_depth)
+    return n
 
 
 cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
@@ -1040,6 +1051,8 @@ cdef int tree_init(Tree* t, tuple params) except -1:
     t.root = NULL
     t.n_active = 0
     t.n_inactive = 0
+    t.n_leaves = 0
+    t.n_reactivable = 0
     t.inactive_est = 0.0
     t.active_est = 0.0
     t.overhead = 1.0
@@ -1806,6 +1819,8 @@ cdef class ForestCore:
             leaf_drop_splitters(lf)
             t.n_inactive += 1
             t.n_active -= 1
+            if lf.depth < t.max_depth:
+                t.n_reactivable += 1
             self._enforce_size_limit(i, t)
             return 0
         return self._do_split(i, t, node, &dec, &self.best, vids)
@@ -1876,6 +1891,7 @@ cdef class ForestCore:
         node.lf = NULL
         t.n_active -= 1
         t.n_active += nch
+        t.n_leaves += nch - 1
         self._enforce_size_limit(i, t)
         return 1
 
@@ -1891,11 +1907,11 @@ cdef class ForestCore:
                 t.growth_allowed = 0
                 return 0
         # River runs this after every split and walks every leaf (so a tree's learning slows
-        # as it grows: O(leaves) per split). Counting first, without building the list, says
-        # when the walk would change nothing: no leaf to deactivate (cutoff 0) and none to
-        # reactivate. Then return: the same result, without the sort and the list.
-        L = 0
-        scan_leaves(t.root, t.max_depth, &L, &reactivable)
+        # as it grows: O(leaves) per split). The kept counts say when the walk would change
+        # nothing: no leaf to deactivate (cutoff 0) and none to reactivate. Then return: the
+        # same result, without the walk, the list and the sort.
+        L = t.n_leaves
+        reactivable = t.n_reactivable > 0
         max_active = 0
         while max_active < L:
             max_active += 1
@@ -1932,11 +1948,14 @@ cdef class ForestCore:
                     leaf_drop_splitters(lf)
                     t.n_inactive += 1
                     t.n_active -= 1
+                    if lf.depth < t.max_depth:
+                        t.n_reactivable += 1
             else:
                 if not lf.active and lf.depth < t.max_depth:
                     lf.active = 1
                     t.n_active += 1
                     t.n_inactive -= 1
+                    t.n_reactivable -= 1
         return 0
 
     cdef int _estimate_model_size(self, int i, Tree* t) except -1:
@@ -1956,7 +1975,10 @@ cdef class ForestCore:
             t.active_est = <double>total_active / <double>t.n_active
         if total_inactive > 0 and t.n_inactive > 0:
             t.inactive_est = <double>total_inactive / <double>t.n_inactive
-        actual = tree_bytes(t.root) + sizeof(Tree) + self.nf + self.nc
+        # the tree's own record without the leaf counts kept for _enforce_size_limit (added
+        # later: leaving them out keeps every measurement, so max_size binds where it did)
+        actual = (tree_bytes(t.root) + sizeof(Tree) - 2 * sizeof(long long)
+                  + self.nf + self.nc)
         estimated = <double>t.n_active * t.active_est + <double>t.n_inactive * t.inactive_est
         t.overhead = py_div(<double>actual, estimated)
         if <double>actual > t.max_byte_size:
@@ -1982,6 +2004,7 @@ cdef class ForestCore:
         if t.root == NULL:
             t.root = node_new_leaf(0, NULL, NULL, 0)
             t.n_active = 1
+            t.n_leaves = 1
         node = t.root
         while not node.is_leaf:
             b = branch_no(node, xv)
@@ -2026,6 +2049,7 @@ cdef class ForestCore:
                     node.n_ch += 1
                     node.vmap[b] = node.n_ch
                     t.n_active += 1
+                    t.n_leaves += 1
                     node = leaf
                 else:
                     node = most_common(node)
@@ -2732,8 +2756,30 @@ cdef class ForestCore:
                 t.has_cls[<int>c] = 1
             if root is not None:
                 t.root = self._import_node(root)
+            self._count_leaves(t)
             t.nbc_leaf = NULL
             self.sorted_cls[i] = None
+
+    cdef int _count_leaves(self, Tree* t) except -1:
+        """Set the kept leaf counts from a walk over the leaves (after an import)."""
+        t.n_leaves = 0
+        t.n_reactivable = 0
+        if t.root != NULL:
+            t.n_leaves = count_leaves(t.root)
+            t.n_reactivable = count_reactivable(t.root, t.max_depth)
+        return 0
+
+    def _leaf_counts(self, int i):
+        """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
+        by walking the leaves (for the tests: they must agree)."""
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
+        if t.root == NULL:
+            walked = (0, 0)
+        else:
+            walked = (count_leaves(t.root), count_reactivable(t.root, t.max_depth))
+        return (t.n_leaves, t.n_reactivable), walked
 
     def _export_tree(self, int i):
         """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""

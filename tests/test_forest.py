@@ -190,6 +190,9 @@ class Checker:
         assert self.forest.n_leaves == [t.n_leaves for t in self.river]
         assert self.forest.height == [t.height for t in self.river]
         assert self.forest.n_active_leaves == [t.n_active_leaves for t in self.river]
+        for i in range(len(self.river)):  # the counts _enforce_size_limit keeps
+            kept, walked = self.forest._leaf_counts(i)
+            assert kept == walked, (i, kept, walked)
 
 
 def run(
@@ -485,6 +488,8 @@ def test_memory_limit_that_binds_deactivates_leaves_consistently():
     active = sum(leaf.is_active() for leaf in leaves)
     assert f.n_inactive_leaves[0] > 0
     assert (active, len(leaves) - active) == (f.n_active_leaves[0], f.n_inactive_leaves[0])
+    kept, walked = f._leaf_counts(0)
+    assert kept == walked and kept[0] == len(leaves)
 
 
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))

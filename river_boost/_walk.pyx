@@ -34,6 +34,7 @@ from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_C
 from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy
@@ -66,6 +67,8 @@ cdef double NEG_INF = -INFINITY
 cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
 cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
+# the bytes a plan's cache of OnlineMBBM cost matrices may hold (Plan._mbbm_costs)
+cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
 
 
 cdef inline double py_log1p(double x) except? -1.0:
@@ -972,6 +975,8 @@ cdef class Plan:
     cdef tuple walk_memo
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
+    cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
+    cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1416,8 +1421,7 @@ cdef class Plan:
                     self._logistic_cost_matrix(s, k, C)
                     np_vecmat(vec, C, prod, k, k)
                 else:
-                    self._mbbm_cost_matrix(pot, n - i - 1, s, k, C)
-                    self._normalised_costs(C, k, D)
+                    self._mbbm_costs(pot, n - i - 1, s, k, C, D)
                     np_vecmat(vec, D, prod, k, k)
                 lab = self._argbest(prod, k, False, rank)
             else:
@@ -1453,6 +1457,42 @@ cdef class Plan:
             C[r * k + r] = 0.0
         for r in range(k):
             C[r * k + r] = -np_sum(C + r * k, k)
+        return 0
+
+    cdef int _mbbm_costs(self, object pot, int n_left, double* s, int k, double* C,
+                         double* D) except -1:
+        """C = pot.cost_matrix(n_left, s) and its normalised form D (_normalised_costs), kept
+        in a bounded cache of their bytes: the potential's own cache is Python (a tuple key
+        and a method call per learner and example) and D would be computed again each time.
+        The matrices are a pure function of the potential, n_left and s: a hit is the same
+        floats, and a miss asks the potential as before (a cleared cache costs only time)."""
+        cdef Py_ssize_t size = k * k * sizeof(double)
+        cdef long long* kbuf
+        cdef char* out
+        cdef int r
+        key = PyBytes_FromStringAndSize(NULL, (k + 1) * sizeof(long long))
+        kbuf = <long long*>PyBytes_AS_STRING(key)
+        kbuf[0] = n_left
+        for r in range(k):
+            kbuf[r + 1] = <long long>s[r]
+        if pot is not self.mbbm_pot:  # another potential (classes joined): start over
+            self.mbbm_pot = pot
+            self.mbbm_cache = {}
+        value = self.mbbm_cache.get(key)
+        if value is not None:
+            out = PyBytes_AS_STRING(value)
+            memcpy(C, out, size)
+            memcpy(D, out + size, size)
+            return 0
+        self._mbbm_cost_matrix(pot, n_left, s, k, C)
+        self._normalised_costs(C, k, D)
+        if len(self.mbbm_cache) * (2 * size + 100) >= MBBM_CACHE_BYTES:
+            self.mbbm_cache.clear()
+        value = PyBytes_FromStringAndSize(NULL, 2 * size)
+        out = PyBytes_AS_STRING(value)
+        memcpy(out, C, size)
+        memcpy(out + size, D, size)
+        self.mbbm_cache[key] = value
         return 0
 
     cdef int _mbbm_cost_matrix(self, object pot, int n_left, double* s, int k,

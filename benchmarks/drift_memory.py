@@ -7,6 +7,15 @@ is recorded at checkpoints, with the number of replacements and the number of tr
 Bounded memory: RSS and nodes level off while replacements keep growing.
 
     python benchmarks/drift_memory.py --n 1000000 --out drift-memory
+    python benchmarks/drift_memory.py --n 1000000 --no-adaptation   # the same booster without
+    python benchmarks/drift_memory.py --n 1000000 --max-depth 8      # trees at most 8 levels deep
+
+Without adaptation nothing is replaced and the trees only grow. ``--max-size`` passes River's
+``max_size`` (MiB per tree) to the weak learner, ``--max-depth`` its ``max_depth``. River's
+memory management measures a tree only when the weight it has learned is an exact multiple of
+``memory_estimate_period`` (a float modulo), which a booster's fractional weights practically
+never hit: ``max_size`` does not bind there (the compiled forest does as River does), while
+``max_depth`` bounds every tree.
 
 Writes ``drift_memory.json`` to ``--out`` and prints one line per checkpoint.
 """
@@ -20,7 +29,7 @@ import os
 import pathlib
 import time
 
-from river import drift
+from river import drift, tree
 from river.datasets import synth
 
 import river_boost
@@ -56,14 +65,17 @@ def main(argv=None):
     p.add_argument("--checkpoints", type=int, default=20)
     p.add_argument("--model", default="AdaBoostOL", help="river_boost class name")
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("drift-memory"))
+    p.add_argument("--no-adaptation", action="store_true", help="no drift detectors")
+    p.add_argument("--max-size", type=float, default=None, help="MiB per tree (River's max_size)")
+    p.add_argument("--max-depth", type=int, default=None, help="the trees' max_depth")
     args = p.parse_args(argv)
 
-    model = getattr(river_boost, args.model)(
-        n_models=10,
-        seed=42,
-        drift_detector=drift.ADWIN(),
-        warning_detector=drift.ADWIN(delta=0.01),
-    )
+    tree_params = {"max_size": args.max_size, "max_depth": args.max_depth}
+    tree_params = {k: v for k, v in tree_params.items() if v is not None}
+    params = {"model": tree.HoeffdingTreeClassifier(**tree_params)} if tree_params else {}
+    if not args.no_adaptation:
+        params.update(drift_detector=drift.ADWIN(), warning_detector=drift.ADWIN(delta=0.01))
+    model = getattr(river_boost, args.model)(n_models=10, seed=42, **params)
     every = max(1, args.n // args.checkpoints)
     rows, hits, start = [], 0, time.perf_counter()
     for t, (x, y) in enumerate(drifting_sea(args.period), start=1):

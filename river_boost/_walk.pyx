@@ -511,7 +511,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN
     _walk_mod = names["walk"]
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -539,6 +539,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     DriftAdaptation = names["DriftAdaptation"]
+    _ADWIN = names["ADWIN"]
     _fast_clean = fast_clean
     _erfcx = NULL
     name = b"double (double, int __pyx_skip_dispatch)"
@@ -550,8 +551,37 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
 # ----------------------------------------------------------------------------- drift
 
 
+# river.drift.ADWIN when walk.ADWIN_FINGERPRINT matched its code (None otherwise): its
+# detectors are read through their window helper directly (_adwin_worse)
+cdef object _ADWIN = None
+
+
+cdef object _adwin_estimation(object helper):
+    """ADWIN.estimation: 0.0 on an empty window, else total / width (Python's division)."""
+    width = helper.get_width()
+    if width == 0:
+        return 0.0
+    return helper.get_total() / width
+
+
+cdef bint _adwin_worse(object detector, object err) except -1:
+    """_worse for River's ADWIN, its methods inlined (ADWIN.update: a detector that fired
+    restarts before the next value; estimation, drift_detected): the same calls into its
+    window helper, without the Python frames of the properties and of update."""
+    before = _adwin_estimation(detector._helper)
+    if detector._drift_detected:
+        detector._reset()
+    detected = detector._helper.update(err)
+    detector._drift_detected = detected
+    if not detected:
+        return False
+    return _adwin_estimation(detector._helper) > before
+
+
 cdef bint _worse(object detector, object err) except -1:
     """river_boost.adaptation._worse: update ``detector``; whether it fired for the worse."""
+    if type(detector) is _ADWIN and _ADWIN is not None:
+        return _adwin_worse(detector, err)
     before = getattr(detector, "estimation", None)
     detector.update(err)
     if not detector.drift_detected:

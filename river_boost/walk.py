@@ -39,8 +39,10 @@ Covered (anything else takes the Python walk, unchanged):
 - drift adaptation (:mod:`river_boost.adaptation`): forgetting edges, per-learner OGD rates,
   fixed-share Hedge, background learners and the loop over the learners' detectors in C
   (each detector, a River object, is still called: one ``update`` per learner and example,
-  most of such a booster's time outside the trees); replacements run in Python
-  (``Booster._act``), only when a detector fired.
+  most of such a booster's time outside the trees; River's ``drift.ADWIN`` itself is read
+  through its window helper, without the Python frames of its properties and ``update``,
+  while its code is the one :data:`ADWIN_FINGERPRINT` was taken from); replacements run in
+  Python (``Booster._act``), only when a detector fired.
 
 Rules are matched by exact type: a subclass of a potential (a custom rule) runs in Python.
 
@@ -109,20 +111,26 @@ _CLEANING_CODE = (
 )
 
 
-def cleaning_fingerprint() -> str:
-    """A hash of the code of the Python input checks the compiled walk copies (their syntax
-    trees without docstrings, so documentation edits do not change it)."""
+def _code_digest(functions, extra: str = ""):
+    """A hash of the code of ``functions`` (their syntax trees without docstrings, so
+    documentation edits do not change it) and ``extra``."""
     digest = hashlib.sha256()
-    for function in _CLEANING_CODE:
+    for function in functions:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
         body = tree.body[0].body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             tree.body[0].body = body[1:]
         digest.update(ast.dump(tree).encode())
-    digest.update(
-        repr((core.MAX_ABS_FEATURE, core.MAX_SAMPLE_WEIGHT, core.MIN_SAMPLE_WEIGHT)).encode()
-    )
+    digest.update(extra.encode())
     return digest.hexdigest()[:16]
+
+
+def cleaning_fingerprint() -> str:
+    """A hash of the code of the Python input checks the compiled walk copies."""
+    return _code_digest(
+        _CLEANING_CODE,
+        repr((core.MAX_ABS_FEATURE, core.MAX_SAMPLE_WEIGHT, core.MIN_SAMPLE_WEIGHT)),
+    )
 
 
 def _fast_cleaning() -> bool:
@@ -130,6 +138,39 @@ def _fast_cleaning() -> bool:
         return cleaning_fingerprint() == CLEANING_FINGERPRINT
     except (OSError, TypeError):  # no source to read (frozen install): the Python checks
         return False
+
+
+#: River's ``drift.ADWIN`` members the compiled detectors' loop reads directly (its window
+#: helper's ``update``, ``get_width`` and ``get_total``, skipping the Python property and
+#: method frames), by the fingerprint of their code; see :func:`adwin_fingerprint`.
+ADWIN_FINGERPRINT = "19d7a612c17474af"
+
+
+def adwin_fingerprint() -> str:
+    """A hash of the code of River's ADWIN members the compiled detectors' loop reproduces."""
+    from river.base import drift_detector
+    from river.drift import ADWIN
+
+    return _code_digest(
+        (
+            ADWIN.update,
+            ADWIN.estimation.fget,
+            ADWIN.width.fget,
+            ADWIN.total.fget,
+            drift_detector.DriftDetector.drift_detected.fget,
+        )
+    )
+
+
+def _fast_adwin():
+    """River's ``drift.ADWIN`` if the compiled loop may read it directly, else None (each
+    detector is then called through its Python methods, as for any other detector)."""
+    from river.drift import ADWIN
+
+    try:
+        return ADWIN if adwin_fingerprint() == ADWIN_FINGERPRINT else None
+    except (OSError, TypeError):
+        return None
 
 
 def _erfcx_capsule():
@@ -187,6 +228,7 @@ if AVAILABLE:
             "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
             "MIN_SUPPORT": tasks.MIN_SUPPORT,
             "DriftAdaptation": adaptation.DriftAdaptation,
+            "ADWIN": _fast_adwin(),
         },
         _fast_cleaning(),
         _erfcx_capsule(),

@@ -959,16 +959,6 @@ cdef int collect_leaves(Node* nd, list out) except -1:
     return 0
 
 
-cdef long long count_leaves(Node* nd) noexcept:
-    cdef int k
-    cdef long long n = 0
-    if nd.is_leaf:
-        return 1
-    for k in range(nd.n_ch):
-        n += count_leaves(nd.ch[k])
-    return n
-
-
 cdef long long count_reactivable(Node* nd, long long max_depth) noexcept:
     # the inactive leaves above max_depth
     cdef int k
@@ -2762,23 +2752,26 @@ cdef class ForestCore:
 
     cdef int _count_leaves(self, Tree* t) except -1:
         """Set the kept leaf counts from a walk over the leaves (after an import)."""
-        t.n_leaves = 0
+        cdef long long nn = 0, nl = 0, h = 0
         t.n_reactivable = 0
         if t.root != NULL:
-            t.n_leaves = count_leaves(t.root)
+            count_nodes(t.root, &nn, &nl, &h, 0)
             t.n_reactivable = count_reactivable(t.root, t.max_depth)
+        t.n_leaves = nl
         return 0
 
     def _leaf_counts(self, int i):
         """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
         by walking the leaves (for the tests: they must agree)."""
         cdef Tree* t
+        cdef long long nn = 0, nl = 0, h = 0
         self._check_index(i)
         t = &self.trees[i]
         if t.root == NULL:
             walked = (0, 0)
         else:
-            walked = (count_leaves(t.root), count_reactivable(t.root, t.max_depth))
+            count_nodes(t.root, &nn, &nl, &h, 0)
+            walked = (nl, count_reactivable(t.root, t.max_depth))
         return (t.n_leaves, t.n_reactivable), walked
 
     def _export_tree(self, int i):

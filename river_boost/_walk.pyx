@@ -580,7 +580,7 @@ cdef bint _adwin_worse(object detector, object err) except -1:
 
 cdef bint _worse(object detector, object err) except -1:
     """river_boost.adaptation._worse: update ``detector``; whether it fired for the worse."""
-    if type(detector) is _ADWIN and _ADWIN is not None:
+    if type(detector) is _ADWIN:  # never when _ADWIN is None
         return _adwin_worse(detector, err)
     before = getattr(detector, "estimation", None)
     detector.update(err)

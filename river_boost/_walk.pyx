@@ -69,6 +69,7 @@ cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
 # the bytes a plan's cache of OnlineMBBM cost matrices may hold (Plan._mbbm_costs)
 cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
+cdef Py_ssize_t MBBM_POTENTIALS = 100_000  # Plan.mbbm_pots' bound (about 12 MiB at k = 10)
 
 
 cdef inline double py_log1p(double x) except? -1.0:
@@ -1007,6 +1008,8 @@ cdef class Plan:
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
     cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
+    cdef dict mbbm_pots  # (votes left, sorted gaps) as bytes -> the potential (a float)
+    cdef dict mbbm_weights  # votes left -> pot.max_weight(votes left)
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1506,8 +1509,7 @@ cdef class Plan:
         for r in range(k):
             kbuf[r + 1] = <long long>s[r]
         if pot is not self.mbbm_pot:  # another potential (classes joined): start over
-            self.mbbm_pot = pot
-            self.mbbm_cache = {}
+            self._mbbm_reset(pot)
         value = self.mbbm_cache.get(key)
         if value is not None:
             out = PyBytes_AS_STRING(value)
@@ -1527,18 +1529,135 @@ cdef class Plan:
 
     cdef int _mbbm_cost_matrix(self, object pot, int n_left, double* s, int k,
                                double* C) except -1:
-        """MulticlassZeroOnePotential.cost_matrix(n_left, s): read from its cache (the Python
-        code computes and caches it on a miss)."""
-        cdef const double[:, ::1] M
-        cdef int r, l
-        key = (n_left, tuple([<long long>s[r] for r in range(k)]))
-        value = pot._matrices.get(key)
+        """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
+        potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
+        potentials for G distinct scores). Each potential is a pure function of n_left and
+        the sorted gaps; mbbm_pots keeps them under those as bytes, and a miss asks
+        pot.value_from_gaps (which computes and caches it exactly as cost_matrix would). The
+        Python assembly (numpy.unique, tuples, a method call per potential) was most of a
+        cold matrix's time for small boosters."""
+        cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
+        cdef long long* u  # distinct scores, ascending
+        cdef long long* cnt  # how many labels have each
+        cdef long long* inv  # each label's score class
+        cdef long long* kbuf  # the lookup key: votes left, then the sorted gaps
+        cdef double* off = NULL  # off[a * G + b]: phi(s + e_l) for r of class a, l of class b
+        cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
+        cdef int r, l, j, G = 0, a, b, c, t, pos
+        cdef long long right, g
+        cdef Py_ssize_t ksize = k * sizeof(long long)
+        if sv == NULL:
+            raise MemoryError()
+        u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
+        try:
+            off = <double*>malloc((k * k + k) * sizeof(double))
+            if off == NULL:
+                raise MemoryError()
+            diag = off + k * k
+            for r in range(k):
+                sv[r] = <long long>s[r]
+            for r in range(k):  # insertion into the sorted distinct scores
+                pos = 0
+                while pos < G and u[pos] < sv[r]:
+                    pos += 1
+                if pos < G and u[pos] == sv[r]:
+                    cnt[pos] += 1
+                    continue
+                for j in range(G, pos, -1):
+                    u[j] = u[j - 1]
+                    cnt[j] = cnt[j - 1]
+                u[pos] = sv[r]
+                cnt[pos] = 1
+                G += 1
+            for r in range(k):
+                for a in range(G):
+                    if u[a] == sv[r]:
+                        inv[r] = a
+                        break
+            for a in range(G):
+                right = u[a]
+                for b in range(G + 1):  # b == G: the diagonal
+                    if b < G and cnt[b] - (b == a) < 1:
+                        off[a * G + b] = 0.0  # no such l != r (the diagonal covers it)
+                        continue
+                    # the k - 1 gaps right - u[c], ascending (u descending), then the vote
+                    kbuf[0] = n_left
+                    t = 1
+                    for c in range(G - 1, -1, -1):
+                        for j in range(cnt[c] - (c == a)):
+                            kbuf[t] = right - u[c]
+                            t += 1
+                    if b == G:  # r's own extra vote: every gap + 1 (still sorted)
+                        for j in range(1, k):
+                            kbuf[j] += 1
+                    else:  # one label of class b got it: its first gap - 1 (still sorted)
+                        g = right - u[b]
+                        for j in range(1, k):
+                            if kbuf[j] == g:
+                                kbuf[j] -= 1
+                                break
+                    # a new bytes per lookup: a bytes object keeps its hash once computed
+                    key = PyBytes_FromStringAndSize(<char*>kbuf, ksize)
+                    value = self.mbbm_pots.get(key)
+                    if value is None:
+                        value = pot.value_from_gaps(
+                            n_left, [kbuf[j] for j in range(1, k)]
+                        )
+                        if len(self.mbbm_pots) >= MBBM_POTENTIALS:
+                            self.mbbm_pots.clear()
+                        self.mbbm_pots[key] = value
+                    if b == G:
+                        diag[a] = <double>value
+                    else:
+                        off[a * G + b] = <double>value
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = off[inv[r] * G + inv[l]]
+                C[r * k + r] = diag[inv[r]]
+        finally:
+            free(sv)
+            free(off)
+        return 0
+
+    def mbbm_cost_matrix(self, pot, int n_left, s):
+        """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
+        list of k ints), as a list of rows: a test hook (tests/test_compiled_walk.py)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc(k * sizeof(double))
+        cdef double* C = <double*>malloc(k * k * sizeof(double))
+        if sd == NULL or C == NULL:
+            free(sd)
+            free(C)
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            if pot is not self.mbbm_pot:
+                self._mbbm_reset(pot)
+            self._mbbm_cost_matrix(pot, n_left, sd, k, C)
+            return [[C[r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
+            free(C)
+
+    cdef double _mbbm_max_weight(self, object pot, int n_left) except? -1.0:
+        """pot.max_weight(n_left), kept per votes left (one per learner) while pot is
+        mbbm_pot: a Python call per learner and example otherwise."""
+        cdef object value
+        if pot is not self.mbbm_pot:
+            self._mbbm_reset(pot)
+        value = self.mbbm_weights.get(n_left)
         if value is None:
-            value = pot.cost_matrix(n_left, _np.array(key[1], dtype=int))
-        M = value
-        for r in range(k):
-            for l in range(k):
-                C[r * k + l] = M[r, l]
+            value = pot.max_weight(n_left)
+            self.mbbm_weights[n_left] = value
+        return <double>value
+
+    cdef int _mbbm_reset(self, object pot) except -1:
+        """Start the OnlineMBBM caches over for another potential (classes joined)."""
+        self.mbbm_pot = pot
+        self.mbbm_cache = {}
+        self.mbbm_pots = {}
+        self.mbbm_weights = {}
         return 0
 
     cdef int _normalised_costs(self, double* C, int k, double* D) except -1:
@@ -1697,7 +1816,7 @@ cdef class Plan:
                 d_yl = (row[cw.votes[i]] - row[yi]) / weight
                 self.en[i] = w * weight * (1.0 - k * d_yl)
                 self.ed[i] = w * weight
-            self.teach[i] = py_min(1.0, weight / <double>pot.max_weight(n_left))
+            self.teach[i] = py_min(1.0, weight / self._mbbm_max_weight(pot, n_left))
             for j in range(k):
                 s[j] = cw.scores[i * k + j]
         self._record_edges()

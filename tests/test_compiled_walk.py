@@ -567,3 +567,25 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
         _learn(boosters[1], x, y, 1e-12, False, monkeypatch)
     assert boosters[1].learner_updates == before  # every scaled weight underflowed
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
+
+
+@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
+    """The compiled walk assembles OnlineMBBM's cost matrices itself (labels with equal
+    scores share their entries; each potential looked up by votes left and sorted gaps):
+    every entry is the one a fresh potential's cost_matrix computes, with ties, repeated
+    scores, one label ahead, every score distinct, and both DPs (up to and above 40 votes)."""
+    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
+    assert plan is not None
+    pot = potentials.MulticlassZeroOnePotential(k, 0.1)
+    rng = random.Random(k)
+    votes = [[0] * k, [3] + [0] * (k - 1), list(range(k)), [1, 1] + [0] * (k - 2)]
+    votes += [[rng.randrange(4) for _ in range(k)] for _ in range(6)]
+    for n_left in (0, 1, 6, 40, 41, 55):
+        for s in votes:
+            fresh = potentials.MulticlassZeroOnePotential(k, 0.1)
+            expected = fresh.cost_matrix(n_left, np.array(s)).tolist()
+            assert plan.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
+    # the same potential's matrices come from the plan's cache the second time
+    assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()

@@ -2214,7 +2214,7 @@ cdef class Plan:
 
     cdef int _rk_learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
-        cdef object task = self.task, clean, label, relevant
+        cdef object task = self.task, clean
         cdef dict index = task._index
         cdef list labels
         cdef int i, j, n = self.n, k, m
@@ -2226,12 +2226,15 @@ cdef class Plan:
                 if type(v) is not bool or key not in index:
                     fast = False
                     break
-        y = dict(y) if fast else task.check_label(y)
+        if not fast:
+            y = task.check_label(y)
         clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
-        label = task.commit(y, wd)
-        if label is None:  # an empty or full label set: nothing to rank
+        if fast:  # RankingTask.commit for a label set of known labels, without NumPy
+            if not self._rk_commit_known(<dict>y, wd):
+                return 0
+        elif task.commit(y, wd) is None:  # an empty or full label set: nothing to rank
             return 0
         self.booster._n_seen += 1
         labels = task.labels
@@ -2240,15 +2243,14 @@ cdef class Plan:
         self._nkbuf(k)
         # past everything the steps use (up to 4k^2 + 4k: nxt of the last learner)
         rel = <char*>(self.kb + 5 * k * k + 5 * k)
-        relevant = label["relevant"]
         for j in range(k):
-            rel[j] = 1 if relevant[j] else 0
+            rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
         errors = self._errors(cw, 0, rel) if self.adapt is not None else None
         if self.rule_id == R_LOG:
             self._rk_logistic_steps(cw, rel, wd)
             bound = 2.0
         else:
-            self._rk_pair_steps(cw, relevant, rel, wd)
+            self._rk_pair_steps(cw, rel, wd)
             bound = self.rule.cost_bound
         # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
@@ -2266,6 +2268,27 @@ cdef class Plan:
         if errors is not None:
             self._observe(errors)
         return 0
+
+    cdef bint _rk_commit_known(self, dict y, double w) except -1:
+        """RankingTask.commit(y, w) when every key of y is a known label and every value a
+        bool (no label joins): the same running label count, skip count and supports, and
+        whether the row teaches (False for an empty or full label set)."""
+        cdef object task = self.task
+        cdef list labels = task.labels, support = task.support
+        cdef int j, k = len(labels), n_rel = 0
+        for j in range(k):
+            if y.get(labels[j], False):
+                n_rel += 1
+        # the same float operations as commit's `w * relevant.sum()` and `+= w`
+        task._count_sum = task._count_sum + w * <double>n_rel
+        task._count_weight = task._count_weight + w
+        if n_rel == 0 or n_rel == k:
+            task.n_skipped += 1
+            return False
+        for j in range(k):
+            if y.get(labels[j], False):
+                support[j] = support[j] + 1
+        return True
 
     cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:
         """LogisticLoss.ranking_step along the learners (each learner's cost vector into nk),
@@ -2308,7 +2331,7 @@ cdef class Plan:
             self._hedge_update(self.tmp, w)
         return 0
 
-    cdef int _rk_pair_steps(self, CWalk cw, object relevant, char* rel, double w) except -1:
+    cdef int _rk_pair_steps(self, CWalk cw, char* rel, double w) except -1:
         """Potential.ranking_step (OnlineBMR) along the learners: the cost vector
         (RankingPairPotential.cost_vector), the edge and the state s + h."""
         cdef int i, j, n = self.n, k = cw.k

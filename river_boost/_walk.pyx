@@ -2186,17 +2186,16 @@ cdef class Plan:
         ni = k - nr
         return (above + 0.5 * ties) / (nr * ni)
 
-    def score_one(self, x):
-        """RankingBooster.score_one."""
-        cdef list labels = self.task.labels
-        cdef int i, j, n = self.n, k = len(labels)
+    cdef int _rk_scores(self, object x) except -1:
+        """RankingTask.scores into self.kb[:k]; returns k (0: no label known yet)."""
+        cdef int i, j, n = self.n, k = len(self.task.labels)
         cdef CWalk cw
         cdef double* out
         cdef tuple weights
         cdef int idx
         clean = _cleaned(self.memo, x, self.order)
         if k == 0:
-            return {}
+            return 0
         cw = self._walk(clean)
         out = self.kb
         if self.experts is None:
@@ -2210,7 +2209,60 @@ cdef class Plan:
             for i in range(n):
                 self.tmp[i] = <double>weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
+        return k
+
+    def score_one(self, x):
+        """RankingBooster.score_one."""
+        cdef list labels = self.task.labels
+        cdef int j, k = self._rk_scores(x)
+        cdef double* out = self.kb
         return {labels[j]: out[j] for j in range(k)}
+
+    def rank_proba_one(self, x, bint labels_only=False):
+        """RankingBooster.predict_proba_one (RankingTask.proba of score_one's scores, the same
+        float operations), or with labels_only its predict_one ({label: P(True) >= 0.5})."""
+        cdef list labels = self.task.labels
+        cdef int j, a, b, n_top, k = self._rk_scores(x)
+        cdef double* out = self.kb
+        cdef double* ordered
+        cdef double v, cut, d, e, p, count_weight
+        cdef dict result = {}
+        if k == 0:
+            return result
+        ordered = self.kb + k  # the scores, descending (sorted(values, reverse=True))
+        for a in range(k):
+            v = out[a]
+            b = a
+            while b > 0 and ordered[b - 1] < v:
+                ordered[b] = ordered[b - 1]
+                b -= 1
+            ordered[b] = v
+        # RankingTask.label_count
+        count_weight = <double>self.task._count_weight
+        if count_weight == 0.0:
+            n_top = 0
+        else:
+            d = floor(<double>self.task._count_sum / count_weight + 0.5)
+            n_top = <int>d if d < k + 1 else k + 1
+        if n_top <= 0:
+            cut = ordered[0] + 1.0
+        elif n_top >= k:
+            cut = ordered[k - 1] - 1.0
+        else:
+            cut = 0.5 * (ordered[n_top - 1] + ordered[n_top])
+        for j in range(k):
+            # potentials.sigmoid(v - cut) = logistic_weight(-(v - cut))
+            d = -(out[j] - cut)
+            if d >= 0:
+                e = exp(-d)
+                p = e / (1.0 + e)
+            else:
+                p = 1.0 / (1.0 + exp(d))
+            if labels_only:
+                result[labels[j]] = p >= 0.5
+            else:
+                result[labels[j]] = {False: 1.0 - p, True: p}
+        return result
 
     cdef int _rk_learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)

@@ -405,9 +405,15 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):
+        fast = _compiled.plan_for(self)
+        if fast is not None:  # the same as below, without the scores' dict
+            return fast.rank_proba_one(x)
         return self._task.proba(self.score_one(x))
 
     def predict_one(self, x, **kwargs):
+        fast = _compiled.plan_for(self)
+        if fast is not None:
+            return fast.rank_proba_one(x, labels_only=True)
         return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
 
     @property

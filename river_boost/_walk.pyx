@@ -69,7 +69,9 @@ cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
 # the bytes a plan's cache of OnlineMBBM cost matrices may hold (Plan._mbbm_costs)
 cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
-cdef Py_ssize_t MBBM_POTENTIALS = 100_000  # Plan.mbbm_pots' bound (about 12 MiB at k = 10)
+# Plan.mbbm_pots' bound: 3.6 MiB at k = 10 (tracemalloc); a 10-learner booster needs a few
+# hundred (547 on 10,000 RandomRBF examples), and past it the potential's own cache answers
+cdef Py_ssize_t MBBM_POTENTIALS = 20_000
 
 
 cdef inline double py_log1p(double x) except? -1.0:

@@ -69,9 +69,6 @@ cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
 # the bytes a plan's cache of OnlineMBBM cost matrices may hold (Plan._mbbm_costs)
 cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
-# Plan.mbbm_pots' bound: 3.6 MiB at k = 10 (tracemalloc); a 10-learner booster needs a few
-# hundred (547 on 10,000 RandomRBF examples), and past it the potential's own cache answers
-cdef Py_ssize_t MBBM_POTENTIALS = 20_000
 
 
 cdef inline double py_log1p(double x) except? -1.0:
@@ -1010,8 +1007,6 @@ cdef class Plan:
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
     cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
-    cdef dict mbbm_pots  # (votes left, sorted gaps) as bytes -> the potential (a float)
-    cdef dict mbbm_weights  # votes left -> pot.max_weight(votes left)
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1511,7 +1506,8 @@ cdef class Plan:
         for r in range(k):
             kbuf[r + 1] = <long long>s[r]
         if pot is not self.mbbm_pot:  # another potential (classes joined): start over
-            self._mbbm_reset(pot)
+            self.mbbm_pot = pot
+            self.mbbm_cache = {}
         value = self.mbbm_cache.get(key)
         if value is not None:
             out = PyBytes_AS_STRING(value)
@@ -1533,21 +1529,21 @@ cdef class Plan:
                                double* C) except -1:
         """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
         potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
-        potentials for G distinct scores). Each potential is a pure function of n_left and
-        the sorted gaps; mbbm_pots keeps them under those as bytes, and a miss asks
-        pot.value_from_gaps (which computes and caches it exactly as cost_matrix would). The
-        Python assembly (numpy.unique, tuples, a method call per potential) was most of a
-        cold matrix's time for small boosters."""
+        potentials for G distinct scores), each read from the potential's own cache under
+        its key (votes left, sorted gaps) and asked of pot.value_from_gaps on a miss (which
+        computes and caches it exactly as cost_matrix would). The Python assembly
+        (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
+        for small boosters."""
         cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
         cdef long long* u  # distinct scores, ascending
         cdef long long* cnt  # how many labels have each
         cdef long long* inv  # each label's score class
-        cdef long long* kbuf  # the lookup key: votes left, then the sorted gaps
+        cdef long long* kbuf  # the potential's key: votes left, then the sorted gaps
         cdef double* off = NULL  # off[a * G + b]: phi(s + e_l) for r of class a, l of class b
         cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
         cdef int r, l, j, G = 0, a, b, c, t, pos
         cdef long long right, g
-        cdef Py_ssize_t ksize = k * sizeof(long long)
+        cdef object cache = pot._cache
         if sv == NULL:
             raise MemoryError()
         u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
@@ -1598,16 +1594,10 @@ cdef class Plan:
                             if kbuf[j] == g:
                                 kbuf[j] -= 1
                                 break
-                    # a new bytes per lookup: a bytes object keeps its hash once computed
-                    key = PyBytes_FromStringAndSize(<char*>kbuf, ksize)
-                    value = self.mbbm_pots.get(key)
+                    gaps = tuple([kbuf[j] for j in range(1, k)])
+                    value = cache.get((n_left, gaps))
                     if value is None:
-                        value = pot.value_from_gaps(
-                            n_left, [kbuf[j] for j in range(1, k)]
-                        )
-                        if len(self.mbbm_pots) >= MBBM_POTENTIALS:
-                            self.mbbm_pots.clear()
-                        self.mbbm_pots[key] = value
+                        value = pot.value_from_gaps(n_left, gaps)
                     if b == G:
                         diag[a] = <double>value
                     else:
@@ -1634,8 +1624,6 @@ cdef class Plan:
         try:
             for r in range(k):
                 sd[r] = s[r]
-            if pot is not self.mbbm_pot:
-                self._mbbm_reset(pot)
             self._mbbm_cost_matrix(pot, n_left, sd, k, C)
             return [[C[r * k + l] for l in range(k)] for r in range(k)]
         finally:
@@ -1643,24 +1631,12 @@ cdef class Plan:
             free(C)
 
     cdef double _mbbm_max_weight(self, object pot, int n_left) except? -1.0:
-        """pot.max_weight(n_left), kept per votes left (one per learner) while pot is
-        mbbm_pot: a Python call per learner and example otherwise."""
-        cdef object value
-        if pot is not self.mbbm_pot:
-            self._mbbm_reset(pot)
-        value = self.mbbm_weights.get(n_left)
+        """pot.max_weight(n_left), read from the potential's own table of bounds (one per
+        votes left) without a Python call per learner and example; computed on a miss."""
+        value = (<dict>pot._max_weights).get(n_left)
         if value is None:
             value = pot.max_weight(n_left)
-            self.mbbm_weights[n_left] = value
         return <double>value
-
-    cdef int _mbbm_reset(self, object pot) except -1:
-        """Start the OnlineMBBM caches over for another potential (classes joined)."""
-        self.mbbm_pot = pot
-        self.mbbm_cache = {}
-        self.mbbm_pots = {}
-        self.mbbm_weights = {}
-        return 0
 
     cdef int _normalised_costs(self, double* C, int k, double* D) except -1:
         """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])
@@ -2227,7 +2203,7 @@ cdef class Plan:
         cdef int j, a, b, n_top, k = self._rk_scores(x)
         cdef double* out = self.kb
         cdef double* ordered
-        cdef double v, cut, d, e, p, count_weight
+        cdef double v, cut, d, p, count_weight
         cdef dict result = {}
         if k == 0:
             return result
@@ -2254,12 +2230,7 @@ cdef class Plan:
             cut = 0.5 * (ordered[n_top - 1] + ordered[n_top])
         for j in range(k):
             # potentials.sigmoid(v - cut) = logistic_weight(-(v - cut))
-            d = -(out[j] - cut)
-            if d >= 0:
-                e = exp(-d)
-                p = e / (1.0 + e)
-            else:
-                p = 1.0 / (1.0 + exp(d))
+            p = logistic_weight(-(out[j] - cut))
             if labels_only:
                 result[labels[j]] = p >= 0.5
             else:

@@ -31,6 +31,7 @@ walk can take over from each other at any example, and pickles do not depend on 
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
+from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError
 from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
@@ -469,6 +470,7 @@ def forest_seconds():
 
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
 cdef object _walk_mod = None
+cdef dict _walk_globals = None  # its __dict__: ENABLED read there on every call
 cdef object _core = None
 cdef object Booster = None
 cdef object DriftAdaptation = None
@@ -511,8 +513,9 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
     _walk_mod = names["walk"]
+    _walk_globals = _walk_mod.__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
     MulticlassTask = names["MulticlassTask"]
@@ -595,22 +598,81 @@ cdef char TC_DOUBLE = 100  # array("d")
 cdef char TC_LONGLONG = 113  # array("q")
 
 
-cdef array.array _typed(object owner, str name, char typecode):
-    """``owner.<name>``, the pool's or OGD's per-learner state, as a typed array (a list,
-    e.g. unpickled from before, is converted in place: the same values)."""
-    cdef object a = getattr(owner, name)
+cdef extern from *:
+    """
+    /* PEP 509's dict version: changed by every modification of a dict (CPython 3.11 to
+       3.13; deprecated in 3.12, gone after 3.13, where the plan checks in full instead). */
+    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic push
+    #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    #endif
+    static inline unsigned long long rb_dict_version(PyObject *d) {
+        return (unsigned long long)((PyDictObject *)d)->ma_version_tag;
+    }
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic pop
+    #endif
+    #define RB_DICT_VERSIONS 1
+    #else
+    static inline unsigned long long rb_dict_version(PyObject *d) { (void)d; return 0; }
+    #define RB_DICT_VERSIONS 0
+    #endif
+    """
+    unsigned long long rb_dict_version(dict d) noexcept
+    const bint RB_DICT_VERSIONS
+
+
+cdef inline object _aget(object obj, dict d, str name):
+    """``getattr(obj, name)`` for a plain instance attribute, read from ``d``, the instance's
+    ``__dict__``, without the type's descriptor lookup (several times cheaper, and the walk
+    reads a dozen per example); the attribute protocol when ``d`` does not hold the name (a
+    class default). Only names that no class of these objects defines as a property or a
+    slot are read this way."""
+    cdef PyObject* v
+    if d is None:
+        return getattr(obj, name)
+    v = PyDict_GetItemWithError(d, name)
+    if v == NULL:
+        return getattr(obj, name)
+    return <object>v
+
+
+cdef inline int _aset(object obj, dict d, str name, object value) except -1:
+    """``setattr(obj, name, value)`` for a plain instance attribute (no property, no slot):
+    written into ``d``, the instance's ``__dict__``, as setattr would."""
+    if d is None:
+        setattr(obj, name, value)
+    else:
+        PyDict_SetItem(d, name, value)
+    return 0
+
+
+cdef inline bint _holds(dict d, str name, object expected):
+    """``d.get(name) is expected``, without a reference taken."""
+    cdef PyObject* v = PyDict_GetItem(d, name)
+    if v == NULL:
+        return expected is None
+    return v == <PyObject*>expected
+
+
+cdef array.array _typed(object owner, dict d, str name, char typecode):
+    """``owner.<name>``, the pool's or OGD's per-learner state (``d``: the owner's
+    ``__dict__``), as a typed array (a list, e.g. unpickled from before, is converted in
+    place: the same values)."""
+    cdef object a = _aget(owner, d, name)
     if type(a) is not array.array or (<array.array>a).ob_descr.typecode != typecode:
         a = _pyarray.array(chr(typecode), a)
         setattr(owner, name, a)
     return <array.array>a
 
 
-cdef inline double* _doubles_of(object owner, str name) except? NULL:
-    return _typed(owner, name, TC_DOUBLE).data.as_doubles
+cdef inline double* _doubles_of(object owner, dict d, str name) except? NULL:
+    return _typed(owner, d, name, TC_DOUBLE).data.as_doubles
 
 
-cdef inline long long* _counts_of(object owner, str name) except? NULL:
-    return _typed(owner, name, TC_LONGLONG).data.as_longlongs
+cdef inline long long* _counts_of(object owner, dict d, str name) except? NULL:
+    return _typed(owner, d, name, TC_LONGLONG).data.as_longlongs
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -649,6 +711,7 @@ cdef class KeyOrder:
     cdef int cap
     cdef object nominal  # the dict the kinds were read from
     cdef object clean  # the last clean x made in this order
+    cdef dict md  # the memo's __dict__ (set by the plan that owns this order)
 
     def __dealloc__(self):
         free(self.perm)
@@ -770,44 +833,48 @@ cdef dict _filtered(dict clean, dict nominal):
 cdef object _cleaned(object memo, object x, KeyOrder order):
     """FeatureCleaner.cleaned(memo, x)."""
     cdef object mx, out
+    cdef dict md = order.md
     if not _fast_clean:
         return memo.cleaned(x)
-    mx = memo.x
+    mx = _aget(memo, md, "x")
     try:
         same = mx is not None and x == mx
     except Exception:
         same = False
     if not same:
-        out = _cleaned_fast(x, memo.nominal, order)
-        memo.clean = out
-        memo.x = PyDict_Copy(x) if type(x) is dict else dict(x)  # the same dict as dict(x)
-        memo.value = None
+        out = _cleaned_fast(x, _aget(memo, md, "nominal"), order)
+        _aset(memo, md, "clean", out)
+        # the same dict as dict(x)
+        _aset(memo, md, "x", PyDict_Copy(x) if type(x) is dict else dict(x))
+        _aset(memo, md, "value", None)
         return out
-    return memo.clean
+    return _aget(memo, md, "clean")
 
 
 cdef int _learned(object memo, KeyOrder order) except -1:
     """FeatureCleaner.learned(memo): nothing to do once every key of x has a learned kind."""
     cdef dict nominal
+    cdef object clean
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
     if not _fast_clean:
         memo.learned()
         return 0
-    nominal = memo.nominal
-    if order.all_learned(memo.clean, nominal):
+    nominal = _aget(memo, order.md, "nominal")
+    clean = _aget(memo, order.md, "clean")
+    if order.all_learned(clean, nominal):
         return 0
-    while PyDict_Next(memo.clean, &pos, &key, &val):
+    while PyDict_Next(clean, &pos, &key, &val):
         if not PyDict_Contains(nominal, <object>key):
             nominal[<object>key] = type(<object>val) is str
     return 0
 
 
-cdef inline int _forget(object memo) except -1:
-    """FeatureCleaner.forget(memo)."""
+cdef inline int _forget(object memo, dict md) except -1:
+    """FeatureCleaner.forget(memo) (``md``: the memo's ``__dict__``)."""
     if _fast_clean:
-        memo.value = None
+        _aset(memo, md, "value", None)
     else:
         memo.forget()
     return 0
@@ -1000,6 +1067,10 @@ cdef class Plan:
     cdef list row_ids
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, pdict, edict
+    # the versions (PEP 509) of bdict, pdict and edict when valid_for last checked them in
+    # full: unchanged since, the plan is still valid without looking (0: check in full)
+    cdef unsigned long long bver, pver, ever
+    cdef dict odict, hdict  # the OGD's and Hedge's __dict__ (None without experts)
     cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
@@ -1073,19 +1144,45 @@ cdef class Plan:
         return 0
 
     cdef bint valid_for(self, dict d):
-        """Whether the booster (its ``__dict__``) still has the parts this plan was made for."""
+        """Whether the booster (its ``__dict__``) still has the parts this plan was made for.
+
+        Checked in full (nine lookups: most of this call's cost, on every prediction and
+        learning) only when one of the three dicts changed since the last full check; the
+        walk's own writes of other names (``_bset``) keep the booster's version current."""
         cdef dict pd = self.pdict
-        return (
-            d.get("_rule") is self.rule
-            and d.get("_task") is self.task
-            and d.get("_pool") is self.pool
-            and d.get("_experts") is self.experts
-            and d.get("_drift") is self.adapt
-            and pd.get("learners") is self.forest
-            and pd.get("_memo") is self.memo
-            and (self.experts is None or (self.edict.get("ogd") is self.ogd
-                                          and self.edict.get("hedge") is self.hedge))
+        cdef bint ok
+        if (RB_DICT_VERSIONS and self.bver != 0 and rb_dict_version(d) == self.bver
+                and rb_dict_version(pd) == self.pver
+                and (self.edict is None or rb_dict_version(self.edict) == self.ever)):
+            return True
+        ok = (
+            _holds(d, "_rule", self.rule)
+            and _holds(d, "_task", self.task)
+            and _holds(d, "_pool", self.pool)
+            and _holds(d, "_experts", self.experts)
+            and _holds(d, "_drift", self.adapt)
+            and _holds(pd, "learners", self.forest)
+            and _holds(pd, "_memo", self.memo)
+            and (self.experts is None or (_holds(self.edict, "ogd", self.ogd)
+                                          and _holds(self.edict, "hedge", self.hedge)))
         )
+        if ok and RB_DICT_VERSIONS:
+            self.bver = rb_dict_version(d)
+            self.pver = rb_dict_version(pd)
+            self.ever = rb_dict_version(self.edict) if self.edict is not None else 0
+        else:
+            self.bver = 0
+        return ok
+
+    cdef int _bset(self, str name, object value) except -1:
+        """``booster.<name> = value`` for a name valid_for does not check (``_n_seen``,
+        ``_walk_memo``): the recorded version follows the write when nothing else had
+        changed the booster's dict since the last full check."""
+        cdef bint current = RB_DICT_VERSIONS and rb_dict_version(self.bdict) == self.bver
+        PyDict_SetItem(self.bdict, name, value)
+        if current:
+            self.bver = rb_dict_version(self.bdict)
+        return 0
 
     # -------------------------------------------------------------- the rows and the walk
 
@@ -1100,7 +1197,7 @@ cdef class Plan:
         cdef Py_buffer view
         cdef double t0 = 0.0
         cdef int n = self.n, k = len(self.labels)
-        if cw is not None and self.memo.value is cw and cw.k == k:
+        if cw is not None and _aget(self.memo, self.order.md, "value") is cw and cw.k == k:
             return cw
         if cw is None or cw.k != k:
             cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
@@ -1125,15 +1222,16 @@ cdef class Plan:
                 PyBuffer_Release(&view)
         if _timing:
             _forest_seconds += _now() - t0
-        self.memo.value = cw
-        self.booster._walk_memo = None  # the walk made from the previous rows is stale
+        _aset(self.memo, self.order.md, "value", cw)
+        # the walk made from the previous rows is stale
+        self._bset("_walk_memo", None)
         return cw
 
     cdef CWalk _walk(self, object clean):
         """Booster._walk: the label-free walk, shared by a prediction and the learning that
         follows on the same x (valid while the booster's _walk_memo is this plan's)."""
         cdef CWalk cw = self._rows(clean)
-        if self.booster._walk_memo is self.walk_memo:
+        if _aget(self.booster, self.bdict, "_walk_memo") is self.walk_memo:
             return cw
         if self.kind == K_BINARY:
             self._binary_walk(cw)
@@ -1142,7 +1240,7 @@ cdef class Plan:
         else:
             self._rk_walk(cw)
 
-        self.booster._walk_memo = self.walk_memo
+        self._bset("_walk_memo", self.walk_memo)
         return cw
 
     cdef int _binary_walk(self, CWalk cw) except -1:
@@ -1156,7 +1254,7 @@ cdef class Plan:
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
         if self.experts is not None:
-            alphas = _doubles_of(self.ogd, "values")
+            alphas = _doubles_of(self.ogd, self.odict, "values")
             f = 0.0
             for i in range(n):
                 alpha = alphas[i]
@@ -1223,11 +1321,11 @@ cdef class Plan:
         cdef object clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
-        self.booster._n_seen += 1
+        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         cw = self._walk(clean)
         errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
         self._binary_learn(cw, clean, y, wd)
-        self.booster._walk_memo = None
+        self._bset("_walk_memo", None)
         if errors is not None:
             self._observe(errors)
         return 0
@@ -1294,7 +1392,7 @@ cdef class Plan:
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
-        weights = self.hedge.weights
+        weights = _aget(self.hedge, self.hdict, "weights")
         if self.prediction == P_HEDGE:
             for i in range(n):
                 self.tmp[i] = <double>weights[i] * py_tanh(0.5 * cw.scores[i])
@@ -1315,8 +1413,8 @@ cdef class Plan:
         cdef double* alphas
         cdef object pool = self.pool
         if self.needs_edges:
-            edge_num = _doubles_of(pool, "_edge_num")
-            edge_den = _doubles_of(pool, "_edge_den")
+            edge_num = _doubles_of(pool, self.pdict, "_edge_num")
+            edge_den = _doubles_of(pool, self.pdict, "_edge_den")
             for i in range(n):
                 if edge_den[i]:
                     self.edges[i] = edge_num[i] / edge_den[i]
@@ -1326,7 +1424,7 @@ cdef class Plan:
             for i in range(n):
                 self.edges[i] = 0.0
         if rid == R_LOG:
-            alphas = _doubles_of(self.ogd, "values")
+            alphas = _doubles_of(self.ogd, self.odict, "values")
             s = 0.0
             p = 0.5
             for i in range(n):
@@ -1416,7 +1514,7 @@ cdef class Plan:
         cdef double* prod = self.kb + k + k * k
         cdef double* C
         cdef list rank = self.task._rank
-        cdef double* alphas = _doubles_of(self.ogd, "values") if self.experts is not None else NULL
+        cdef double* alphas = _doubles_of(self.ogd, self.odict, "values") if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self.rule.for_classes(k)
@@ -1676,12 +1774,12 @@ cdef class Plan:
             support = task.support
             support[yi] = support[yi] + 1
         k = len(<list>task.classes)
-        self.booster._n_seen += 1
+        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
             for i in range(self.n):
                 self.teach[i] = 1.0
             self._teach(clean, y, wd)
-            self.booster._walk_memo = None
+            self._bset("_walk_memo", None)
             return 0
         cw = self._walk(clean)
         errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
@@ -1690,7 +1788,7 @@ cdef class Plan:
         else:
             self._mc_mbbm_steps(cw, yi, wd)
         self._teach(clean, y, wd)
-        self.booster._walk_memo = None
+        self._bset("_walk_memo", None)
         if errors is not None:
             self._observe(errors)
         return 0
@@ -1699,9 +1797,9 @@ cdef class Plan:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
         cdef object pool = self.pool
-        cdef double* edge_num = _doubles_of(pool, "_edge_num")
-        cdef double* edge_den = _doubles_of(pool, "_edge_den")
-        cdef double decay = pool._edge_decay
+        cdef double* edge_num = _doubles_of(pool, self.pdict, "_edge_num")
+        cdef double* edge_den = _doubles_of(pool, self.pdict, "_edge_den")
+        cdef double decay = _aget(pool, self.pdict, "_edge_decay")
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
@@ -1719,7 +1817,7 @@ cdef class Plan:
         cdef double* sig = self.kb + k
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
-        cdef double* alphas = _doubles_of(self.ogd, "values")
+        cdef double* alphas = _doubles_of(self.ogd, self.odict, "values")
         cdef list rank = self.task._rank
         cdef bint any_loss = False
         for j in range(k):
@@ -1815,7 +1913,7 @@ cdef class Plan:
             return 0
         for j in range(k):
             out[j] = 0.0
-        weights = self.hedge.weights
+        weights = _aget(self.hedge, self.hdict, "weights")
         if self.prediction == P_HEDGE:
             for i in range(n):
                 v = <double>weights[i]
@@ -1908,17 +2006,18 @@ cdef class Plan:
         count restarts with it, capped at ``ogd.memory``."""
         cdef int i, n = self.n
         cdef object ogd = self.ogd, starts, memory
-        cdef long long t = ogd.t + 1, ti
+        cdef dict od = self.odict
+        cdef long long t = _aget(ogd, od, "t") + 1, ti
         cdef double rate, v, bound, lr
         cdef double* values
         cdef bint per_learner = self.adapt is not None
-        ogd.t = t
-        lr = ogd.lr
+        _aset(ogd, od, "t", t)
+        lr = _aget(ogd, od, "lr")
         rate = lr / py_sqrt(<double>t)
         if rate_divisor != 1:
             rate = rate / rate_divisor
-        bound = ogd.bound
-        values = _doubles_of(ogd, "values")
+        bound = _aget(ogd, od, "bound")
+        values = _doubles_of(ogd, od, "values")
         if per_learner:
             starts = ogd.starts
             memory = ogd.memory
@@ -1938,7 +2037,7 @@ cdef class Plan:
         """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
         drift adaptation's fixed-share Hedge)."""
         cdef int i, n = self.n
-        cdef list old = self.hedge.log_weights
+        cdef list old = _aget(self.hedge, self.hdict, "log_weights")
         cdef double top, share = self.share, floor
         for i in range(n):
             self.partials[i] = <double>old[i] - scale * losses[i]
@@ -1974,8 +2073,8 @@ cdef class Plan:
         total = ps_result(&acc)
         for i in range(n):
             self.partials[i] = self.partials[i] / total
-        self.hedge.log_weights = lw
-        self.hedge.weights = tuple([self.partials[i] for i in range(n)])
+        _aset(self.hedge, self.hdict, "log_weights", lw)
+        _aset(self.hedge, self.hdict, "weights", tuple([self.partials[i] for i in range(n)]))
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
@@ -2016,14 +2115,14 @@ cdef class Plan:
         (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
-        cdef double* offered = _doubles_of(pool, "_offered")
-        cdef long long* n_offered = _counts_of(pool, "_n_offered")
-        cdef long long* n_zero = _counts_of(pool, "_n_zero")
-        cdef long long* n_updates = _counts_of(pool, "_n_updates")
-        cdef double* scales = _doubles_of(pool, "_weight_scales")
+        cdef double* offered = _doubles_of(pool, self.pdict, "_offered")
+        cdef long long* n_offered = _counts_of(pool, self.pdict, "_n_offered")
+        cdef long long* n_zero = _counts_of(pool, self.pdict, "_n_zero")
+        cdef long long* n_updates = _counts_of(pool, self.pdict, "_n_updates")
+        cdef double* scales = _doubles_of(pool, self.pdict, "_weight_scales")
         cdef object rng_random = None, label, bgi
         cdef bint loaded = False
-        cdef dict background = pool._background  # drift adaptation's background learners
+        cdef dict background = _aget(pool, self.pdict, "_background")  # drift adaptation's background learners
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
@@ -2044,14 +2143,14 @@ cdef class Plan:
                 wi = p * cnt / total
                 if wi < mw:
                     if rng_random is None:
-                        rng_random = pool._rng.random
+                        rng_random = _aget(pool, self.pdict, "_rng").random
                     if <double>rng_random() * mw >= wi:
                         continue
                     wi = mw
                 wi *= sample_weight * scales[i]
             else:
                 if rng_random is None:
-                    rng_random = pool._rng.random
+                    rng_random = _aget(pool, self.pdict, "_rng").random
                 if <double>rng_random() < p:
                     wi = sample_weight * scales[i]
                 else:
@@ -2059,7 +2158,7 @@ cdef class Plan:
             if wi <= 0.0:  # underflowed: River's trees cannot take a weight of 0
                 continue
             if not forgot:  # a learner changes: the remembered predictions are stale
-                _forget(self.memo)
+                _forget(self.memo, self.order.md)
                 forgot = True
             n_updates[i] = n_updates[i] + 1
             label = y if ys is None else ys[j]
@@ -2120,7 +2219,7 @@ cdef class Plan:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
-            alphas = _doubles_of(self.ogd, "values")
+            alphas = _doubles_of(self.ogd, self.odict, "values")
             for i in range(n):
                 for j in range(k):
                     p = alphas[i] * cw.vec[i * k + j]
@@ -2183,7 +2282,7 @@ cdef class Plan:
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
-            weights = self.hedge.weights
+            weights = _aget(self.hedge, self.hdict, "weights")
             for i in range(n):
                 self.tmp[i] = <double>weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
@@ -2261,7 +2360,7 @@ cdef class Plan:
                 return 0
         elif task.commit(y, wd) is None:  # an empty or full label set: nothing to rank
             return 0
-        self.booster._n_seen += 1
+        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         labels = task.labels
         k = len(labels)
         cw = self._walk(clean)
@@ -2289,7 +2388,7 @@ cdef class Plan:
                     ys.append(labels[j])
                     m += 1
         self._teach_offers(clean, None, ys, self.oi, self.op, m, wd)
-        self.booster._walk_memo = None
+        self._bset("_walk_memo", None)
         if errors is not None:
             self._observe(errors)
         return 0
@@ -2540,6 +2639,7 @@ cdef Plan _build(object b):
     plan.experts = experts
     plan.bdict = d
     plan.order = KeyOrder()
+    plan.order.md = plan.memo.__dict__
     plan.pdict = pool.__dict__
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
@@ -2571,6 +2671,8 @@ cdef Plan _build(object b):
     else:
         plan.ogd = experts.ogd
         plan.hedge = experts.hedge
+        plan.odict = plan.ogd.__dict__
+        plan.hdict = plan.hedge.__dict__
         plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
             experts.prediction
         ]
@@ -2601,7 +2703,7 @@ def plan_for(b):
     cdef dict d = b.__dict__
     cdef object p
     cdef object memo
-    if _walk_mod.ENABLED:
+    if _walk_globals["ENABLED"]:
         p = d.get("_compiled_walk")
         if type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d):
             return p

@@ -589,3 +589,40 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
             assert plan.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
     # the same potential's matrices come from the plan's cache the second time
     assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
+
+
+@pytest.mark.parametrize(
+    "owner, name",
+    [
+        ("booster", "_rule"),
+        ("booster", "_task"),
+        ("booster", "_experts"),
+        ("pool", "_memo"),
+        ("experts", "ogd"),
+        ("experts", "hedge"),
+    ],
+)
+def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
+    # valid_for skips its full check while the dicts it reads are unchanged (PEP 509
+    # versions, kept current through the walk's own writes): the plan must stay the same
+    # object over many examples, and a part replaced under it must still be seen.
+    import copy
+
+    booster = rb.AdaBoostOL(n_models=3, seed=1)
+    data = _binary_stream(60, seed=3)
+    for x, y, w in data[:30]:
+        booster.predict_one(x)
+        booster.learn_one(x, y, w)
+    plan = walk.plan_for(booster)
+    for x, y, w in data[30:40]:
+        booster.predict_one(x)
+        booster.learn_one(x, y, w)
+        assert walk.plan_for(booster) is plan
+    target = {"booster": booster, "pool": booster._pool, "experts": booster._experts}[owner]
+    setattr(target, name, copy.deepcopy(getattr(target, name)))
+    assert walk.plan_for(booster) is not plan
+    reference = pickle.loads(pickle.dumps(booster))
+    for x, y, w in data[40:]:
+        assert booster.predict_proba_one(x) == reference.predict_proba_one(x)
+        booster.learn_one(x, y, w)
+        reference.learn_one(x, y, w)

@@ -32,6 +32,9 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
 from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
 from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
@@ -638,16 +641,6 @@ cdef inline object _aget(object obj, dict d, str name):
     return <object>v
 
 
-cdef inline int _aset(object obj, dict d, str name, object value) except -1:
-    """``setattr(obj, name, value)`` for a plain instance attribute (no property, no slot):
-    written into ``d``, the instance's ``__dict__``, as setattr would."""
-    if d is None:
-        setattr(obj, name, value)
-    else:
-        PyDict_SetItem(d, name, value)
-    return 0
-
-
 cdef inline bint _holds(dict d, str name, object expected):
     """``d.get(name) is expected``, without a reference taken."""
     cdef PyObject* v = PyDict_GetItem(d, name)
@@ -656,23 +649,99 @@ cdef inline bint _holds(dict d, str name, object expected):
     return v == <PyObject*>expected
 
 
-cdef array.array _typed(object owner, dict d, str name, char typecode):
-    """``owner.<name>``, the pool's or OGD's per-learner state (``d``: the owner's
-    ``__dict__``), as a typed array (a list, e.g. unpickled from before, is converted in
-    place: the same values)."""
-    cdef object a = _aget(owner, d, name)
+cdef class Attrs:
+    """Some plain instance attributes of one object (the pool, its memo, the OGD, Hedge),
+    read through a cache that holds while the object's ``__dict__`` is unchanged (its PEP 509
+    version): a version compare and a scan of a few names instead of a dict lookup (about
+    130 instructions, and the walk reads some thirty per example). Writes through ``set``
+    keep the cache current; any other write to the dict changes its version and the next
+    read looks all the names up again. Without dict versions (CPython 3.14+, PyPy) every
+    read is a lookup.
+
+    ``names``: attributes every such object has (on the instance or as a class default),
+    read and written by position (the enums below). The object's ``__dict__`` is never replaced wholesale in
+    river_boost (pickles and copies are new objects, with a new plan).
+    """
+    cdef object obj
+    cdef dict d
+    cdef tuple names
+    cdef list values
+    cdef unsigned long long ver  # the dict's version when values were read (0: stale)
+
+    def __cinit__(self, object obj, tuple names):
+        self.obj = obj
+        self.d = obj.__dict__
+        self.names = names
+        self.values = [None] * len(names)
+        self.ver = 0
+
+    def __reduce__(self):
+        return (object, ())
+
+    cdef inline bint _current(self) noexcept:
+        return RB_DICT_VERSIONS and self.ver != 0 and rb_dict_version(self.d) == self.ver
+
+    cdef int _refresh(self) except -1:
+        cdef Py_ssize_t j
+        for j in range(PyTuple_GET_SIZE(self.names)):
+            self.values[j] = _aget(self.obj, self.d, <str>PyTuple_GET_ITEM(self.names, j))
+        self.ver = rb_dict_version(self.d)
+        return 0
+
+    cdef inline object get(self, int j):
+        """``obj.<names[j]>``."""
+        if not RB_DICT_VERSIONS:
+            return _aget(self.obj, self.d, <str>PyTuple_GET_ITEM(self.names, j))
+        if not self._current():
+            self._refresh()
+        return <object>PyList_GET_ITEM(self.values, j)
+
+    cdef int set(self, int j, object value) except -1:
+        """``obj.<names[j]> = value`` (into the ``__dict__``, as setattr would)."""
+        cdef bint current = self._current()
+        PyDict_SetItem(self.d, <str>PyTuple_GET_ITEM(self.names, j), value)
+        if current:
+            self.values[j] = value
+            self.ver = rb_dict_version(self.d)
+        return 0
+
+
+# the names' positions in POOL_NAMES, MEMO_NAMES, OGD_NAMES and HEDGE_NAMES
+cdef enum:
+    A_OFFERED, A_N_OFFERED, A_N_ZERO, A_N_UPDATES, A_WEIGHT_SCALES, A_EDGE_NUM, A_EDGE_DEN
+    A_BACKGROUND, A_RNG, A_EDGE_DECAY
+cdef enum:
+    A_X, A_CLEAN, A_VALUE, A_NOMINAL
+cdef enum:
+    A_VALUES, A_T, A_LR, A_BOUND
+cdef enum:
+    A_LOG_WEIGHTS, A_WEIGHTS
+
+cdef tuple POOL_NAMES = (
+    "_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales", "_edge_num",
+    "_edge_den", "_background", "_rng", "_edge_decay",
+)
+cdef tuple MEMO_NAMES = ("x", "clean", "value", "nominal")
+cdef tuple OGD_NAMES = ("values", "t", "lr", "bound")
+cdef tuple HEDGE_NAMES = ("log_weights", "weights")
+
+
+cdef array.array _typed(Attrs owner, int j, char typecode):
+    """Attribute j of the pool or the OGD, per-learner state, as a typed array (a list, e.g.
+    unpickled from before, is converted in place: the same values)."""
+    cdef object a = owner.get(j)
     if type(a) is not array.array or (<array.array>a).ob_descr.typecode != typecode:
         a = _pyarray.array(chr(typecode), a)
-        setattr(owner, name, a)
+        owner.set(j, a)
     return <array.array>a
 
 
-cdef inline double* _doubles_of(object owner, dict d, str name) except? NULL:
-    return _typed(owner, d, name, TC_DOUBLE).data.as_doubles
+cdef inline double* _doubles_of(Attrs owner, int j) except? NULL:
+    return _typed(owner, j, TC_DOUBLE).data.as_doubles
 
 
-cdef inline long long* _counts_of(object owner, dict d, str name) except? NULL:
-    return _typed(owner, d, name, TC_LONGLONG).data.as_longlongs
+cdef inline long long* _counts_of(Attrs owner, int j) except? NULL:
+    return _typed(owner, j, TC_LONGLONG).data.as_longlongs
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -711,7 +780,7 @@ cdef class KeyOrder:
     cdef int cap
     cdef object nominal  # the dict the kinds were read from
     cdef object clean  # the last clean x made in this order
-    cdef dict md  # the memo's __dict__ (set by the plan that owns this order)
+    cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
 
     def __dealloc__(self):
         free(self.perm)
@@ -833,22 +902,22 @@ cdef dict _filtered(dict clean, dict nominal):
 cdef object _cleaned(object memo, object x, KeyOrder order):
     """FeatureCleaner.cleaned(memo, x)."""
     cdef object mx, out
-    cdef dict md = order.md
+    cdef Attrs ma = order.ma
     if not _fast_clean:
         return memo.cleaned(x)
-    mx = _aget(memo, md, "x")
+    mx = ma.get(A_X)
     try:
         same = mx is not None and x == mx
     except Exception:
         same = False
     if not same:
-        out = _cleaned_fast(x, _aget(memo, md, "nominal"), order)
-        _aset(memo, md, "clean", out)
+        out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
+        ma.set(A_CLEAN, out)
         # the same dict as dict(x)
-        _aset(memo, md, "x", PyDict_Copy(x) if type(x) is dict else dict(x))
-        _aset(memo, md, "value", None)
+        ma.set(A_X, PyDict_Copy(x) if type(x) is dict else dict(x))
+        ma.set(A_VALUE, None)
         return out
-    return _aget(memo, md, "clean")
+    return ma.get(A_CLEAN)
 
 
 cdef int _learned(object memo, KeyOrder order) except -1:
@@ -861,8 +930,8 @@ cdef int _learned(object memo, KeyOrder order) except -1:
     if not _fast_clean:
         memo.learned()
         return 0
-    nominal = _aget(memo, order.md, "nominal")
-    clean = _aget(memo, order.md, "clean")
+    nominal = order.ma.get(A_NOMINAL)
+    clean = order.ma.get(A_CLEAN)
     if order.all_learned(clean, nominal):
         return 0
     while PyDict_Next(clean, &pos, &key, &val):
@@ -871,10 +940,10 @@ cdef int _learned(object memo, KeyOrder order) except -1:
     return 0
 
 
-cdef inline int _forget(object memo, dict md) except -1:
-    """FeatureCleaner.forget(memo) (``md``: the memo's ``__dict__``)."""
+cdef inline int _forget(object memo, Attrs ma) except -1:
+    """FeatureCleaner.forget(memo) (``ma``: the memo's attributes)."""
     if _fast_clean:
-        _aset(memo, md, "value", None)
+        ma.set(A_VALUE, None)
     else:
         memo.forget()
     return 0
@@ -1070,7 +1139,7 @@ cdef class Plan:
     # the versions (PEP 509) of bdict, pdict and edict when valid_for last checked them in
     # full: unchanged since, the plan is still valid without looking (0: check in full)
     cdef unsigned long long bver, pver, ever
-    cdef dict odict, hdict  # the OGD's and Hedge's __dict__ (None without experts)
+    cdef Attrs pa, oa, ha  # the pool's, OGD's and Hedge's attributes (oa, ha: None without experts)
     cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
@@ -1197,7 +1266,7 @@ cdef class Plan:
         cdef Py_buffer view
         cdef double t0 = 0.0
         cdef int n = self.n, k = len(self.labels)
-        if cw is not None and _aget(self.memo, self.order.md, "value") is cw and cw.k == k:
+        if cw is not None and self.order.ma.get(A_VALUE) is cw and cw.k == k:
             return cw
         if cw is None or cw.k != k:
             cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
@@ -1222,7 +1291,7 @@ cdef class Plan:
                 PyBuffer_Release(&view)
         if _timing:
             _forest_seconds += _now() - t0
-        _aset(self.memo, self.order.md, "value", cw)
+        self.order.ma.set(A_VALUE, cw)
         # the walk made from the previous rows is stale
         self._bset("_walk_memo", None)
         return cw
@@ -1254,7 +1323,7 @@ cdef class Plan:
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
         if self.experts is not None:
-            alphas = _doubles_of(self.ogd, self.odict, "values")
+            alphas = _doubles_of(self.oa, A_VALUES)
             f = 0.0
             for i in range(n):
                 alpha = alphas[i]
@@ -1392,7 +1461,7 @@ cdef class Plan:
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
-        weights = _aget(self.hedge, self.hdict, "weights")
+        weights = self.ha.get(A_WEIGHTS)
         if self.prediction == P_HEDGE:
             for i in range(n):
                 self.tmp[i] = <double>weights[i] * py_tanh(0.5 * cw.scores[i])
@@ -1413,8 +1482,8 @@ cdef class Plan:
         cdef double* alphas
         cdef object pool = self.pool
         if self.needs_edges:
-            edge_num = _doubles_of(pool, self.pdict, "_edge_num")
-            edge_den = _doubles_of(pool, self.pdict, "_edge_den")
+            edge_num = _doubles_of(self.pa, A_EDGE_NUM)
+            edge_den = _doubles_of(self.pa, A_EDGE_DEN)
             for i in range(n):
                 if edge_den[i]:
                     self.edges[i] = edge_num[i] / edge_den[i]
@@ -1424,7 +1493,7 @@ cdef class Plan:
             for i in range(n):
                 self.edges[i] = 0.0
         if rid == R_LOG:
-            alphas = _doubles_of(self.ogd, self.odict, "values")
+            alphas = _doubles_of(self.oa, A_VALUES)
             s = 0.0
             p = 0.5
             for i in range(n):
@@ -1514,7 +1583,7 @@ cdef class Plan:
         cdef double* prod = self.kb + k + k * k
         cdef double* C
         cdef list rank = self.task._rank
-        cdef double* alphas = _doubles_of(self.ogd, self.odict, "values") if self.experts is not None else NULL
+        cdef double* alphas = _doubles_of(self.oa, A_VALUES) if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self.rule.for_classes(k)
@@ -1797,9 +1866,9 @@ cdef class Plan:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
         cdef object pool = self.pool
-        cdef double* edge_num = _doubles_of(pool, self.pdict, "_edge_num")
-        cdef double* edge_den = _doubles_of(pool, self.pdict, "_edge_den")
-        cdef double decay = _aget(pool, self.pdict, "_edge_decay")
+        cdef double* edge_num = _doubles_of(self.pa, A_EDGE_NUM)
+        cdef double* edge_den = _doubles_of(self.pa, A_EDGE_DEN)
+        cdef double decay = self.pa.get(A_EDGE_DECAY)
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
@@ -1817,7 +1886,7 @@ cdef class Plan:
         cdef double* sig = self.kb + k
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
-        cdef double* alphas = _doubles_of(self.ogd, self.odict, "values")
+        cdef double* alphas = _doubles_of(self.oa, A_VALUES)
         cdef list rank = self.task._rank
         cdef bint any_loss = False
         for j in range(k):
@@ -1913,7 +1982,7 @@ cdef class Plan:
             return 0
         for j in range(k):
             out[j] = 0.0
-        weights = _aget(self.hedge, self.hdict, "weights")
+        weights = self.ha.get(A_WEIGHTS)
         if self.prediction == P_HEDGE:
             for i in range(n):
                 v = <double>weights[i]
@@ -2006,18 +2075,17 @@ cdef class Plan:
         count restarts with it, capped at ``ogd.memory``."""
         cdef int i, n = self.n
         cdef object ogd = self.ogd, starts, memory
-        cdef dict od = self.odict
-        cdef long long t = _aget(ogd, od, "t") + 1, ti
+        cdef long long t = self.oa.get(A_T) + 1, ti
         cdef double rate, v, bound, lr
         cdef double* values
         cdef bint per_learner = self.adapt is not None
-        _aset(ogd, od, "t", t)
-        lr = _aget(ogd, od, "lr")
+        self.oa.set(A_T, t)
+        lr = self.oa.get(A_LR)
         rate = lr / py_sqrt(<double>t)
         if rate_divisor != 1:
             rate = rate / rate_divisor
-        bound = _aget(ogd, od, "bound")
-        values = _doubles_of(ogd, od, "values")
+        bound = self.oa.get(A_BOUND)
+        values = _doubles_of(self.oa, A_VALUES)
         if per_learner:
             starts = ogd.starts
             memory = ogd.memory
@@ -2037,7 +2105,7 @@ cdef class Plan:
         """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
         drift adaptation's fixed-share Hedge)."""
         cdef int i, n = self.n
-        cdef list old = _aget(self.hedge, self.hdict, "log_weights")
+        cdef list old = self.ha.get(A_LOG_WEIGHTS)
         cdef double top, share = self.share, floor
         for i in range(n):
             self.partials[i] = <double>old[i] - scale * losses[i]
@@ -2062,19 +2130,26 @@ cdef class Plan:
     cdef int _set_log_weights(self) except -1:
         """Hedge.set_log_weights(partials[:n]); partials then hold the normalised weights."""
         cdef int i, n = self.n
-        cdef list lw = []
+        cdef list lw = PyList_New(n)  # filled below: new objects, as Hedge makes them
+        cdef tuple weights = PyTuple_New(n)
+        cdef object v
         cdef double total
         cdef PySum acc
         ps_init(&acc)
         for i in range(n):
-            lw.append(self.partials[i])
+            v = PyFloat_FromDouble(self.partials[i])
+            Py_INCREF(v)  # the list's reference (PyList_SET_ITEM steals one)
+            PyList_SET_ITEM(lw, i, v)
             self.partials[i] = py_exp(self.partials[i])
             ps_add(&acc, self.partials[i])
         total = ps_result(&acc)
         for i in range(n):
             self.partials[i] = self.partials[i] / total
-        _aset(self.hedge, self.hdict, "log_weights", lw)
-        _aset(self.hedge, self.hdict, "weights", tuple([self.partials[i] for i in range(n)]))
+            v = PyFloat_FromDouble(self.partials[i])
+            Py_INCREF(v)
+            PyTuple_SET_ITEM(weights, i, v)
+        self.ha.set(A_LOG_WEIGHTS, lw)
+        self.ha.set(A_WEIGHTS, weights)
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
@@ -2115,14 +2190,14 @@ cdef class Plan:
         (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
-        cdef double* offered = _doubles_of(pool, self.pdict, "_offered")
-        cdef long long* n_offered = _counts_of(pool, self.pdict, "_n_offered")
-        cdef long long* n_zero = _counts_of(pool, self.pdict, "_n_zero")
-        cdef long long* n_updates = _counts_of(pool, self.pdict, "_n_updates")
-        cdef double* scales = _doubles_of(pool, self.pdict, "_weight_scales")
+        cdef double* offered = _doubles_of(self.pa, A_OFFERED)
+        cdef long long* n_offered = _counts_of(self.pa, A_N_OFFERED)
+        cdef long long* n_zero = _counts_of(self.pa, A_N_ZERO)
+        cdef long long* n_updates = _counts_of(self.pa, A_N_UPDATES)
+        cdef double* scales = _doubles_of(self.pa, A_WEIGHT_SCALES)
         cdef object rng_random = None, label, bgi
         cdef bint loaded = False
-        cdef dict background = _aget(pool, self.pdict, "_background")  # drift adaptation's background learners
+        cdef dict background = self.pa.get(A_BACKGROUND)  # drift adaptation's background learners
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
@@ -2143,14 +2218,14 @@ cdef class Plan:
                 wi = p * cnt / total
                 if wi < mw:
                     if rng_random is None:
-                        rng_random = _aget(pool, self.pdict, "_rng").random
+                        rng_random = self.pa.get(A_RNG).random
                     if <double>rng_random() * mw >= wi:
                         continue
                     wi = mw
                 wi *= sample_weight * scales[i]
             else:
                 if rng_random is None:
-                    rng_random = _aget(pool, self.pdict, "_rng").random
+                    rng_random = self.pa.get(A_RNG).random
                 if <double>rng_random() < p:
                     wi = sample_weight * scales[i]
                 else:
@@ -2158,7 +2233,7 @@ cdef class Plan:
             if wi <= 0.0:  # underflowed: River's trees cannot take a weight of 0
                 continue
             if not forgot:  # a learner changes: the remembered predictions are stale
-                _forget(self.memo, self.order.md)
+                _forget(self.memo, self.order.ma)
                 forgot = True
             n_updates[i] = n_updates[i] + 1
             label = y if ys is None else ys[j]
@@ -2219,7 +2294,7 @@ cdef class Plan:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
-            alphas = _doubles_of(self.ogd, self.odict, "values")
+            alphas = _doubles_of(self.oa, A_VALUES)
             for i in range(n):
                 for j in range(k):
                     p = alphas[i] * cw.vec[i * k + j]
@@ -2282,7 +2357,7 @@ cdef class Plan:
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
-            weights = _aget(self.hedge, self.hdict, "weights")
+            weights = self.ha.get(A_WEIGHTS)
             for i in range(n):
                 self.tmp[i] = <double>weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
@@ -2639,7 +2714,8 @@ cdef Plan _build(object b):
     plan.experts = experts
     plan.bdict = d
     plan.order = KeyOrder()
-    plan.order.md = plan.memo.__dict__
+    plan.order.ma = Attrs(plan.memo, MEMO_NAMES)
+    plan.pa = Attrs(pool, POOL_NAMES)
     plan.pdict = pool.__dict__
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
@@ -2671,8 +2747,8 @@ cdef Plan _build(object b):
     else:
         plan.ogd = experts.ogd
         plan.hedge = experts.hedge
-        plan.odict = plan.ogd.__dict__
-        plan.hdict = plan.hedge.__dict__
+        plan.oa = Attrs(plan.ogd, OGD_NAMES)
+        plan.ha = Attrs(plan.hedge, HEDGE_NAMES)
         plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
             experts.prediction
         ]

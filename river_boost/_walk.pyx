@@ -603,9 +603,10 @@ cdef char TC_LONGLONG = 113  # array("q")
 
 cdef extern from *:
     """
-    /* PEP 509's dict version: changed by every modification of a dict (CPython 3.11 to
-       3.13; deprecated in 3.12, gone after 3.13, where the plan checks in full instead). */
-    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
+    /* PEP 509's dict version: changed by every modification of a dict. Read on CPython
+       3.11 to 3.13 (deprecated since 3.12); elsewhere the plan checks in full instead. */
+    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) \\
+        && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
     #if defined(__GNUC__)
     #pragma GCC diagnostic push
     #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -652,15 +653,15 @@ cdef inline bint _holds(dict d, str name, object expected):
 cdef class Attrs:
     """Some plain instance attributes of one object (the pool, its memo, the OGD, Hedge),
     read through a cache that holds while the object's ``__dict__`` is unchanged (its PEP 509
-    version): a version compare and a scan of a few names instead of a dict lookup (about
-    130 instructions, and the walk reads some thirty per example). Writes through ``set``
-    keep the cache current; any other write to the dict changes its version and the next
-    read looks all the names up again. Without dict versions (CPython 3.14+, PyPy) every
-    read is a lookup.
+    version): a version compare instead of a dict lookup (about 130 instructions, and the
+    walk reads some thirty per example). Writes through ``set`` keep the cache current; any
+    other write to the dict changes its version and the next read looks all the names up
+    again. Without dict versions (other Pythons than CPython 3.11-3.13) every read is a lookup.
 
     ``names``: attributes every such object has (on the instance or as a class default),
-    read and written by position (the enums below). The object's ``__dict__`` is never replaced wholesale in
-    river_boost (pickles and copies are new objects, with a new plan).
+    read and written by position (the enums below); none is a property or a slot. The
+    object's ``__dict__`` is never replaced wholesale in river_boost (pickles and copies are
+    new objects, with a new plan).
     """
     cdef object obj
     cdef dict d
@@ -1139,7 +1140,7 @@ cdef class Plan:
     # the versions (PEP 509) of bdict, pdict and edict when valid_for last checked them in
     # full: unchanged since, the plan is still valid without looking (0: check in full)
     cdef unsigned long long bver, pver, ever
-    cdef Attrs pa, oa, ha  # the pool's, OGD's and Hedge's attributes (oa, ha: None without experts)
+    cdef Attrs pa, oa, ha  # the pool's, OGD's, Hedge's attributes (oa, ha: None without experts)
     cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
@@ -1247,7 +1248,8 @@ cdef class Plan:
         """``booster.<name> = value`` for a name valid_for does not check (``_n_seen``,
         ``_walk_memo``): the recorded version follows the write when nothing else had
         changed the booster's dict since the last full check."""
-        cdef bint current = RB_DICT_VERSIONS and rb_dict_version(self.bdict) == self.bver
+        cdef bint current = (RB_DICT_VERSIONS and self.bver != 0
+                             and rb_dict_version(self.bdict) == self.bver)
         PyDict_SetItem(self.bdict, name, value)
         if current:
             self.bver = rb_dict_version(self.bdict)

@@ -472,8 +472,7 @@ def forest_seconds():
 # ----------------------------------------------------------------------------- the Python side
 
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
-cdef object _walk_mod = None
-cdef dict _walk_globals = None  # its __dict__: ENABLED read there on every call
+cdef dict _walk_globals = None  # river_boost.walk's __dict__: ENABLED read there on every call
 cdef object _core = None
 cdef object Booster = None
 cdef object DriftAdaptation = None
@@ -511,14 +510,13 @@ cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest
 
 def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
-    global _FAPI, _walk_mod, _core, Booster, BinaryTask, MulticlassTask, RankingTask
+    global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
-    _walk_mod = names["walk"]
-    _walk_globals = _walk_mod.__dict__
+    _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
     MulticlassTask = names["MulticlassTask"]
@@ -633,10 +631,7 @@ cdef inline object _aget(object obj, dict d, str name):
     reads a dozen per example); the attribute protocol when ``d`` does not hold the name (a
     class default). Only names that no class of these objects defines as a property or a
     slot are read this way."""
-    cdef PyObject* v
-    if d is None:
-        return getattr(obj, name)
-    v = PyDict_GetItemWithError(d, name)
+    cdef PyObject* v = PyDict_GetItemWithError(d, name)
     if v == NULL:
         return getattr(obj, name)
     return <object>v
@@ -1136,8 +1131,8 @@ cdef class Plan:
     cdef object loaded_clean
     cdef list row_ids
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
-    cdef dict bdict, pdict, edict
-    # the versions (PEP 509) of bdict, pdict and edict when valid_for last checked them in
+    cdef dict bdict, edict  # the booster's and the experts' __dict__ (the pool's: pa.d)
+    # the versions (PEP 509) of bdict, pa.d and edict when valid_for last checked them in
     # full: unchanged since, the plan is still valid without looking (0: check in full)
     cdef unsigned long long bver, pver, ever
     cdef Attrs pa, oa, ha  # the pool's, OGD's, Hedge's attributes (oa, ha: None without experts)
@@ -1219,7 +1214,7 @@ cdef class Plan:
         Checked in full (nine lookups: most of this call's cost, on every prediction and
         learning) only when one of the three dicts changed since the last full check; the
         walk's own writes of other names (``_bset``) keep the booster's version current."""
-        cdef dict pd = self.pdict
+        cdef dict pd = self.pa.d
         cdef bint ok
         if (RB_DICT_VERSIONS and self.bver != 0 and rb_dict_version(d) == self.bver
                 and rb_dict_version(pd) == self.pver
@@ -2718,7 +2713,6 @@ cdef Plan _build(object b):
     plan.order = KeyOrder()
     plan.order.ma = Attrs(plan.memo, MEMO_NAMES)
     plan.pa = Attrs(pool, POOL_NAMES)
-    plan.pdict = pool.__dict__
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
     # the forest's trees: the n learners, then drift adaptation's background trees, if any

@@ -924,34 +924,25 @@ class MulticlassZeroOnePotential(Potential):
 
     # -------------------------------------------------------------- exact computation
 
-    def _compute(self, n: int, gaps: tuple) -> float:
+    def _compute(self, n: int, gaps: tuple, capped_votes=None) -> float:
+        """The potential for sorted ``gaps`` (uncached); ``capped_votes`` as in
+        :meth:`_compute_tensor`."""
         if n <= TENSOR_MAX_N:
-            return self._compute_tensor(n, gaps)
+            return self._compute_tensor(n, gaps, capped_votes)
         return self._compute_poisson(n, gaps)
 
-    def _compute_tensor(self, n: int, gaps: tuple) -> float:
+    def _compute_tensor(self, n: int, gaps: tuple, capped_votes=None) -> float:
         """The original dense DP, ``O(n^3)`` per binding label: kept for ``n <= TENSOR_MAX_N``
-        so that small boosters (``n_models <= TENSOR_MAX_N + 1``) are bit for bit unchanged."""
+        so that small boosters (``n_models <= TENSOR_MAX_N + 1``) are bit for bit unchanged.
+
+        ``capped_votes`` (``river_boost._walk.capped_votes``, passed by the compiled walk)
+        computes ``V`` in C with the same sums in the same order, so the same floats; without
+        it, NumPy computes ``V`` (the reference)."""
         k = self.n_classes
         if n == 0:
             return 1.0 if min(gaps) <= 0 else 0.0
-        m = np.arange(n + 1)
-        # P(r receives m of the n votes)
-        log_pm = np.array([binomial_log_pmf(n, int(j), self.p_right) for j in m])
-        p_m = np.exp(log_pm)
-        # V[m, a]: probability mass with `a` wrong-label votes still to place, given m.
-        V = np.zeros((n + 1, n + 1))
-        V[m, n - m] = 1.0
-        remaining = k - 1
-        x = _vote_differences(n)  # x[a, b] = a - b: votes given to one label, a -> b left
-        for g in sorted(gaps):  # tightest caps first
-            caps = m + g - 1  # per m
-            if np.all(caps >= n - m):  # cannot bind for any m: neither can later (looser) ones
-                break
-            T = _transition(n, remaining)  # T[a, b] = P(Bin(a, 1/remaining) = a - b)
-            allowed = x[None, :, :] <= caps[:, None, None]  # the label stays within its cap
-            V = np.einsum("ma,mab->mb", V, T[None, :, :] * allowed)
-            remaining -= 1
+        p_m = _right_votes_pmf(n, self.p_right)  # P(r receives m of the n votes)
+        V = (capped_votes or _capped_votes)(n, k, gaps, _transition)
         win = float(np.dot(p_m, V.sum(axis=1)))
         return min(1.0, max(0.0, 1.0 - win))
 
@@ -1118,7 +1109,8 @@ def _poisson_pmf(lam: float, x):
 
 
 # Tables for the dense DP (n <= TENSOR_MAX_N, so at most 41 x 41 each): one per (n, labels)
-# for every n and up to k - 1 labels, 41 x 29 = 1189 with 30 classes.
+# for every n and up to k - 1 labels, 41 x 29 = 1189 with 30 classes; the right label's
+# vote law, 41 per (k, gamma).
 _TABLES = BoundedCache(2048)
 
 
@@ -1138,6 +1130,37 @@ def _vote_differences(n: int):
         return a[:, None] - a[None, :]
 
     return _cached_table(("diff", n), build)
+
+
+def _capped_votes(n: int, k: int, gaps: tuple, transition):
+    """The dense DP's ``V[m, a]``: the probability mass, given ``m`` votes for the right label,
+    with ``a`` of the other ``n - m`` votes still to place once every wrong label that can
+    bind is capped at ``m + g - 1`` votes (``gaps`` sorted, tightest first). NumPy, the
+    reference of ``river_boost._walk.capped_votes``."""
+    m = np.arange(n + 1)
+    V = np.zeros((n + 1, n + 1))
+    V[m, n - m] = 1.0
+    remaining = k - 1
+    x = _vote_differences(n)  # x[a, b] = a - b: votes given to one label, a -> b left
+    for g in gaps:  # tightest caps first
+        caps = m + g - 1  # per m
+        if np.all(caps >= n - m):  # cannot bind for any m: neither can later (looser) ones
+            break
+        T = transition(n, remaining)  # T[a, b] = P(Bin(a, 1/remaining) = a - b)
+        allowed = x[None, :, :] <= caps[:, None, None]  # the label stays within its cap
+        V = np.einsum("ma,mab->mb", V, T[None, :, :] * allowed)
+        remaining -= 1
+    return V
+
+
+def _right_votes_pmf(n: int, p_right: float):
+    """``P(Binomial(n, p_right) = m)`` for ``m = 0..n``, as the dense DP has always computed
+    it (``exp`` of :func:`binomial_log_pmf`), cached: it depends on ``n`` only."""
+
+    def build():
+        return np.exp(np.array([binomial_log_pmf(n, m, p_right) for m in range(n + 1)]))
+
+    return _cached_table(("right", n, p_right), build)
 
 
 def _transition(n: int, labels: int):

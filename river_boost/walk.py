@@ -30,7 +30,9 @@ Covered (anything else takes the Python walk, unchanged):
 - multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
   (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
   predictions (``"cost"``, ``"argmax"``), when NumPy's own float64 kernels are found
-  (:data:`NUMPY_EXACT`);
+  (:data:`NUMPY_EXACT`); OnlineMBBM's cost matrices are assembled in C, and its potentials
+  with up to 40 votes left, when not cached, come from a compiled dense DP that adds the
+  same products in the same order as NumPy's ``einsum`` (:data:`DENSE_DP_EXACT`);
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
   (Ada.OLMR), once ``feature_fraction="auto"`` is decided;
@@ -198,6 +200,27 @@ def _numpy_kernels() -> tuple:
 #: (:func:`_numpy_kernels`); ``NUMPY_REASON`` says why not.
 NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
 
+
+def _dense_dp_exact(trials: int = 40) -> bool:
+    """Whether the compiled dense DP (``_walk.capped_votes``) gives NumPy's floats (the
+    reference, ``potentials._capped_votes``) on random caps, up to 16 votes left and 8
+    classes (a few milliseconds)."""
+    import random
+
+    rng = random.Random(2017)
+    for _ in range(trials):
+        n, k = rng.randint(1, 16), rng.randint(2, 8)
+        gaps = tuple(sorted(rng.randint(-3, n + 1) for _ in range(k - 1)))
+        args = (n, k, gaps, potentials._transition)
+        if _c.capped_votes(*args).tobytes() != potentials._capped_votes(*args).tobytes():
+            return False
+    return True
+
+
+#: Whether OnlineMBBM's cold potentials (up to ``TENSOR_MAX_N`` votes left) are computed by the
+#: compiled dense DP on the compiled walk; they are NumPy's otherwise (same floats, slower).
+DENSE_DP_EXACT = _dense_dp_exact() if NUMPY_EXACT else False
+
 if AVAILABLE:
     _c._setup(
         {
@@ -221,6 +244,7 @@ if AVAILABLE:
             "RankingPairPotential": RankingPairPotential,
             "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
             "numpy_exact": NUMPY_EXACT,
+            "dense_dp_exact": DENSE_DP_EXACT,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,

@@ -591,6 +591,30 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
 
 
+@pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
+def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
+    """OnlineMBBM's cold potentials up to 40 votes left: the compiled DP gives the very floats
+    of NumPy's einsum DP (the reference), for every number of votes left, caps that bind for
+    every m, for some, or for none, and after the looser labels stop binding."""
+    assert walk.DENSE_DP_EXACT  # its import-time check passed, so the walk uses it
+    rng = random.Random(100 + k)
+    from river_boost import _walk
+
+    for n in range(potentials.TENSOR_MAX_N + 1):
+        for spread in (1, 3, n + 2):
+            gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
+            args = (n, k, gaps, potentials._transition)
+            compiled, reference = _walk.capped_votes(*args), potentials._capped_votes(*args)
+            assert compiled.shape == reference.shape == (n + 1, n + 1)
+            assert compiled.tobytes() == reference.tobytes(), (n, gaps)
+            pot = potentials.MulticlassZeroOnePotential(k, 0.1)
+            assert pot._compute(n, gaps, _walk.capped_votes) == pot._compute(n, gaps)
+    with pytest.raises(ValueError, match="gaps"):
+        _walk.capped_votes(3, k, (0,) * k, potentials._transition)
+    with pytest.raises(ValueError, match="table"):
+        _walk.capped_votes(3, k, (0,) * (k - 1), lambda n, labels: np.zeros((2, 2)))
+
+
 @pytest.mark.parametrize(
     "owner, name",
     [

@@ -389,6 +389,37 @@ cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
     return m
 
 
+def _check_tanh_odd(object np, int trials=2000):
+    """Whether NumPy's float64 tanh, as the walk calls it, gives ``-tanh(x)`` for ``-x`` to the
+    bit (its SIMD kernels and the C library's compute on ``|x|`` and restore the sign), on
+    random values of every magnitude and the edge cases; the logistic cost matrices then
+    compute one tanh per pair of labels. Sets and returns the flag."""
+    global _tanh_odd
+    cdef double[::1] a, o
+    cdef Py_ssize_t n
+    gen = np.random.default_rng(2718)
+    x = gen.standard_normal(trials) * 10.0 ** gen.uniform(-12, 3, trials)
+    edges = [0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1e-8, 0.5, 0.54930614433405,
+             1.0, 19.0, 20.0, 22.0, 354.0, 1e300, 1.7976931348623157e308]
+    x = np.concatenate([x, edges, np.nextafter(edges, 1.0), np.nextafter(edges, 0.0)])
+    arr = np.concatenate([x, -x])
+    n = arr.shape[0]
+    a = arr
+    out = np.empty(n)
+    o = out
+    np_tanh(&a[0], &o[0], n)
+    half = n // 2
+    _tanh_odd = bool((out[half:] == -out[:half]).all()
+                     and (np.signbit(out[half:]) != np.signbit(out[:half])).all())
+    return _tanh_odd
+
+
+def _set_tanh_odd(bint on):
+    """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
+    global _tanh_odd
+    _tanh_odd = on
+
+
 def _selftest_numpy(object np, int trials=300):
     """Compare the kernels above with NumPy on random data (what river_boost.walk checks at
     import before it lets the multiclass and ranking walks run here); the name of the first
@@ -564,6 +595,7 @@ cdef object LogisticLoss = None
 cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
 cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
+cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (_check_tanh_odd)
 cdef object _capped_votes = None  # capped_votes, once it passed its self-test (walk.py)
 cdef object _GL12 = None
 cdef object _GL32 = None
@@ -1714,12 +1746,32 @@ cdef class Plan:
 
     cdef int _logistic_cost_matrix(self, double* s, int k, double* C) except -1:
         """LogisticLoss.cost_matrix_of(s): C[r, l] = sigmoid(s[l] - s[r]), the diagonal minus
-        the row's other entries."""
-        cdef int r, l
-        for r in range(k):
-            for l in range(k):
-                C[r * k + l] = s[l] - s[r]
-        self._sigmoid(C, C, k * k)
+        the row's other entries.
+
+        With NumPy's tanh odd to the bit (_tanh_odd, checked at import), one tanh serves a
+        pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
+        C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])), the same floats as NumPy's
+        elementwise sigmoid, with k (k - 1) / 2 tanh instead of k^2 (the diagonal's k are
+        overwritten)."""
+        cdef int r, l, j = 0
+        cdef double t
+        if _tanh_odd and k > 1:
+            for r in range(k):
+                for l in range(r + 1, k):
+                    C[j] = 0.5 * (s[l] - s[r])
+                    j += 1
+            np_tanh(C, C, j)
+            for r in range(k - 1, -1, -1):  # backwards: C[:j] holds the pairs, in this order
+                for l in range(k - 1, r, -1):
+                    j -= 1
+                    t = C[j]
+                    C[r * k + l] = 0.5 * (1.0 + t)
+                    C[l * k + r] = 0.5 * (1.0 - t)
+        else:
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = s[l] - s[r]
+            self._sigmoid(C, C, k * k)
         for r in range(k):
             C[r * k + r] = 0.0
         for r in range(k):
@@ -1852,6 +1904,21 @@ cdef class Plan:
             free(sv)
             free(off)
         return 0
+
+    def logistic_cost_matrix(self, s):
+        """The cost matrix _logistic_cost_matrix computes for the scores s (a list of k
+        floats), as a list of rows: a test hook (tests/test_compiled_walk.py)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
+        if sd == NULL:
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            self._logistic_cost_matrix(sd, k, sd + k)
+            return [[sd[k + r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
 
     def mbbm_cost_matrix(self, pot, int n_left, s):
         """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a

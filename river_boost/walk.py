@@ -201,6 +201,12 @@ def _numpy_kernels() -> tuple:
 NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
 
 
+#: Whether NumPy's tanh is odd to the bit (``tanh(-x) == -tanh(x)``), so that AdaBoost.OLM's
+#: logistic cost matrices take one tanh per pair of labels on the compiled walk (the same
+#: floats); one per entry otherwise.
+TANH_ODD = bool(_c._check_tanh_odd(np)) if NUMPY_EXACT else False
+
+
 def _dense_dp_exact(trials: int = 40) -> bool:
     """Whether the compiled dense DP (``_walk.capped_votes``) gives NumPy's floats (the
     reference, ``potentials._capped_votes``) on random caps, up to 16 votes left and 8

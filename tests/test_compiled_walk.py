@@ -591,6 +591,33 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
 
 
+@pytest.mark.parametrize("odd", [True, False])
+def test_logistic_cost_matrices_are_numpys_with_one_tanh_per_pair_or_per_entry(odd):
+    """AdaBoost.OLM's cost matrices: one tanh per pair of labels (NumPy's tanh is odd to the
+    bit here) or one per entry give the very floats of LogisticLoss.cost_matrix_of, with
+    ties, scores far apart (saturated sigmoids), tiny and signed-zero differences."""
+    from river_boost import _walk
+
+    assert walk.TANH_ODD  # its import-time check passed, so the walk takes the pair path
+    plan = walk.plan_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    assert plan is not None
+    rng = np.random.default_rng(7)
+    cases = [[0.0], [0.0, 0.0], [1.5, -0.0, 0.0], [800.0, -800.0, 1e-300, 3.0]]
+    for k in (2, 3, 7, 12):
+        for scale in (1e-9, 1.0, 40.0):
+            s = rng.standard_normal(k) * scale
+            s[rng.integers(k)] = s[0]  # a tie
+            cases.append(s.tolist())
+    _walk._set_tanh_odd(odd)
+    try:
+        for s in cases:
+            expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
+            got = np.array(plan.logistic_cost_matrix(s))
+            assert got.tobytes() == expected.tobytes(), s
+    finally:
+        _walk._set_tanh_odd(walk.TANH_ODD)
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
 def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
     """OnlineMBBM's cold potentials up to 40 votes left: the compiled DP gives the very floats

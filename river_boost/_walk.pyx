@@ -730,6 +730,23 @@ cdef extern from *:
     const bint RB_DICT_VERSIONS
 
 
+cdef extern from *:
+    """
+    /* A new dict with room for n items (no resizing while they are inserted), where CPython
+       has _PyDict_NewPresized (3.11, 3.12); an empty dict elsewhere. Same dict either way. */
+    static inline PyObject *rb_dict_presized(Py_ssize_t n) {
+    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) \
+        && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+        return _PyDict_NewPresized(n);
+    #else
+        (void)n;
+        return PyDict_New();
+    #endif
+    }
+    """
+    dict rb_dict_presized(Py_ssize_t n)
+
+
 cdef inline object _aget(object obj, dict d, str name):
     """``getattr(obj, name)`` for a plain instance attribute, read from ``d``, the instance's
     ``__dict__``, without the type's descriptor lookup (several times cheaper, and the walk
@@ -882,6 +899,11 @@ cdef class KeyOrder:
     cdef object nominal  # the dict the kinds were read from
     cdef object clean  # the last clean x made in this order
     cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
+    # the last x (an exact dict) found equal to the memo's copy last_mx, and x's dict version
+    # then: while both stay (x unchanged since: same version), x == memo.x without comparing
+    cdef object last_x
+    cdef object last_mx
+    cdef unsigned long long last_xver
 
     def __dealloc__(self):
         free(self.perm)
@@ -964,7 +986,7 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
         order.n_known = 0
         order.nominal = nominal
     okeys = order.keys
-    out = {}
+    out = rb_dict_presized(j)
     for p in range(j):
         kp = order.perm[p]
         if not order.keep[kp]:
@@ -1007,6 +1029,9 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
     if not _fast_clean:
         return memo.cleaned(x)
     mx = ma.get(A_X)
+    if (RB_DICT_VERSIONS and mx is not None and x is order.last_x and mx is order.last_mx
+            and rb_dict_version(<dict>x) == order.last_xver):
+        return ma.get(A_CLEAN)  # the very dict found equal to memo.x, unchanged since
     try:
         same = mx is not None and x == mx
     except Exception:
@@ -1015,10 +1040,16 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
         out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
         ma.set(A_CLEAN, out)
         # the same dict as dict(x)
-        ma.set(A_X, PyDict_Copy(x) if type(x) is dict else dict(x))
+        mx = PyDict_Copy(x) if type(x) is dict else dict(x)
+        ma.set(A_X, mx)
         ma.set(A_VALUE, None)
-        return out
-    return ma.get(A_CLEAN)
+    else:
+        out = ma.get(A_CLEAN)
+    if RB_DICT_VERSIONS and type(x) is dict:  # x == mx: remembered for the check above
+        order.last_x, order.last_mx, order.last_xver = x, mx, rb_dict_version(<dict>x)
+    else:
+        order.last_x = order.last_mx = None
+    return out
 
 
 cdef int _learned(object memo, KeyOrder order) except -1:
@@ -1220,6 +1251,42 @@ cdef class CWalk:
 
 # ----------------------------------------------------------------------------- plans
 
+cdef class PairLaw:
+    """A difference law ``(P, SP, SD)`` of :class:`RankingPairPotential` (``difference_law``),
+    read through its arrays' buffers, held for as long as this object lives: the ranking walk
+    asks for one per learner and example, and unpacking three typed memoryviews each time
+    cost more than the cost vector's arithmetic."""
+    cdef object law  # the (P, SP, SD) tuple, kept alive with its arrays
+    cdef Py_buffer bufs[3]
+    cdef int held  # how many of bufs are held
+    cdef const double* P  # 2n + 1 values
+    cdef const double* SP  # 2n + 2 values (one extra 0)
+    cdef const double* SD
+
+    def __cinit__(self, tuple law, int n):
+        cdef int j
+        cdef Py_ssize_t sizes[3]
+        self.held = 0
+        if len(law) != 3:
+            raise ValueError("a difference law is (P, SP, SD)")
+        self.law = law
+        sizes[0], sizes[1], sizes[2] = 2 * n + 1, 2 * n + 2, 2 * n + 2
+        for j in range(3):
+            PyObject_GetBuffer(law[j], &self.bufs[j], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            self.held += 1
+            if (self.bufs[j].format != b"d"
+                    or self.bufs[j].len != sizes[j] * <Py_ssize_t>sizeof(double)):
+                raise ValueError("a difference law of unexpected shape or type")
+        self.P = <const double*>self.bufs[0].buf
+        self.SP = <const double*>self.bufs[1].buf
+        self.SD = <const double*>self.bufs[2].buf
+
+    def __dealloc__(self):
+        cdef int j
+        for j in range(self.held):
+            PyBuffer_Release(&self.bufs[j])
+
+
 cdef class Plan:
     """The compiled walk of one booster: its configuration, read once, and scratch space.
 
@@ -1248,6 +1315,12 @@ cdef class Plan:
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
     cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
+    # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
+    # the rule and number of labels they were read for (pure functions of those: never stale)
+    cdef list pair_laws
+    cdef object pair_laws_rule
+    cdef int pair_laws_k
+    cdef Py_ssize_t pair_laws_bytes  # the arrays the table holds (bounded, as mbbm_cache)
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -2698,8 +2771,8 @@ cdef class Plan:
         self._record_edges()
         return 0
 
-    cdef int _pair_terms(self, const double* g, int q, int n, const double[::1] P,
-                         const double[::1] SP, const double[::1] SD, double shift,
+    cdef int _pair_terms(self, const double* g, int q, int n, const double* P,
+                         const double* SP, const double* SD, double shift,
                          double* out) except -1:
         """RankingPairPotential.pair_terms(g + shift) for q gaps (shift: the -1.0 / +1.0 of
         cost_vector, applied first as NumPy does)."""
@@ -2720,6 +2793,31 @@ cdef class Plan:
                     out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]
         return 0
 
+    cdef PairLaw _pair_law(self, int n_left, int nr, int k):
+        """The rule's difference law for (n_left, nr, k), from the plan's table (the rule's
+        own cache, or the rule computing it, on the first request)."""
+        cdef Py_ssize_t idx
+        cdef PairLaw law
+        if (self.pair_laws is None or self.pair_laws_rule is not self.rule
+                or self.pair_laws_k != k or self.pair_laws_bytes >= MBBM_CACHE_BYTES):
+            self.pair_laws = [None] * (self.n * (k + 1))
+            self.pair_laws_rule = self.rule
+            self.pair_laws_k = k
+            self.pair_laws_bytes = 0
+        idx = <Py_ssize_t>n_left * (k + 1) + nr
+        if not 0 <= idx < len(self.pair_laws):
+            raise IndexError("votes left beyond the learners")
+        found = self.pair_laws[idx]
+        if found is not None:
+            return <PairLaw>found
+        value = self.rule._cache.get((n_left, nr, k))
+        if value is None:
+            value = self.rule.difference_law(n_left, nr, k)
+        law = PairLaw(tuple(value), n_left)
+        self.pair_laws[idx] = law
+        self.pair_laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
+        return law
+
     cdef int _pair_cost_vector(self, double* s, char* rel, int k, int n_left,
                                double* out) except -1:
         """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
@@ -2736,7 +2834,7 @@ cdef class Plan:
         cdef double* Fm
         cdef double* Fp
         cdef double total, w
-        cdef const double[::1] P, SP, SD
+        cdef PairLaw law
         nr = split_labels(rel, k, ri, ii)
         ni = k - nr
         q = nr * ni
@@ -2744,16 +2842,13 @@ cdef class Plan:
         F = G + q
         Fm = G + 2 * q
         Fp = G + 3 * q
-        law = self.rule._cache.get((n_left, nr, k))
-        if law is None:
-            law = self.rule.difference_law(n_left, nr, k)
-        P, SP, SD = law
+        law = self._pair_law(n_left, nr, k)
         for a in range(nr):
             for b in range(ni):
                 G[a * ni + b] = s[ii[b]] - s[ri[a]]
-        self._pair_terms(G, q, n_left, P, SP, SD, 0.0, F)
-        self._pair_terms(G, q, n_left, P, SP, SD, -1.0, Fm)
-        self._pair_terms(G, q, n_left, P, SP, SD, 1.0, Fp)
+        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, 0.0, F)
+        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, -1.0, Fm)
+        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, 1.0, Fp)
         total = np_sum(F, q)
         w = 1.0 / q
         for a in range(nr):

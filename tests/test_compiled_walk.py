@@ -591,6 +591,49 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
 
 
+@pytest.mark.parametrize("make", [rb.AdaBoostOL, rb.OnlineMBBM])
+def test_a_dict_reused_and_changed_in_place_is_cleaned_again(make, monkeypatch):
+    """The walk skips comparing x with the memo's copy while x is the very dict it last
+    cleaned and unchanged (its dict version): a caller that reuses one dict for every
+    example, or changes it between predicting and learning, gets what the Python walk
+    gives, where x is compared each time."""
+    data = (_binary_stream if make is rb.AdaBoostOL else _multiclass_stream)(300, 5)
+    boosters = [make(n_models=4, seed=3), make(n_models=4, seed=3)]
+    buffers = [{}, {}]
+    for t, (x, y, w) in enumerate(data):
+        outs = []
+        for b, (model, buf) in enumerate(zip(boosters, buffers)):
+            enabled = b == 0
+            buf.clear()
+            buf.update(x)  # the same dict object, new contents
+            outs.append(_outputs(model, buf, enabled, monkeypatch))
+            if t % 3 == 0:  # changed between predicting and learning
+                key = next(iter(buf))
+                buf[key] = -1.0 if type(buf[key]) is not str else "changed"
+            elif t % 3 == 1:
+                buf["extra"] = float(t)
+            _learn(model, buf, y, w, enabled, monkeypatch)
+            outs.append(_outputs(model, buf, enabled, monkeypatch))
+        assert _same(outs[:2], outs[2:]), t
+    assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
+
+
+def test_the_ranking_walks_difference_laws_are_read_as_the_rule_made_them():
+    """The plan reads RankingPairPotential's difference laws through their buffers (PairLaw):
+    the arrays of difference_law, checked for their shape and type, and kept alive."""
+    from river_boost import _walk
+
+    rule = potentials.RankingPairPotential(gamma=0.1)
+    law = rule.difference_law(3, 2, 5)
+    _walk.PairLaw(law, 3)  # 7, 8 and 8 float64 values
+    with pytest.raises(ValueError, match="shape"):
+        _walk.PairLaw(law, 4)
+    with pytest.raises(ValueError, match="shape or type"):
+        _walk.PairLaw(tuple(a.astype(np.float32) for a in law), 3)
+    with pytest.raises(ValueError, match="P, SP, SD"):
+        _walk.PairLaw(law[:2], 3)
+
+
 @pytest.mark.parametrize("odd", [True, False])
 def test_logistic_cost_matrices_are_numpys_with_one_tanh_per_pair_or_per_entry(odd):
     """AdaBoost.OLM's cost matrices: one tanh per pair of labels (NumPy's tanh is odd to the

@@ -35,7 +35,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ
+from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
@@ -858,6 +858,14 @@ cdef inline double* _doubles_of(Attrs owner, int j) except? NULL:
     return _typed(owner, j, TC_DOUBLE).data.as_doubles
 
 
+cdef double* _doubles_n(Attrs owner, int j, Py_ssize_t n) except NULL:
+    """_doubles_of for per-learner state that must hold exactly n values (written in place)."""
+    cdef array.array a = _typed(owner, j, TC_DOUBLE)
+    if Py_SIZE(a) != n:
+        raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
+    return a.data.as_doubles
+
+
 cdef inline long long* _counts_of(Attrs owner, int j) except? NULL:
     return _typed(owner, j, TC_LONGLONG).data.as_longlongs
 
@@ -1628,7 +1636,7 @@ cdef class Plan:
         """BinaryTask.proba(...)[True]."""
         cdef int i, n = self.n, count
         cdef double lean, p_true
-        cdef tuple weights
+        cdef double* weights
         cdef PySum acc
         if self.prediction == P_VOTE_SHARE:
             count = 0
@@ -1636,16 +1644,16 @@ cdef class Plan:
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
-        weights = self.ha.get(A_WEIGHTS)
+        weights = _doubles_n(self.ha, A_WEIGHTS, n)
         if self.prediction == P_HEDGE:
             for i in range(n):
-                self.tmp[i] = <double>weights[i] * py_tanh(0.5 * cw.scores[i])
+                self.tmp[i] = weights[i] * py_tanh(0.5 * cw.scores[i])
             lean = fsum(self.tmp, n, self.partials)
             return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
         ps_init(&acc)
         for i in range(n):
             if cw.scores[i] >= 0:
-                ps_add(&acc, <double>weights[i])
+                ps_add(&acc, weights[i])
         return py_min(1.0, ps_result(&acc))
 
     cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
@@ -2189,7 +2197,7 @@ cdef class Plan:
         cdef double* t = self.kb + k
         cdef double* srow
         cdef double v, m, esum, total
-        cdef tuple weights
+        cdef double* weights
         cdef list rank = self.task._rank
         if self.prediction == P_VOTE_SHARE:
             for j in range(k):
@@ -2197,10 +2205,10 @@ cdef class Plan:
             return 0
         for j in range(k):
             out[j] = 0.0
-        weights = self.ha.get(A_WEIGHTS)
+        weights = _doubles_n(self.ha, A_WEIGHTS, n)
         if self.prediction == P_HEDGE:
             for i in range(n):
-                v = <double>weights[i]
+                v = weights[i]
                 if v:
                     srow = cw.scores + i * k
                     m = np_max(srow, k)
@@ -2213,7 +2221,7 @@ cdef class Plan:
         else:
             for i in range(n):
                 j = self._argbest(cw.scores + i * k, k, True, rank)
-                out[j] = out[j] + <double>weights[i]
+                out[j] = out[j] + weights[i]
         total = np_sum(out, k)
         for j in range(k):
             out[j] = out[j] / total
@@ -2320,10 +2328,10 @@ cdef class Plan:
         """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
         drift adaptation's fixed-share Hedge)."""
         cdef int i, n = self.n
-        cdef list old = self.ha.get(A_LOG_WEIGHTS)
+        cdef double* old = _doubles_n(self.ha, A_LOG_WEIGHTS, n)
         cdef double top, share = self.share, floor
         for i in range(n):
-            self.partials[i] = <double>old[i] - scale * losses[i]
+            self.partials[i] = old[i] - scale * losses[i]
         top = self.partials[0]
         for i in range(1, n):
             top = py_max(top, self.partials[i])
@@ -2343,28 +2351,23 @@ cdef class Plan:
         return 0
 
     cdef int _set_log_weights(self) except -1:
-        """Hedge.set_log_weights(partials[:n]); partials then hold the normalised weights."""
+        """Hedge.set_log_weights(partials[:n]), written into the Hedge's arrays (the same
+        values as the new arrays it makes; nothing outside the Hedge holds them);
+        partials then hold the normalised weights."""
         cdef int i, n = self.n
-        cdef list lw = PyList_New(n)  # filled below: new objects, as Hedge makes them
-        cdef tuple weights = PyTuple_New(n)
-        cdef object v
+        cdef double* lw = _doubles_n(self.ha, A_LOG_WEIGHTS, n)
+        cdef double* weights = _doubles_n(self.ha, A_WEIGHTS, n)
         cdef double total
         cdef PySum acc
         ps_init(&acc)
         for i in range(n):
-            v = PyFloat_FromDouble(self.partials[i])
-            Py_INCREF(v)  # the list's reference (PyList_SET_ITEM steals one)
-            PyList_SET_ITEM(lw, i, v)
+            lw[i] = self.partials[i]
             self.partials[i] = py_exp(self.partials[i])
             ps_add(&acc, self.partials[i])
         total = ps_result(&acc)
         for i in range(n):
             self.partials[i] = self.partials[i] / total
-            v = PyFloat_FromDouble(self.partials[i])
-            Py_INCREF(v)
-            PyTuple_SET_ITEM(weights, i, v)
-        self.ha.set(A_LOG_WEIGHTS, lw)
-        self.ha.set(A_WEIGHTS, weights)
+            weights[i] = self.partials[i]
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
@@ -2558,7 +2561,7 @@ cdef class Plan:
         cdef int i, j, n = self.n, k = len(self.task.labels)
         cdef CWalk cw
         cdef double* out
-        cdef tuple weights
+        cdef double* weights
         cdef int idx
         clean = _cleaned(self.memo, x, self.order)
         if k == 0:
@@ -2572,9 +2575,9 @@ cdef class Plan:
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
-            weights = self.ha.get(A_WEIGHTS)
+            weights = _doubles_n(self.ha, A_WEIGHTS, n)
             for i in range(n):
-                self.tmp[i] = <double>weights[i]
+                self.tmp[i] = weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
         return k
 

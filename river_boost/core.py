@@ -791,8 +791,10 @@ class Hedge:
     """
 
     def __init__(self, n: int):
-        self.log_weights = [0.0] * n
-        self.weights = (1.0 / n,) * n  # normalised, read on every prediction: cached
+        # typed arrays, as the pool's per-learner state (see WeakLearnerPool): the compiled
+        # walk writes them in place; a list or tuple (unpickled from before) is read alike
+        self.log_weights = array("d", [0.0]) * n
+        self.weights = array("d", [1.0 / n]) * n  # normalised, read on every prediction
 
     def update(self, losses, scale: float = 1.0, share: float = 0.0) -> None:
         """``share > 0``: fixed-share Hedge (Herbster & Warmuth 1998), which then moves that
@@ -821,11 +823,11 @@ class Hedge:
             self.set_log_weights([w - top for w in lw])
 
     def set_log_weights(self, log_weights) -> None:
-        self.log_weights = list(log_weights)
+        self.log_weights = array("d", log_weights)
         exp = math.exp
         raw = [exp(w) for w in self.log_weights]
         total = sum(raw)
-        self.weights = tuple(r / total for r in raw)
+        self.weights = array("d", [r / total for r in raw])
 
     def draw(self, rng: random.Random) -> int:
         """Index of an expert drawn with probability proportional to its weight."""

@@ -11,6 +11,7 @@ fallbacks), and for ranking empty and full label sets.
 
 from __future__ import annotations
 
+import array
 import itertools
 import math
 import pickle
@@ -335,6 +336,25 @@ def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
     assert _same(_diagnostics(compiled), _diagnostics(python))
     # the pickles do not need the compiled walk: no object of river_boost._walk inside
     assert b"river_boost._walk" not in pickle.dumps(compiled)
+
+
+@pytest.mark.parametrize("case", [CASES[9], CASES[13], CASES[20]], ids=lambda c: c[0].__name__)
+def test_hedge_weights_as_lists_from_older_pickles_go_on_identically(case, monkeypatch):
+    """Hedge keeps its weights in typed arrays, which the compiled walk writes in place; a
+    Hedge unpickled from before holds a list and a tuple: both walks read those alike (the
+    compiled one converts them to arrays of the same values)."""
+    cls, params, stream = case
+    data = STREAMS[stream](200, seed=8)
+    compiled = _build(cls, params, True, monkeypatch)
+    python = _build(cls, params, False, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data[:100], monkeypatch)
+    for model in (compiled, python):
+        hedge = model._experts.hedge
+        hedge.log_weights, hedge.weights = list(hedge.log_weights), tuple(hedge.weights)
+    differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
+    assert differ == differ_after == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    assert type(compiled._experts.hedge.weights) is array.array  # converted, then in place
 
 
 def test_switching_walks_between_a_prediction_and_its_learning(monkeypatch):

@@ -905,6 +905,7 @@ cdef class KeyOrder:
     cdef int n_known  # positions whose kind is known
     cdef int cap
     cdef object nominal  # the dict the kinds were read from
+    cdef bint in_order  # the keys, in x's order, are sorted (perm is the identity)
     cdef object clean  # the last clean x made in this order
     cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
     # the last x (an exact dict) found equal to the memo's copy last_mx, and x's dict version
@@ -957,9 +958,9 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
     cdef dict out
     cdef object k, v, kind
     cdef type tk = None
-    cdef int kp, j = 0, p, nk
+    cdef int kp, j = 0, p, q, nk
     cdef signed char kd
-    cdef bint same = True
+    cdef bint same = True, drop
     if type(x) is not dict:
         return _filtered(_core.clean_features(x), nominal)
     order._grow(len(<dict>x))
@@ -984,8 +985,11 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
     if not same or j != nk:
         keys = list(x)
         where = {kk: i for i, kk in enumerate(keys)}
+        order.in_order = True
         for p, kk in enumerate(sorted(keys)):
             order.perm[p] = <int>where[kk]
+            if order.perm[p] != p:
+                order.in_order = False
         order.keys = keys
         order.nominal = None  # the kinds are read again
     if order.nominal is not nominal:
@@ -994,25 +998,43 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
         order.n_known = 0
         order.nominal = nominal
     okeys = order.keys
-    out = rb_dict_presized(j)
+    # x's keys already sorted: while every value is kept, the clean x is a copy of x (one
+    # copy instead of an insertion per feature); built from the first dropped value on
+    out = None if order.in_order else rb_dict_presized(j)
     for p in range(j):
         kp = order.perm[p]
-        if not order.keep[kp]:
+        drop = not order.keep[kp]
+        if not drop:
+            k = <object>PyList_GET_ITEM(okeys, kp)
+            v = <object>order.vals[kp]
+            kd = order.kinds[p]
+            if kd < 0:
+                kind = nominal.get(k)
+                if kind is not None:
+                    kd = 1 if kind is True else (0 if kind is False else 2)
+                    order.kinds[p] = kd
+                    order.n_known += 1
+            # kind is not None and kind is not (type(v) is str)
+            drop = kd >= 0 and kd != (1 if type(v) is str else 0)
+        if drop:
+            if out is None:  # in order: the values before p were all kept
+                out = rb_dict_presized(j)
+                for q in range(p):
+                    out[<object>PyList_GET_ITEM(okeys, q)] = <object>order.vals[q]
             continue
-        k = <object>PyList_GET_ITEM(okeys, kp)
-        v = <object>order.vals[kp]
-        kd = order.kinds[p]
-        if kd < 0:
-            kind = nominal.get(k)
-            if kind is not None:
-                kd = 1 if kind is True else (0 if kind is False else 2)
-                order.kinds[p] = kd
-                order.n_known += 1
-        if kd >= 0 and kd != (1 if type(v) is str else 0):
-            continue  # kind is not None and kind is not (type(v) is str)
-        out[k] = v
+        if out is not None:
+            out[k] = v
+    if out is None:
+        out = PyDict_Copy(x)
     order.clean = out
     return out
+
+
+def _cleaned_for_test(x, dict nominal, int times=2):
+    """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
+    by the first call and reused by the next): a test hook (tests/test_compiled_walk.py)."""
+    cdef KeyOrder order = KeyOrder()
+    return [_cleaned_fast(x, nominal, order) for _ in range(times)]
 
 
 cdef dict _filtered(dict clean, dict nominal):

@@ -23,7 +23,7 @@ from river import datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost import forest, potentials, tasks, walk
+from river_boost import core, forest, potentials, tasks, walk
 
 pytestmark = pytest.mark.skipif(
     not (walk.AVAILABLE and forest.AVAILABLE),
@@ -609,6 +609,42 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
             assert plan.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
     # the same potential's matrices come from the plan's cache the second time
     assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
+
+
+def _python_cleaned(x, nominal):
+    """FeatureCleaner.cleaned's cleaning of a new x (the reference)."""
+    clean = core.clean_features(x)
+    for k, v in list(clean.items()):
+        kind = nominal.get(k)
+        if kind is not None and kind is not (type(v) is str):
+            del clean[k]
+    return clean
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        {"a": 1.0, "b": 2, "c": "red", "d": True},  # sorted keys, all kept: a copy of x
+        {"a": None, "b": 2.0, "c": 3.0},  # sorted, the first dropped
+        {"a": 1.0, "b": math.nan, "c": 3.0},  # sorted, one in the middle dropped
+        {"a": 1.0, "b": 2.0, "c": None},  # sorted, the last dropped
+        {"a": 1.0, "b": "blue", "c": 3.0},  # sorted, b of the other kind than learned
+        {"c": 1.0, "a": 2.0, "b": None},  # unsorted
+        {1: 1.0, 2: 2.0, 10: 3.0},  # int keys, sorted
+        {},
+    ],
+)
+def test_the_compiled_cleaning_gives_the_python_clean_x_in_its_order(x):
+    """The compiled cleaning of a new x: the same dict, keys in the same order, whether it
+    copies x (keys already sorted, every value kept) or builds it (a value dropped, by
+    value or by its learned kind)."""
+    from river_boost import _walk
+
+    for nominal in ({}, {"b": False}, {"b": True, "c": False}):
+        expected = _python_cleaned(x, nominal)
+        for got in _walk._cleaned_for_test(x, nominal):
+            assert list(got.items()) == list(expected.items()), (x, nominal)
+            assert got is not x
 
 
 @pytest.mark.parametrize("make", [rb.AdaBoostOL, rb.OnlineMBBM])

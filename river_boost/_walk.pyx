@@ -1344,6 +1344,8 @@ cdef class Plan:
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
+    cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
+    cdef object mbbm_maxw_pot
     cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
     # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
     # the rule and number of labels they were read for (pure functions of those: never stale)
@@ -1379,6 +1381,7 @@ cdef class Plan:
 
     def __dealloc__(self):
         free(self.kb)
+        free(self.mbbm_maxw)
         free(self.log_fact)
         free(self.log_max)
         free(self.gl12)
@@ -2044,11 +2047,27 @@ cdef class Plan:
 
     cdef double _mbbm_max_weight(self, object pot, int n_left) except? -1.0:
         """pot.max_weight(n_left), read from the potential's own table of bounds (one per
-        votes left) without a Python call per learner and example; computed on a miss."""
+        votes left; computed on a miss) once per potential and n_left, then from the plan's
+        array: a pure function of both, read for every learner and example."""
+        cdef int i
+        cdef double bound
+        if pot is not self.mbbm_maxw_pot or self.mbbm_maxw == NULL:
+            if self.mbbm_maxw == NULL:
+                self.mbbm_maxw = <double*>malloc(self.n * sizeof(double))
+                if self.mbbm_maxw == NULL:
+                    raise MemoryError()
+            for i in range(self.n):
+                self.mbbm_maxw[i] = -1.0
+            self.mbbm_maxw_pot = pot
+        if 0 <= n_left < self.n and self.mbbm_maxw[n_left] >= 0.0:
+            return self.mbbm_maxw[n_left]
         value = (<dict>pot._max_weights).get(n_left)
         if value is None:
             value = pot.max_weight(n_left)
-        return <double>value
+        bound = <double>value
+        if 0 <= n_left < self.n and bound >= 0.0:
+            self.mbbm_maxw[n_left] = bound
+        return bound
 
     cdef int _normalised_costs(self, double* C, int k, double* D) except -1:
         """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])

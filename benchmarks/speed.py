@@ -423,6 +423,9 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args(argv)
+    if args.repeats < 1 or args.python_repeats < 1:
+        # the pure-Python runs are the reference every compiled run's outputs are checked on
+        parser.error("--repeats and --python-repeats need at least 1")
     if not (args.throughput or args.check_grid or args.time_bench):
         args.throughput = args.check_grid = args.time_bench = True
     if not (walk.AVAILABLE and forest.AVAILABLE):

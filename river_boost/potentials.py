@@ -781,14 +781,15 @@ class MulticlassZeroOnePotential(Potential):
             gaps = [right - v for j, v in enumerate(s) if j != r]
         return self.value_from_gaps(n, gaps)
 
-    def value_from_gaps(self, n: int, gaps) -> float:
-        """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels."""
+    def value_from_gaps(self, n: int, gaps, capped_votes=None) -> float:
+        """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels
+        (``capped_votes``: the dense DP's compiled loop, see :meth:`_compute_tensor`)."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
         out = self._cache.get(key)
         if out is None:
-            out = self._cache.put(key, self._compute(n, key[1]))
+            out = self._cache.put(key, self._compute(n, key[1], capped_votes))
         return out
 
     def _class_row(self, n: int, uniq, counts, a: int):

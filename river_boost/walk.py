@@ -251,6 +251,7 @@ if AVAILABLE:
             "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
             "numpy_exact": NUMPY_EXACT,
             "dense_dp_exact": DENSE_DP_EXACT,
+            "tanh_odd": TANH_ODD,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,

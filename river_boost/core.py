@@ -23,6 +23,7 @@ import math
 import numbers
 import random
 from array import array
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
@@ -253,11 +254,15 @@ class FeatureCleaner:
 # ----------------------------------------------------------------------------- utilities
 
 
-class BoundedCache(dict):
+class BoundedCache(OrderedDict):
     """A dict that drops its oldest entry beyond ``size`` entries and pickles empty.
 
     For exact, recomputable results (potentials, cost matrices): a copy recomputes them on
     demand, so caches never make a pickle or a long stream grow without bound.
+
+    An ``OrderedDict``: it drops the oldest entry in constant time. A plain dict finds its
+    first entry by skipping the slots its deleted entries left, until it next resizes: a
+    full cache of 100,000 potentials spent about 70 µs per insertion on that.
     """
 
     def __init__(self, size: int):
@@ -266,7 +271,7 @@ class BoundedCache(dict):
 
     def put(self, key, value):
         if len(self) >= self.size:
-            self.pop(next(iter(self)))  # the oldest entry (insertion order)
+            self.popitem(last=False)  # the oldest entry (insertion order)
         self[key] = value
         return value
 

@@ -24,14 +24,24 @@ def _extensions():
         return []
     # MSVC: precise floating point (no contraction); exactness is only verified on Linux/glibc
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
+    try:  # the walk calls NumPy's own float64 dot function (its C API, NumPy >= 2)
+        import numpy
+
+        numpy_include = [numpy.get_include()]
+    except ImportError as e:
+        print(f"river_boost: not building the compiled walk ({e})")
+        numpy_include = None
     exts = [
         Extension(
             f"river_boost.{name}",
             [f"river_boost/{name}.pyx"],
             extra_compile_args=extra,
+            include_dirs=include,
             optional=True,
         )
-        for name in ("_forest", "_walk")  # _walk: the boosters' compiled walk (walk.py)
+        # _walk: the boosters' compiled walk (walk.py)
+        for name, include in (("_forest", []), ("_walk", numpy_include))
+        if include is not None
     ]
     extensions = cythonize(exts, compiler_directives={"language_level": "3"})
     for e in extensions:  # cythonize() does not carry `optional` over

@@ -38,7 +38,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
-from libc.stdlib cimport malloc, free, calloc
+from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy
 from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
 from libc.math cimport copysign, INFINITY, HUGE_VAL
@@ -412,7 +412,7 @@ def _check_tanh_odd(object np, int trials=2000):
 
 def _set_tanh_odd(bint on):
     """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
-    global _tanh_odd
+    global _tanh_odd, _capped_rows
     _tanh_odd = on
 
 
@@ -542,6 +542,285 @@ def capped_votes(int n, int k, tuple gaps, object transition):
         free(block)
 
 
+# ----------------------------------------------------------------------------- Poisson DP
+
+cdef object _pmf_range = None  # potentials._poisson_pmf_range (set by _setup)
+cdef object _pmf_at = None  # potentials._poisson_pmf_at
+cdef double DROP = 1e-30  # potentials.DROP
+
+
+cdef extern from *:
+    """
+    #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+    #include "numpy/arrayobject.h"
+    typedef void (*rb_dot_t)(void *, npy_intp, void *, npy_intp, void *, npy_intp, void *);
+    /* NumPy's float64 dot product (its dtype's dotfunc, what np.correlate calls) */
+    static rb_dot_t rb_double_dot(void) {
+        PyArray_Descr *d;
+        rb_dot_t f;
+        if (PyArray_API == NULL && _import_array() < 0) {
+            return NULL;
+        }
+        d = PyArray_DescrFromType(NPY_DOUBLE);
+        if (d == NULL) {
+            return NULL;
+        }
+        f = (rb_dot_t)PyDataType_GetArrFuncs(d)->dotfunc;
+        Py_DECREF(d);
+        return f;
+    }
+    """
+    ctypedef void (*rb_dot_t)(void*, Py_ssize_t, void*, Py_ssize_t, void*, Py_ssize_t,
+                              void*) noexcept
+    rb_dot_t rb_double_dot()
+
+cdef rb_dot_t _double_dot = NULL
+
+
+def _set_poisson_laws(object pmf_range, object pmf_at, double drop):
+    """The potentials' cached Poisson laws and DROP, which :func:`capped_rows` reads, and
+    NumPy's float64 dot function (set by :mod:`river_boost.walk` before it checks
+    :func:`capped_rows`)."""
+    global _pmf_range, _pmf_at, DROP, _double_dot
+    _pmf_range = pmf_range
+    _pmf_at = pmf_at
+    DROP = drop
+    _double_dot = rb_double_dot()
+    if _double_dot == NULL:
+        raise ImportError("NumPy's float64 dot function is not available")
+
+
+cdef inline void np_dot(const double* a, const double* b, double* out, Py_ssize_t n) noexcept:
+    """NumPy's float64 dot product of two contiguous vectors: its ``DOUBLE_dot`` (the
+    dtype's ``dotfunc``), called as ``np.correlate`` calls it."""
+    _double_dot(<void*>a, sizeof(double), <void*>b, sizeof(double), <void*>out, n, NULL)
+
+
+cdef void correlate_full(const double* A, Py_ssize_t n1, const double* B, Py_ssize_t n2,
+                         double* out) noexcept:
+    """``np.correlate(A, B, "full")`` for contiguous ``A`` and ``B``, ``n1 >= n2 >= 1``, as
+    NumPy computes it (``_pyarray_correlate``): the ramps and the middle by its dot product,
+    the middle of a kernel of at most 11 taps by its unrolled loop (``small_correlate``:
+    ``s = 0``, then ``s += A[i + j] * B[j]`` in ascending ``j``)."""
+    cdef Py_ssize_t i, j
+    cdef double s
+    for i in range(n2 - 1):
+        np_dot(A, B + (n2 - 1 - i), out + i, i + 1)
+    if n2 <= 11:
+        for i in range(n1 - n2 + 1):
+            s = 0.0
+            for j in range(n2):
+                s += A[i + j] * B[j]
+            out[n2 - 1 + i] = s
+    else:
+        for i in range(n1 - n2 + 1):
+            np_dot(A + i, B, out + n2 - 1 + i, n2)
+    for i in range(n2 - 1):
+        np_dot(A + n1 - n2 + 1 + i, B, out + n1 + i, n2 - 1 - i)
+
+
+cdef void convolve_into(const double* a, Py_ssize_t na, const double* v, Py_ssize_t nv,
+                        double* rev, double* out) noexcept:
+    """``np.convolve(a, v)`` ("full", ``na + nv - 1`` values) into ``out``: NumPy puts the
+    longer array first (``a`` on a tie) and correlates it with the other one reversed
+    (``rev``: scratch for ``min(na, nv)`` values)."""
+    cdef Py_ssize_t j, nt
+    cdef const double* t
+    if nv > na:
+        t = a
+        a = v
+        v = t
+        nt = na
+        na = nv
+        nv = nt
+    for j in range(nv):
+        rev[j] = v[nv - 1 - j]
+    correlate_full(a, na, rev, nv, out)
+
+
+cdef int _grow(double** buf, Py_ssize_t n) except -1:
+    """Resize a malloc'd scratch buffer to ``n`` doubles (kept as it was on failure)."""
+    cdef double* p = <double*>realloc(buf[0], (n if n > 0 else 1) * sizeof(double))
+    if p == NULL:
+        raise MemoryError()
+    buf[0] = p
+    return 0
+
+
+cdef const void* _buffer_1d(object arr, Py_buffer* view, bytes formats) except NULL:
+    """A contiguous 1-d buffer of 8-byte items of one of ``formats`` (released by the caller)."""
+    PyObject_GetBuffer(arr, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+    if view.ndim != 1 or view.itemsize != 8 or view.format == NULL or view.format not in formats:
+        PyBuffer_Release(view)
+        raise ValueError("capped_rows: contiguous 1-d float64 / int64 arrays expected")
+    return view.buf
+
+
+cdef Py_ssize_t _above(const double* a, Py_ssize_t n, double t, Py_ssize_t* last) noexcept:
+    """The first and (in ``last``) the last index of ``a[:n]`` holding more than ``t``; -1 if
+    none (``np.flatnonzero(a > t)``'s ends)."""
+    cdef Py_ssize_t j, first = -1
+    for j in range(n):
+        if a[j] > t:
+            if first < 0:
+                first = j
+            last[0] = j
+    return first
+
+
+def capped_rows(int K, object caps_off, object mr, object Tr, object p_r):
+    """:meth:`MulticlassZeroOnePotential._capped_rows` computed here: ``P(m) Q(m)`` for the
+    binding rows ``mr`` (ascending; ``Tr``: their wrong votes, ``p_r``: their ``P(m)``) and
+    the sorted caps' offsets ``caps_off``, in the same order and with the same floats.
+
+    The Python loop convolves each row with the Poisson kernel cut at the row's cap
+    (``np.convolve``, thousands of calls per potential above 40 votes left): here the same
+    dot products go to NumPy's own dot function in the order ``np.convolve`` makes them
+    (:func:`correlate_full`), and the closing sums are NumPy's (``(U * rest).sum(axis=1)``:
+    its pairwise summation of each row, from 0). The Poisson laws come from the potentials'
+    cached functions (the same arrays the Python code reads). Checked against the Python code
+    at import (``river_boost.walk.POISSON_DP_EXACT``) and by the tests."""
+    cdef Py_buffer views[6]
+    cdef int held = 0, used = 0, jc
+    cdef const long long* caps_o
+    cdef const long long* m_
+    cdef const long long* T
+    cdef const double* pr
+    cdef const double* pi
+    cdef const double* kern
+    cdef const double* den
+    cdef Py_ssize_t R, rows, width, L, x_lo, x_hi, r, c, live, a0, a1, nw, cut, y0 = 0
+    cdef long long tsum = 0, tmax
+    cdef double lam
+    cdef double* U = NULL  # U[r, j]: P(the labels placed so far hold y0 + j votes, in caps)
+    cdef double* new = NULL
+    cdef double* rev = NULL
+    cdef double* scratch = NULL
+    cdef list out = []
+    try:
+        caps_o = <const long long*>_buffer_1d(caps_off, &views[held], b"lq")
+        held += 1
+        m_ = <const long long*>_buffer_1d(mr, &views[held], b"lq")
+        held += 1
+        T = <const long long*>_buffer_1d(Tr, &views[held], b"lq")
+        held += 1
+        pr = <const double*>_buffer_1d(p_r, &views[held], b"d")
+        held += 1
+        R = views[1].shape[0]
+        if views[0].shape[0] != K or views[2].shape[0] != R or views[3].shape[0] != R or R == 0:
+            raise ValueError("capped_rows: rows and caps of matching lengths expected")
+        tmax = T[0]
+        for r in range(R):
+            tsum += T[r]
+            if T[r] > tmax:
+                tmax = T[r]
+        lam = (<double>tsum / <double>R) / K  # float(Tr.mean()) / K: the sum is exact
+        pi = <const double*>_buffer_1d(_pmf_range(lam, tmax), &views[held], b"d")
+        held += 1
+        x_lo = _above(pi, views[4].shape[0], DROP, &x_hi)
+        if x_lo < 0:
+            raise ValueError("capped_rows: an empty Poisson kernel")
+        kern = pi + x_lo
+        L = x_hi - x_lo + 1
+        den = <const double*>_buffer_1d(_pmf_at(K * lam, Tr), &views[held], b"d")
+        held += 1
+        _grow(&U, R)
+        for r in range(R):
+            U[r] = 1.0
+        width = 1
+        rows = R
+        for jc in range(K):  # the labels, tightest cap first
+            # rows whose cap cuts the kernel (caps ascending): the others are closed
+            live = 0
+            while live < rows and m_[live] + caps_o[jc] < x_hi:
+                live += 1
+            _close_rows(U + live * width, width, y0, used, K, live, rows, T, pr, den, lam,
+                        &scratch, out)
+            rows = live
+            if rows == 0:
+                return out
+            nw = width + L - 1
+            new = <double*>calloc(rows * nw, sizeof(double))
+            if new == NULL:
+                raise MemoryError()
+            _grow(&rev, width if width < L else L)
+            for r in range(rows):  # the kernel cut at the row's cap
+                cut = m_[r] + caps_o[jc] - x_lo + 1
+                if cut > L:
+                    cut = L
+                if cut > 0:
+                    convolve_into(U + r * width, width, kern, cut, rev, new + r * nw)
+            _grow(&scratch, nw)  # new.max(axis=0), then its columns above DROP
+            memcpy(scratch, new, nw * sizeof(double))
+            for r in range(1, rows):
+                for c in range(nw):
+                    if new[r * nw + c] > scratch[c]:
+                        scratch[c] = new[r * nw + c]
+            a0 = _above(scratch, nw, DROP, &a1)
+            if a0 < 0:
+                out.extend([0.0] * rows)
+                return out
+            width = a1 - a0 + 1
+            _grow(&U, rows * width)
+            for r in range(rows):
+                memcpy(U + r * width, new + r * nw + a0, width * sizeof(double))
+            free(new)
+            new = NULL
+            y0 += x_lo + a0
+            used += 1
+        _close_rows(U, width, y0, used, K, 0, rows, T, pr, den, lam, &scratch, out)
+        return out
+    finally:
+        for jc in range(held):
+            PyBuffer_Release(&views[jc])
+        free(U)
+        free(new)
+        free(rev)
+        free(scratch)
+
+
+cdef int _close_rows(const double* U, Py_ssize_t width, Py_ssize_t y0, int used, int K,
+                     Py_ssize_t lo, Py_ssize_t hi, const long long* T, const double* pr,
+                     const double* den, double lam, double** scratch, list out) except -1:
+    """``close`` of ``_capped_rows``: for the rows ``lo..hi-1`` (``U`` points at row ``lo``),
+    ``P(m) min(1, num / den)`` with ``num`` the sum of ``U * rest`` over the row, ``rest``
+    the probability that the ``K - used`` labels left take the other votes."""
+    cdef Py_ssize_t r, j, nrest = 0
+    cdef long long f, top = -1
+    cdef double num
+    cdef const double* pmf = NULL
+    cdef Py_buffer vr
+    cdef bint has_view = False
+    if hi <= lo:
+        return 0
+    _grow(scratch, width)
+    if used != K:
+        for r in range(lo, hi):  # free = T[r] - (y0 + j), largest at j = 0
+            if T[r] - y0 > top:
+                top = T[r] - y0
+        if top >= 0:
+            law = _pmf_range((K - used) * lam, top)
+            pmf = <const double*>_buffer_1d(law, &vr, b"d")
+            has_view = True
+            nrest = vr.shape[0]
+    try:
+        for r in range(lo, hi):
+            for j in range(width):
+                f = T[r] - (y0 + j)
+                if used == K:
+                    scratch[0][j] = U[(r - lo) * width + j] * (1.0 if f == 0 else 0.0)
+                elif pmf != NULL and 0 <= f < nrest:
+                    scratch[0][j] = U[(r - lo) * width + j] * pmf[f]
+                else:  # the appended 0 (or no pmf: every count negative)
+                    scratch[0][j] = U[(r - lo) * width + j] * 0.0
+            num = np_sum(scratch[0], width)
+            out.append(pr[r] * py_min(num / den[r], 1.0))
+    finally:
+        if has_view:
+            PyBuffer_Release(&vr)
+    return 0
+
+
 # ----------------------------------------------------------------------------- timing
 
 # Seconds spent inside the forest's calls (load, predict_loaded_matrix, learn_loaded) while
@@ -594,6 +873,7 @@ cdef object RankingPairPotential = None
 cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
 cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (walk.TANH_ODD)
 cdef object _capped_votes = None  # capped_votes, once it passed its self-test (walk.py)
+cdef object _capped_rows = None  # capped_rows, likewise
 cdef object _GL12 = None
 cdef object _GL32 = None
 cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
@@ -617,7 +897,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals, _capped_votes
-    global _tanh_odd
+    global _tanh_odd, _capped_rows
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -639,6 +919,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
     _numpy_exact = names["numpy_exact"]
     _capped_votes = capped_votes if names["dense_dp_exact"] else None
+    _capped_rows = capped_rows if names["poisson_dp_exact"] else None
     _tanh_odd = names["tanh_odd"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
@@ -1991,7 +2272,7 @@ cdef class Plan:
                     gaps = tuple([kbuf[j] for j in range(1, k)])
                     value = cache.get((n_left, gaps))
                     if value is None:  # computed and cached by the potential (V in C)
-                        value = pot.value_from_gaps(n_left, gaps, _capped_votes)
+                        value = pot.value_from_gaps(n_left, gaps, _capped_votes, _capped_rows)
                     if b == G:
                         diag[a] = <double>value
                     else:

@@ -781,15 +781,16 @@ class MulticlassZeroOnePotential(Potential):
             gaps = [right - v for j, v in enumerate(s) if j != r]
         return self.value_from_gaps(n, gaps)
 
-    def value_from_gaps(self, n: int, gaps, capped_votes=None) -> float:
+    def value_from_gaps(self, n: int, gaps, capped_votes=None, capped_rows=None) -> float:
         """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels
-        (``capped_votes``: the dense DP's compiled loop, see :meth:`_compute_tensor`)."""
+        (``capped_votes``, ``capped_rows``: the DPs' compiled loops, see
+        :meth:`_compute_tensor` and :meth:`_compute_poisson`)."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
         out = self._cache.get(key)
         if out is None:
-            out = self._cache.put(key, self._compute(n, key[1], capped_votes))
+            out = self._cache.put(key, self._compute(n, key[1], capped_votes, capped_rows))
         return out
 
     def _class_row(self, n: int, uniq, counts, a: int):
@@ -925,12 +926,12 @@ class MulticlassZeroOnePotential(Potential):
 
     # -------------------------------------------------------------- exact computation
 
-    def _compute(self, n: int, gaps: tuple, capped_votes=None) -> float:
+    def _compute(self, n: int, gaps: tuple, capped_votes=None, capped_rows=None) -> float:
         """The potential for sorted ``gaps`` (uncached); ``capped_votes`` as in
-        :meth:`_compute_tensor`."""
+        :meth:`_compute_tensor`, ``capped_rows`` as in :meth:`_compute_poisson`."""
         if n <= TENSOR_MAX_N:
             return self._compute_tensor(n, gaps, capped_votes)
-        return self._compute_poisson(n, gaps)
+        return self._compute_poisson(n, gaps, capped_rows)
 
     def _compute_tensor(self, n: int, gaps: tuple, capped_votes=None) -> float:
         """The original dense DP, ``O(n^3)`` per binding label: kept for ``n <= TENSOR_MAX_N``
@@ -947,7 +948,7 @@ class MulticlassZeroOnePotential(Potential):
         win = float(np.dot(p_m, V.sum(axis=1)))
         return min(1.0, max(0.0, 1.0 - win))
 
-    def _compute_poisson(self, n: int, gaps: tuple) -> float:
+    def _compute_poisson(self, n: int, gaps: tuple, capped_rows=None) -> float:
         """Banded DP over the binding labels, one row per ``m`` (the right label's votes).
 
         Given ``m``, the ``T = n - m`` wrong votes are uniform over ``K = k - 1`` labels: the
@@ -963,6 +964,10 @@ class MulticlassZeroOnePotential(Potential):
 
         Terms below ``DROP`` (``P(m)``, kernel entries, partial sums) are left out: far under
         the float64 rounding of ``1 - win`` (tested against the dense DP and brute force).
+
+        ``capped_rows`` (``river_boost._walk.capped_rows``, passed by the compiled walk) runs
+        :meth:`_capped_rows` in C with the same dot products and sums, so the same floats;
+        without it, the NumPy loop below (the reference).
         """
         K = self.n_classes - 1
         # Decided potentials, from the law of one gap D = X_r - X_l: r wins at most as often
@@ -981,7 +986,8 @@ class MulticlassZeroOnePotential(Potential):
         terms = p_m[~bind].tolist()  # no wrong label can reach r: Q = 1
         rows = np.flatnonzero(bind & (p_m > DROP))
         if rows.size:
-            terms += self._capped_rows(K, caps_off, m[rows], T[rows], p_m[rows])
+            rows_of = capped_rows or self._capped_rows
+            terms += rows_of(K, caps_off, m[rows], T[rows], p_m[rows])
         win = math.fsum(terms)
         return min(1.0, max(0.0, 1.0 - win))
 
@@ -989,11 +995,11 @@ class MulticlassZeroOnePotential(Potential):
     def _capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
         """``P(m) Q(m)`` for the rows ``mr`` (ascending) of :meth:`_compute_poisson`."""
         lam = float(Tr.mean()) / K
-        pi = _poisson_pmf(lam, np.arange(int(Tr.max()) + 1))
+        pi = _poisson_pmf_range(lam, int(Tr.max()))
         kept = np.flatnonzero(pi > DROP)
         x_lo, x_hi = int(kept[0]), int(kept[-1])
         kernel = pi[x_lo : x_hi + 1]
-        den = _poisson_pmf(K * lam, Tr)
+        den = _poisson_pmf_at(K * lam, Tr)
         out = []
 
         def close(U, y0, used, lo, hi):  # rows lo..hi-1 with `used` labels placed
@@ -1008,7 +1014,7 @@ class MulticlassZeroOnePotential(Potential):
                 if top < 0:
                     rest = np.zeros(free.shape)
                 else:
-                    pmf = np.append(_poisson_pmf((K - used) * lam, np.arange(top + 1)), 0.0)
+                    pmf = np.append(_poisson_pmf_range((K - used) * lam, top), 0.0)
                     rest = pmf[np.where(free >= 0, free, top + 1)]
             num = (U[: hi - lo] * rest).sum(axis=1)
             out.extend((p_r[lo:hi] * np.minimum(num / den[lo:hi], 1.0)).tolist())
@@ -1055,10 +1061,50 @@ def _tails(law):
     return upper, np.minimum(np.cumsum(law), 1.0)
 
 
+class _LawCache:
+    """Pure, read-only pmf vectors of the large-``n`` DP by key, the oldest dropped first
+    beyond ``max_bytes`` of data (module level: never pickled). A booster asks the same
+    laws over and over (the same ``n``, the same Poisson rate for the same tightest gap):
+    cached, a law is computed once instead of once per potential, with the same floats."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.nbytes = 0
+        self._laws: dict = {}
+
+    def get(self, key, build):
+        law = self._laws.get(key)
+        if law is None:
+            law = build()
+            law.flags.writeable = False
+            while self._laws and self.nbytes + law.nbytes > self.max_bytes:
+                self.nbytes -= self._laws.pop(next(iter(self._laws))).nbytes
+            self._laws[key] = law
+            self.nbytes += law.nbytes
+        return law
+
+
+#: at most 8 MB of laws: about 2,000 vectors at ``n = 500``
+_LAWS = _LawCache(8 * 2**20)
+
+
 def _binomial_pmf_vector(n: int, q: float):
     """``P(Binomial(n, q) = m)`` for ``m = 0..n`` to about 1e-15 relative (scipy's Boost
-    ``binom.pmf``; ``exp(lgamma ...)`` loses ~1e-13 to cancellation at ``n = 1000``)."""
-    return binom_dist.pmf(np.arange(n + 1), n, q)
+    ``binom.pmf``; ``exp(lgamma ...)`` loses ~1e-13 to cancellation at ``n = 1000``);
+    cached (read-only)."""
+    return _LAWS.get(("binom", n, q), lambda: binom_dist.pmf(np.arange(n + 1), n, q))
+
+
+def _poisson_pmf_range(lam: float, top: int):
+    """``_poisson_pmf(lam, np.arange(top + 1))``, cached (read-only)."""
+    return _LAWS.get(("poisson", lam, top), lambda: _poisson_pmf(lam, np.arange(top + 1)))
+
+
+def _poisson_pmf_at(lam: float, x):
+    """``_poisson_pmf(lam, x)`` for an integer array ``x``, cached under its bytes
+    (read-only)."""
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    return _LAWS.get(("poisson at", lam, x.tobytes()), lambda: _poisson_pmf(lam, x))
 
 
 _STIRLERR_SMALL = np.array(

@@ -32,7 +32,9 @@ Covered (anything else takes the Python walk, unchanged):
   predictions (``"cost"``, ``"argmax"``), when NumPy's own float64 kernels are found
   (:data:`NUMPY_EXACT`); OnlineMBBM's cost matrices are assembled in C, and its potentials
   with up to 40 votes left, when not cached, come from a compiled dense DP that adds the
-  same products in the same order as NumPy's ``einsum`` (:data:`DENSE_DP_EXACT`);
+  same products in the same order as NumPy's ``einsum`` (:data:`DENSE_DP_EXACT`); above 40,
+  the rows of the banded DP are compiled, with NumPy's own dot function called as
+  ``np.convolve`` calls it (:data:`POISSON_DP_EXACT`);
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
   (Ada.OLMR), once ``feature_fraction="auto"`` is decided;
@@ -227,6 +229,39 @@ def _dense_dp_exact(trials: int = 40) -> bool:
 #: compiled dense DP on the compiled walk; they are NumPy's otherwise (same floats, slower).
 DENSE_DP_EXACT = _dense_dp_exact() if NUMPY_EXACT else False
 
+
+def _poisson_dp_exact(trials: int = 30) -> bool:
+    """Whether the compiled rows of the large-``n`` DP (``_walk.capped_rows``) give the
+    Python loop's floats (``MulticlassZeroOnePotential._capped_rows``, NumPy's convolutions
+    and sums) on random potentials between 41 and 200 votes left and 2 to 12 classes
+    (about 50 ms)."""
+    import random
+
+    rng = random.Random(2018)
+    for _ in range(trials):
+        k, n = rng.randint(2, 12), rng.randint(potentials.TENSOR_MAX_N + 1, 200)
+        spread = rng.randint(1, 2 * int(n**0.5))
+        gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
+        pot = MulticlassZeroOnePotential(k, rng.choice((0.02, 0.1, 0.3)))
+        seen: list = []
+
+        def both(*args, pot=pot, seen=seen):
+            ref = pot._capped_rows(*args)
+            seen.append(np.array(ref).tobytes() == np.array(_c.capped_rows(*args)).tobytes())
+            return ref
+
+        pot._compute_poisson(n, gaps, both)
+        if not all(seen):
+            return False
+    return True
+
+
+#: Whether OnlineMBBM's cold potentials with more than ``TENSOR_MAX_N`` votes left run the
+#: rows of their DP compiled on the compiled walk; NumPy's loop otherwise (same floats, slower).
+if NUMPY_EXACT:
+    _c._set_poisson_laws(potentials._poisson_pmf_range, potentials._poisson_pmf_at, potentials.DROP)
+POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT else False
+
 if AVAILABLE:
     _c._setup(
         {
@@ -251,6 +286,7 @@ if AVAILABLE:
             "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
             "numpy_exact": NUMPY_EXACT,
             "dense_dp_exact": DENSE_DP_EXACT,
+            "poisson_dp_exact": POISSON_DP_EXACT,
             "tanh_odd": TANH_ODD,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,

@@ -126,6 +126,7 @@ _SWAP = {"sky": "grass", "grass": "sky", "cement": "window", "window": "cement"}
 STREAMS = {
     "binary": _binary_stream,
     "multiclass": _multiclass_stream,
+    "multiclass (short)": _multiclass_stream,
     "int keys": _int_key_stream,
     "ranking": _ranking_stream,
     "few labels": _few_labels_stream,
@@ -200,8 +201,17 @@ DRIFT_CASES = [
     (rb.OnlineBBM, _adapting(drift_detector=_OwnADWIN(delta=0.1, clock=4)), "binary drift"),
 ]
 CASES += DRIFT_CASES
+# 44 learners: potentials above 40 votes left (the banded DP; kept short, the Python walk's
+# NumPy DP is slow)
+CASES.append((rb.OnlineMBBM, {"n_models": 44}, "multiclass (short)"))
 # examples per stream (the drifting ones long enough for detectors to fire)
-LENGTHS = {"ranking": 250, "ranking drift": 300, "binary drift": 800, "multiclass drift": 500}
+LENGTHS = {
+    "ranking": 250,
+    "ranking drift": 300,
+    "binary drift": 800,
+    "multiclass drift": 500,
+    "multiclass (short)": 60,
+}
 
 
 def _ids(case):
@@ -212,7 +222,7 @@ def _ids(case):
 def _build(cls, params, enabled, monkeypatch):
     monkeypatch.setattr(walk, "ENABLED", enabled)
     fresh = {k: v.clone() if hasattr(v, "clone") else v for k, v in params.items()}
-    return cls(n_models=4, seed=5, **fresh)
+    return cls(**{"n_models": 4, "seed": 5, **fresh})
 
 
 def _outputs(model, x, enabled, monkeypatch):
@@ -739,6 +749,60 @@ def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
         _walk.capped_votes(3, k, (0,) * k, potentials._transition)
     with pytest.raises(ValueError, match="table"):
         _walk.capped_votes(3, k, (0,) * (k - 1), lambda n, labels: np.zeros((2, 2)))
+
+
+def _poisson_cases():
+    """Potentials above 40 votes left: 2 to 30 classes (one wrong label to 29), gaps that
+    bind for few or many rows, all labels tied, far behind or far ahead, up to 999 votes."""
+    rng = random.Random(41)
+    cases = [
+        (2, 0.1, 41, (0,)),
+        (2, 0.3, 300, (5,)),
+        (7, 0.1, 60, (0,) * 6),
+        (7, 0.01, 99, (-3, 0, 0, 1, 2, 9)),
+        (30, 0.1, 45, (1,) * 29),
+    ]
+    for _ in range(60):
+        k = rng.choice((2, 3, 5, 7, 10, 26, 30))
+        n = rng.choice((41, 42, 50, 77, 99, 150, 400))
+        spread = rng.randint(1, 3 * int(n**0.5))
+        gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
+        cases.append((k, rng.choice((0.01, 0.05, 0.1, 0.3, 0.6)), n, gaps))
+    cases += [(10, 0.1, 999, (-1, 0, 0, 1, 1, 2, 2, 3, 5)), (26, 0.05, 600, (0,) * 25)]
+    return cases
+
+
+@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
+def test_the_compiled_poisson_rows_are_numpys_to_the_bit():
+    """OnlineMBBM's cold potentials above 40 votes left: the compiled rows of the banded DP
+    (``_walk.capped_rows``: NumPy's own dot function called as ``np.convolve`` calls it, its
+    summation of each row) give the very floats of the NumPy loop, row by row, and so the
+    same potentials."""
+    from river_boost import _walk
+
+    assert walk.POISSON_DP_EXACT  # its import-time check passed, so the walk uses it
+    seen = []
+    for k, gamma, n, gaps in _poisson_cases():
+        pot = potentials.MulticlassZeroOnePotential(k, gamma)
+
+        def both(*args, pot=pot, case=(k, gamma, n, gaps)):
+            reference = pot._capped_rows(*args)
+            compiled = _walk.capped_rows(*args)
+            assert len(compiled) == len(reference), case
+            assert np.array(compiled).tobytes() == np.array(reference).tobytes(), case
+            seen.append(len(reference))
+            return reference
+
+        compiled = pot._compute_poisson(n, gaps, _walk.capped_rows)
+        assert pot._compute_poisson(n, gaps, both) == compiled
+        assert pot._compute_poisson(n, gaps) == compiled
+    assert len(seen) > 40 and max(seen) > 100  # most cases ran the DP, some with many rows
+    with pytest.raises(ValueError, match="matching"):
+        _walk.capped_rows(3, np.zeros(2, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3))
+    with pytest.raises(ValueError, match="float64"):
+        _walk.capped_rows(
+            1, np.zeros(1, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3, dtype=np.float32)
+        )
 
 
 @pytest.mark.parametrize(

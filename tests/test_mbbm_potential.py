@@ -109,3 +109,40 @@ def test_decided_potentials_are_exactly_zero_or_one():
     # the dense DP gives the same up to its rounding (lgamma: ~1e-13 at n = 100)
     assert pot._compute_tensor(100, (-200,) + (0,) * 5) == 1.0
     assert pot._compute_tensor(100, (150,) * 6) == pytest.approx(0.0, abs=1e-13)
+
+
+def test_the_cached_laws_are_the_computed_ones_read_only_and_bounded():
+    """The large-n DP reads its binomial and Poisson laws through a cache bounded in bytes:
+    the very arrays the functions compute, read-only, the oldest dropped first."""
+    laws = potentials._LawCache(max_bytes=8 * (101 + 51))
+    built = []
+
+    def build(n):
+        def make():
+            built.append(n)
+            return potentials._poisson_pmf(2.5, np.arange(n + 1))
+
+        return make
+
+    first = laws.get(("p", 100), build(100))
+    assert first.tobytes() == potentials._poisson_pmf(2.5, np.arange(101)).tobytes()
+    assert not first.flags.writeable
+    assert laws.get(("p", 100), build(100)) is first and built == [100]
+    laws.get(("p", 50), build(50))
+    laws.get(("p", 60), build(60))  # over the budget: the oldest (n = 100) goes
+    assert laws.nbytes <= laws.max_bytes and built == [100, 50, 60]
+    laws.get(("p", 100), build(100))
+    assert built == [100, 50, 60, 100]
+    # the module's functions: cached arrays equal to fresh computations
+    for n, q in ((50, 0.3), (999, 0.14)):
+        assert (
+            potentials._binomial_pmf_vector(n, q).tobytes()
+            == potentials.binom_dist.pmf(np.arange(n + 1), n, q).tobytes()
+        )
+    x = np.arange(40, 7, -1)
+    expected = potentials._poisson_pmf(31.0, x).tobytes()
+    assert potentials._poisson_pmf_at(31.0, x).tobytes() == expected
+    assert potentials._poisson_pmf_at(31.0, x) is potentials._poisson_pmf_at(31.0, x.copy())
+    assert potentials._poisson_pmf_range(3.5, 20).tobytes() == (
+        potentials._poisson_pmf(3.5, np.arange(21)).tobytes()
+    )

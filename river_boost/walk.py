@@ -258,9 +258,19 @@ def _poisson_dp_exact(trials: int = 30) -> bool:
 
 #: Whether OnlineMBBM's cold potentials with more than ``TENSOR_MAX_N`` votes left run the
 #: rows of their DP compiled on the compiled walk; NumPy's loop otherwise (same floats, slower).
-if NUMPY_EXACT:
-    _c._set_poisson_laws(potentials._poisson_pmf_range, potentials._poisson_pmf_at, potentials.DROP)
-POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT else False
+def _poisson_laws_set() -> bool:
+    """Hand the compiled rows the potentials' cached laws and NumPy's float64 dot function
+    (through NumPy's C API); False if NumPy's C API cannot be loaded (the NumPy loop then)."""
+    try:
+        _c._set_poisson_laws(
+            potentials._poisson_pmf_range, potentials._poisson_pmf_at, potentials.DROP
+        )
+    except ImportError:
+        return False
+    return True
+
+
+POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT and _poisson_laws_set() else False
 
 if AVAILABLE:
     _c._setup(

@@ -784,12 +784,16 @@ class MulticlassZeroOnePotential(Potential):
     def value_from_gaps(self, n: int, gaps, capped_votes=None, capped_rows=None) -> float:
         """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels
         (``capped_votes``, ``capped_rows``: the DPs' compiled loops, see
-        :meth:`_compute_tensor` and :meth:`_compute_poisson`)."""
+        :meth:`_compute_tensor` and :meth:`_compute_poisson`; when neither is given, the
+        compiled ones while ``river_boost.walk.ENABLED``, so that the Python walk of a custom
+        weak learner gets them too: they give NumPy's floats)."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
         out = self._cache.get(key)
         if out is None:
+            if capped_votes is None and capped_rows is None:
+                capped_votes, capped_rows = _compiled_dp()
             out = self._cache.put(key, self._compute(n, key[1], capped_votes, capped_rows))
         return out
 
@@ -1045,6 +1049,19 @@ class MulticlassZeroOnePotential(Potential):
             used += 1
         close(U, y0, used, 0, R)
         return out
+
+
+#: ``(walk module, capped_votes, capped_rows)``: the compiled DP loops (each None when its
+#: import-time check failed), set by :mod:`river_boost.walk` when the extension is built
+_COMPILED_DP = None
+
+
+def _compiled_dp() -> tuple:
+    """The compiled DP loops while the compiled code is on (``walk.ENABLED``), else Nones."""
+    compiled = _COMPILED_DP
+    if compiled is None or not compiled[0].ENABLED:
+        return None, None
+    return compiled[1], compiled[2]
 
 
 #: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its original dense DP (results

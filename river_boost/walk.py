@@ -34,7 +34,8 @@ Covered (anything else takes the Python walk, unchanged):
   with up to 40 votes left, when not cached, come from a compiled dense DP that adds the
   same products in the same order as NumPy's ``einsum`` (:data:`DENSE_DP_EXACT`); above 40,
   the rows of the banded DP are compiled, with NumPy's own dot function called as
-  ``np.convolve`` calls it (:data:`POISSON_DP_EXACT`);
+  ``np.convolve`` calls it (:data:`POISSON_DP_EXACT`); both DPs also serve the potential on
+  the Python walk (custom weak learners) while :data:`ENABLED`;
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
   (Ada.OLMR), once ``feature_fraction="auto"`` is decided;
@@ -63,6 +64,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import sys
 import textwrap
 
 import numpy as np
@@ -271,6 +273,13 @@ def _poisson_laws_set() -> bool:
 
 
 POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT and _poisson_laws_set() else False
+
+if AVAILABLE:  # the potentials take the compiled DPs on any walk while ENABLED
+    potentials._COMPILED_DP = (
+        sys.modules[__name__],
+        _c.capped_votes if DENSE_DP_EXACT else None,
+        _c.capped_rows if POISSON_DP_EXACT else None,
+    )
 
 if AVAILABLE:
     _c._setup(

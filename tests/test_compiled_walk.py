@@ -19,7 +19,7 @@ import random
 
 import numpy as np
 import pytest
-from river import datasets, drift, tree
+from river import datasets, drift, naive_bayes, tree
 from river.datasets import synth
 
 import river_boost as rb
@@ -803,6 +803,42 @@ def test_the_compiled_poisson_rows_are_numpys_to_the_bit():
         _walk.capped_rows(
             1, np.zeros(1, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3, dtype=np.float32)
         )
+
+
+@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
+def test_the_python_walk_takes_the_compiled_dps_while_enabled(monkeypatch):
+    """OnlineMBBM with a weak learner the compiled walk does not take (naive Bayes: the
+    Python walk) and 44 learners: its potentials come from the compiled DPs, both of them,
+    while walk.ENABLED, from NumPy's otherwise, and every prediction is the same."""
+    real = potentials._COMPILED_DP
+    calls = []
+
+    def counting(kernel):
+        def run(*args):
+            calls.append(kernel.__name__)
+            return kernel(*args)
+
+        return run
+
+    monkeypatch.setattr(potentials, "_COMPILED_DP", (real[0], counting(real[1]), counting(real[2])))
+    data = [(x, y, 1.0) for x, y in itertools.islice(datasets.ImageSegments(), 25)]
+    outputs = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(walk, "ENABLED", enabled)
+        model = rb.OnlineMBBM(
+            model=naive_bayes.GaussianNB(), n_models=44, weighting="sampling", seed=2
+        )
+        assert walk.plan_for(model) is None  # the Python walk
+        seen = []
+        for x, y, w in data:
+            seen.append([model.predict_proba_one(x), model.predict_one(x)])
+            model.learn_one(x, y, w=w)
+        outputs[enabled] = seen
+        if enabled:
+            assert {"capped_votes", "capped_rows"} <= set(calls)
+            n_calls = len(calls)
+    assert len(calls) == n_calls  # none while disabled
+    assert _same(outputs[True], outputs[False])
 
 
 @pytest.mark.parametrize(

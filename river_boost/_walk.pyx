@@ -412,7 +412,7 @@ def _check_tanh_odd(object np, int trials=2000):
 
 def _set_tanh_odd(bint on):
     """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
-    global _tanh_odd, _capped_rows
+    global _tanh_odd
     _tanh_odd = on
 
 
@@ -872,8 +872,6 @@ cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
 cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
 cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (walk.TANH_ODD)
-cdef object _capped_votes = None  # capped_votes, once it passed its self-test (walk.py)
-cdef object _capped_rows = None  # capped_rows, likewise
 cdef object _GL12 = None
 cdef object _GL32 = None
 cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
@@ -896,8 +894,8 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals, _capped_votes
-    global _tanh_odd, _capped_rows
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
+    global _tanh_odd
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -918,8 +916,6 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     RankingPairPotential = names["RankingPairPotential"]
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
     _numpy_exact = names["numpy_exact"]
-    _capped_votes = capped_votes if names["dense_dp_exact"] else None
-    _capped_rows = capped_rows if names["poisson_dp_exact"] else None
     _tanh_odd = names["tanh_odd"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
@@ -2206,7 +2202,8 @@ cdef class Plan:
         potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
         potentials for G distinct scores), each read from the potential's own cache under
         its key (votes left, sorted gaps) and asked of pot.value_from_gaps on a miss (which
-        computes and caches it exactly as cost_matrix would). The Python assembly
+        computes it with the compiled DPs while walk.ENABLED, and caches it, exactly as
+        cost_matrix would). The Python assembly
         (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
         for small boosters."""
         cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
@@ -2271,8 +2268,8 @@ cdef class Plan:
                                 break
                     gaps = tuple([kbuf[j] for j in range(1, k)])
                     value = cache.get((n_left, gaps))
-                    if value is None:  # computed and cached by the potential (V in C)
-                        value = pot.value_from_gaps(n_left, gaps, _capped_votes, _capped_rows)
+                    if value is None:  # computed and cached by the potential (its DPs in C)
+                        value = pot.value_from_gaps(n_left, gaps)
                     if b == G:
                         diag[a] = <double>value
                     else:

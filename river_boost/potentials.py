@@ -10,6 +10,7 @@ margin after the first ``i - 1`` learners, with ``z_j = y * h_j(x)`` in ``{-1, +
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 from river import base
@@ -1087,7 +1088,7 @@ class _LawCache:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self.nbytes = 0
-        self._laws: dict = {}
+        self._laws = OrderedDict()  # the oldest dropped in constant time (see BoundedCache)
 
     def get(self, key, build):
         law = self._laws.get(key)
@@ -1095,7 +1096,7 @@ class _LawCache:
             law = build()
             law.flags.writeable = False
             while self._laws and self.nbytes + law.nbytes > self.max_bytes:
-                self.nbytes -= self._laws.pop(next(iter(self._laws))).nbytes
+                self.nbytes -= self._laws.popitem(last=False)[1].nbytes
             self._laws[key] = law
             self.nbytes += law.nbytes
         return law

@@ -228,7 +228,7 @@ def _dense_dp_exact(trials: int = 40) -> bool:
 
 
 #: Whether OnlineMBBM's cold potentials (up to ``TENSOR_MAX_N`` votes left) are computed by the
-#: compiled dense DP on the compiled walk; they are NumPy's otherwise (same floats, slower).
+#: compiled dense DP while :data:`ENABLED`; they are NumPy's otherwise (same floats, slower).
 DENSE_DP_EXACT = _dense_dp_exact() if NUMPY_EXACT else False
 
 
@@ -258,8 +258,6 @@ def _poisson_dp_exact(trials: int = 30) -> bool:
     return True
 
 
-#: Whether OnlineMBBM's cold potentials with more than ``TENSOR_MAX_N`` votes left run the
-#: rows of their DP compiled on the compiled walk; NumPy's loop otherwise (same floats, slower).
 def _poisson_laws_set() -> bool:
     """Hand the compiled rows the potentials' cached laws and NumPy's float64 dot function
     (through NumPy's C API); False if NumPy's C API cannot be loaded (the NumPy loop then)."""
@@ -272,6 +270,9 @@ def _poisson_laws_set() -> bool:
     return True
 
 
+#: Whether OnlineMBBM's cold potentials with more than ``TENSOR_MAX_N`` votes left run the
+#: rows of their DP compiled while :data:`ENABLED`; NumPy's loop otherwise (same floats,
+#: slower).
 POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT and _poisson_laws_set() else False
 
 if AVAILABLE:  # the potentials take the compiled DPs on any walk while ENABLED
@@ -304,8 +305,6 @@ if AVAILABLE:
             "RankingPairPotential": RankingPairPotential,
             "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
             "numpy_exact": NUMPY_EXACT,
-            "dense_dp_exact": DENSE_DP_EXACT,
-            "poisson_dp_exact": POISSON_DP_EXACT,
             "tanh_odd": TANH_ODD,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,

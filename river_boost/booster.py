@@ -217,6 +217,10 @@ class Booster(base.Estimator):
         return walk
 
     def learn_one(self, x, y, w=1.0, **kwargs):
+        """Learn from the example ``x`` with label ``y`` and sample weight ``w``.
+
+        The whole event is validated before anything changes: a rejected one (``ValueError``
+        or ``TypeError``) leaves the booster as it was."""
         fast = _compiled.plan_for(self)
         if fast is not None:  # this walk, compiled (river_boost.walk): the same results
             return fast.learn_one(x, y, w)
@@ -290,12 +294,14 @@ class Booster(base.Estimator):
             adapt.replaced(i, self._n_seen, promoted)
 
     def predict_proba_one(self, x, **kwargs):
+        """The probability of each label for ``x``."""
         fast = _compiled.plan_for(self)
         if fast is not None:
             return fast.predict_proba_one(x)
         return self._task.proba(self._walk(x), self._experts)
 
     def predict_one(self, x, **kwargs):
+        """The predicted label for ``x``."""
         fast = _compiled.plan_for(self)
         if fast is not None:
             return fast.predict_one(x)
@@ -405,12 +411,15 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):
+        """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
+        q}}``, from the label's score and the learned label count."""
         fast = _compiled.plan_for(self)
         if fast is not None:  # the same as below, without the scores' dict
             return fast.rank_proba_one(x)
         return self._task.proba(self.score_one(x))
 
     def predict_one(self, x, **kwargs):
+        """The labels predicted relevant to ``x``: ``{label: bool}``."""
         fast = _compiled.plan_for(self)
         if fast is not None:
             return fast.rank_proba_one(x, labels_only=True)
@@ -425,3 +434,8 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
     def n_skipped(self) -> int:
         """Labelled examples with an empty or full label set (nothing to rank, not learned)."""
         return self._task.n_skipped
+
+
+# With the compiled walk, the boosters' methods are entered in C (river_boost.walk.enter_in_c):
+# the methods above run when a booster has no plan, and without the extension.
+_compiled.enter_in_c(Booster, RankingBooster)

@@ -244,11 +244,19 @@ class FeatureCleaner:
             if k not in nominal:
                 nominal[k] = type(v) is str
 
+    #: how many times :meth:`forget` was called since the last copy (the Python walk's count;
+    #: the compiled walk does not keep it). Class default: pickles from before it.
+    forgets = 0
+
     def forget(self) -> None:
+        """The learners changed: what was remembered for the last ``x`` is stale."""
         self.value = None
+        # Every forget changes this object's __dict__, even when nothing was remembered: the
+        # compiled walk keeps its own rows current while the dict is unchanged (PEP 509).
+        self.forgets += 1
 
     def __getstate__(self):  # the memo is a cache: a copy recomputes it
-        return {**self.__dict__, "x": None, "clean": None, "value": None}
+        return {**self.__dict__, "x": None, "clean": None, "value": None, "forgets": 0}
 
 
 # ----------------------------------------------------------------------------- utilities

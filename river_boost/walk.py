@@ -83,7 +83,14 @@ from .potentials import (
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "CLEANING_FINGERPRINT", "plan_for"]
+__all__ = [
+    "AVAILABLE",
+    "ENABLED",
+    "UNAVAILABLE_REASON",
+    "CLEANING_FINGERPRINT",
+    "enter_in_c",
+    "plan_for",
+]
 
 try:
     from . import _walk as _c
@@ -105,7 +112,7 @@ ENABLED = AVAILABLE
 
 #: The Python input checks the compiled ones reproduce, by the fingerprint of their code
 #: (docstrings left out); see :func:`cleaning_fingerprint`.
-CLEANING_FINGERPRINT = "f245257f817bab42"
+CLEANING_FINGERPRINT = "ef943f7f51adcb3f"
 
 _CLEANING_CODE = (
     core._feature_value,
@@ -325,3 +332,37 @@ else:
     def plan_for(booster):
         """The compiled walk for ``booster``: never, without the extension."""
         return None
+
+
+#: the boosters' methods entered in C: (class name, method name) -> the compiled entry's name
+ENTRIES = {
+    ("Booster", "learn_one"): "booster_learn_one",
+    ("Booster", "predict_proba_one"): "booster_predict_proba_one",
+    ("Booster", "predict_one"): "booster_predict_one",
+    ("RankingBooster", "predict_proba_one"): "ranking_predict_proba_one",
+    ("RankingBooster", "predict_one"): "ranking_predict_one",
+    ("RankingBooster", "score_one"): "ranking_score_one",
+}
+
+
+def enter_in_c(*classes) -> None:
+    """Put the compiled entries of :data:`ENTRIES` on ``classes`` (river_boost.booster's
+    ``Booster`` and ``RankingBooster``) in place of their Python methods, which stay on the
+    class as ``_py_<name>``: each entry runs the booster's compiled walk, without a Python
+    frame, and calls ``_py_<name>`` when the booster has no plan (the Python walk). Without
+    the extension the classes keep their Python methods."""
+    if not AVAILABLE:
+        return
+    for cls in classes:
+        for (owner, name), entry_name in ENTRIES.items():
+            if owner != cls.__name__:
+                continue
+            python = cls.__dict__[name]
+            entry = getattr(_c, entry_name)
+            entry.__name__ = name
+            entry.__qualname__ = python.__qualname__
+            entry.__module__ = python.__module__
+            entry.__doc__ = inspect.getdoc(python)  # River's, when the method has none
+            entry.__wrapped__ = python  # inspect.signature and help() read the Python method
+            setattr(cls, "_py_" + name, python)
+            setattr(cls, name, entry)

@@ -876,3 +876,158 @@ def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(
         assert booster.predict_proba_one(x) == reference.predict_proba_one(x)
         booster.learn_one(x, y, w)
         reference.learn_one(x, y, w)
+
+
+# ----------------------------------------------------------------------------- entered in C
+
+
+@pytest.mark.parametrize(
+    "cls, owner, names",
+    [
+        (rb.AdaBoostOL, "Booster", ("learn_one", "predict_proba_one", "predict_one")),
+        (rb.OnlineMBBM, "Booster", ("learn_one", "predict_proba_one", "predict_one")),
+        (rb.OnlineBMR, "RankingBooster", ("predict_proba_one", "predict_one", "score_one")),
+    ],
+)
+def test_the_boosters_methods_are_entered_in_c_and_read_as_the_python_ones(cls, owner, names):
+    import inspect
+
+    from river_boost import booster as booster_module
+
+    for name in names:
+        entry = getattr(cls, name)
+        python = getattr(cls, "_py_" + name)
+        assert entry is getattr(walk._c, walk.ENTRIES[(owner, name)])
+        assert python is getattr(booster_module, owner).__dict__["_py_" + name]
+        assert inspect.isfunction(python)  # the Python method, kept as the reference
+        assert inspect.signature(entry) == inspect.signature(python)
+        assert entry.__qualname__ == f"{owner}.{name}"
+        assert entry.__doc__ == inspect.cleandoc(python.__doc__)
+
+
+@pytest.mark.parametrize(
+    "cls, stream",
+    [(rb.AdaBoostOL, "binary"), (rb.AdaBoostOLM, "multiclass"), (rb.AdaOLMR, "ranking")],
+)
+def test_the_entries_run_the_python_methods_exactly_when_there_is_no_plan(cls, stream, monkeypatch):
+    """walk.ENABLED is read on every call (it is cached by the version of walk's globals, and
+    a change must be seen at once); off, each entry calls the Python method, on, never."""
+    from river_boost import booster as booster_module
+
+    calls = []
+    owner = booster_module.RankingBooster if stream == "ranking" else booster_module.Booster
+    for name in ("learn_one", "predict_proba_one", "predict_one"):
+        python = getattr(cls, "_py_" + name)
+
+        def counted(self, *args, _python=python, _name=name, **kwargs):
+            calls.append(_name)
+            return _python(self, *args, **kwargs)
+
+        monkeypatch.setattr(
+            owner if name != "learn_one" else booster_module.Booster, "_py_" + name, counted
+        )
+    data = STREAMS[stream](120, seed=5)
+    on = cls(n_models=3, seed=1)
+    off = cls(n_models=3, seed=1)
+    for x, y, w in data:
+        for model, enabled in ((on, True), (off, False)):
+            monkeypatch.setattr(walk, "ENABLED", enabled)
+            planned = walk.plan_for(model) is not None
+            before = len(calls)
+            outputs = (model.predict_proba_one(x), model.predict_one(x))
+            model.learn_one(x=x, y=y, w=w)  # keywords, as River's pipelines pass them
+            if planned:
+                assert calls[before:] == []
+            elif not enabled:  # (enabled, a ranking booster plans once it has seen an x)
+                assert {"learn_one", "predict_proba_one", "predict_one"} <= set(calls[before:])
+            if enabled:
+                reference = outputs
+            else:
+                assert _same(outputs, reference)
+    monkeypatch.setattr(walk, "ENABLED", True)
+    assert walk.plan_for(on) is not None
+
+
+def test_a_subclass_overriding_a_method_reaches_the_entry_through_super(monkeypatch):
+    seen = []
+
+    class Logged(rb.AdaBoostOL):
+        def learn_one(self, x, y, w=1.0, **kwargs):
+            seen.append(y)
+            return super().learn_one(x, y, w=w, **kwargs)
+
+        def predict_proba_one(self, x, **kwargs):
+            return super().predict_proba_one(x, **kwargs)
+
+    data = _binary_stream(150, seed=7)
+    logged = Logged(n_models=3, seed=2)
+    plain = rb.AdaBoostOL(n_models=3, seed=2)
+    for x, y, w in data:
+        assert logged.predict_proba_one(x) == plain.predict_proba_one(x)
+        logged.learn_one(x, y, w)
+        plain.learn_one(x, y, w)
+    assert len(seen) == len(data)
+    assert walk.plan_for(logged) is not None
+
+
+def test_the_fast_fsum_is_math_fsum_and_decides_most_sums():
+    """The compiled fsum's fast path (TwoSum and a rounding-interval test) must give math.fsum's
+    float, bit for bit, and defer to Shewchuk's partials near a tie."""
+    rng = random.Random(11)
+    fast = 0
+    cases = []
+    for _ in range(20000):  # the Hedge prediction's sums: weights times tanh
+        n = rng.randint(1, 12)
+        cases.append([rng.random() * math.tanh(rng.gauss(0, 3)) for _ in range(n)])
+    for _ in range(5000):  # magnitudes far apart, cancellation, exact ties
+        n = rng.randint(0, 8)
+        base = [rng.uniform(-1, 1) * 2.0 ** rng.randint(-70, 70) for _ in range(n)]
+        cases.append(base + [-b for b in base[: n // 2]])
+        cases.append([1.0] + [rng.choice([2.0**-53, -(2.0**-53), 2.0**-106]) for _ in range(n)])
+    cases += [
+        [],
+        [0.0],
+        [-0.0],
+        [-0.0, -0.0],
+        [1.0, 2.0**-53],
+        [1.0, 2.0**-53, 2.0**-106],
+        [5e-324, 5e-324],
+        [1e308, 1e308, -1e308],
+        [1e308, -1e308, 1.0],
+    ]
+    for v in cases:
+        try:
+            want = math.fsum(v)
+        except OverflowError:  # [1e308, 1e308, -1e308]: the same error, from the partials
+            with pytest.raises(OverflowError):
+                walk._c._fsum_for_test(v)
+            continue
+        got, decided = walk._c._fsum_for_test(v)
+        assert math.copysign(1.0, got) == math.copysign(1.0, want) and got == want, v
+        fast += decided
+    assert fast > 20000  # the Hedge sums, nearly all
+    assert walk._c._fsum_for_test([1.0, 2.0**-53]) == (1.0, False)  # a tie: the partials
+
+
+@pytest.mark.parametrize(
+    "cls, stream", [(rb.AdaBoostOL, "binary"), (rb.OnlineMBBM, "multiclass")], ids=["OL", "MBBM"]
+)
+def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream):
+    """The compiled walk keeps its rows current while the memo's __dict__ is unchanged (PEP
+    509): learners replaced from the Python side (the pool's forget, with nothing
+    remembered on the Python side) must still make the next prediction of the same x new."""
+    data = STREAMS[stream](200, seed=8)
+    a = cls(n_models=4, seed=3)
+    for x, y, w in data[:-1]:
+        a.predict_one(x)
+        a.learn_one(x, y, w)
+    b = pickle.loads(pickle.dumps(a))
+    x = data[-1][0]
+    before = a.predict_proba_one(x)
+    assert a.pool._memo.value is None  # the compiled walk remembers nothing there
+    for i in range(4):  # every learner starts over
+        a.pool.replace(i)
+        b.pool.replace(i)
+    after = a.predict_proba_one(x)
+    assert _same(after, b.predict_proba_one(x))  # b predicts x for the first time
+    assert not _same(after, before)  # the replaced learners mattered

@@ -1031,3 +1031,36 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     after = a.predict_proba_one(x)
     assert _same(after, b.predict_proba_one(x))  # b predicts x for the first time
     assert not _same(after, before)  # the replaced learners mattered
+
+
+def test_without_the_compiled_walk_the_classes_keep_their_python_methods():
+    """A build without river_boost._walk (no compiler): the Python methods stay on the
+    classes and the boosters learn and predict on the Python walk."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(
+        """
+        import inspect, sys
+        sys.modules["river_boost._walk"] = None  # importing it raises ImportError
+        import river_boost as rb
+        from river_boost import walk
+        from river import datasets
+        assert not walk.AVAILABLE and walk.plan_for(rb.AdaBoostOL()) is None
+        for cls in (rb.AdaBoostOL, rb.OnlineBMR):
+            assert inspect.isfunction(cls.predict_one) and not hasattr(cls, "_py_predict_one")
+        model = rb.AdaBoostOL(n_models=3, seed=1)
+        for x, y in datasets.Phishing().take(100):
+            model.predict_one(x)
+            model.learn_one(x, y)
+        print(model.predict_proba_one(x))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    python = rb.AdaBoostOL(n_models=3, seed=1)  # the same on this side, on the compiled walk
+    for x, y in datasets.Phishing().take(100):
+        python.predict_one(x)
+        python.learn_one(x, y)
+    assert out.stdout.strip() == str(python.predict_proba_one(x))

@@ -359,6 +359,8 @@ def enter_in_c(*classes) -> None:
                 continue
             python = cls.__dict__[name]
             entry = getattr(_c, entry_name)
+            if python is entry:  # entered already (a second call must not lose the method)
+                continue
             entry.__name__ = name
             entry.__qualname__ = python.__qualname__
             entry.__module__ = python.__module__

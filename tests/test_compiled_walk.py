@@ -903,6 +903,10 @@ def test_the_boosters_methods_are_entered_in_c_and_read_as_the_python_ones(cls, 
         assert inspect.signature(entry) == inspect.signature(python)
         assert entry.__qualname__ == f"{owner}.{name}"
         assert entry.__doc__ == inspect.cleandoc(python.__doc__)
+    walk.enter_in_c(getattr(booster_module, owner))  # again: nothing changes
+    for name in names:
+        assert getattr(cls, "_py_" + name) is getattr(booster_module, owner).__dict__["_py_" + name]
+        assert inspect.isfunction(getattr(cls, "_py_" + name))
 
 
 @pytest.mark.parametrize(

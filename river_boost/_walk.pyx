@@ -165,14 +165,15 @@ cdef double fsum(const double* v, int n, double* p) except? -1.0:
 
 cdef bint _fsum_fast(const double* v, int n, double* out) noexcept:
     """fsum's fast path: whether it decided, and then the sum in ``out``."""
-    cdef double s = 0.0, e = 0.0, a = 0.0, x, t, z, r, rem, bound, half_gap, margin
+    cdef double s = 0.0, e = 0.0, a = 0.0, x, t, z, err, r, rem, bound, half_gap, margin
     cdef int k
     for k in range(n):
         x = v[k]
         t = s + x
         z = t - s
-        e += (s - (t - z)) + (x - z)
-        a += fabs((s - (t - z)) + (x - z))
+        err = (s - (t - z)) + (x - z)  # TwoSum: s + x == t + err exactly
+        e += err
+        a += fabs(err)
         s = t
     if isfinite(s) and isfinite(a) and (a == 0.0 or a > TWO_M900):
         r = s + e
@@ -1952,17 +1953,7 @@ cdef class Plan:
             self.kcap = k
         return 0
 
-    def learn_one(self, x, y, w=1.0):
-        """Booster.learn_one."""
-        self._learn_one(x, y, w)
-
-    def predict_proba_one(self, x):
-        """Booster.predict_proba_one."""
-        return self._predict_proba_one(x)
-
-    def predict_one(self, x):
-        """Booster.predict_one."""
-        return self._predict_one(x)
+    # Booster's methods, as the entries at the end of this module call them
 
     cdef int _learn_one(self, object x, object y, object w) except -1:
         if self.kind == K_BINARY:
@@ -3023,22 +3014,16 @@ cdef class Plan:
             np_vecmat(self.tmp, cw.scores, out, n, k)
         return k
 
-    def score_one(self, x):
-        """RankingBooster.score_one."""
-        return self._score_one(x)
-
     cdef dict _score_one(self, object x):
+        """RankingBooster.score_one."""
         cdef list labels = self.task.labels
         cdef int j, k = self._rk_scores(x)
         cdef double* out = self.kb
         return {labels[j]: out[j] for j in range(k)}
 
-    def rank_proba_one(self, x, bint labels_only=False):
+    cdef dict _rank_proba_one(self, object x, bint labels_only):
         """RankingBooster.predict_proba_one (RankingTask.proba of score_one's scores, the same
         float operations), or with labels_only its predict_one ({label: P(True) >= 0.5})."""
-        return self._rank_proba_one(x, labels_only)
-
-    cdef dict _rank_proba_one(self, object x, bint labels_only):
         cdef list labels = self.task.labels
         cdef int j, a, b, n_top, k = self._rk_scores(x)
         cdef double* out = self.kb

@@ -221,9 +221,6 @@ class Booster(base.Estimator):
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:  # this walk, compiled (river_boost.walk): the same results
-            return fast.learn_one(x, y, w)
         # Everything is validated before any state changes: a rejected event leaves no trace.
         w = check_sample_weight(w)
         task = self._task
@@ -295,16 +292,10 @@ class Booster(base.Estimator):
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:
-            return fast.predict_proba_one(x)
         return self._task.proba(self._walk(x), self._experts)
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:
-            return fast.predict_one(x)
         return self._task.predict(self._walk(x), self._experts, self._rng)
 
     # ------------------------------------------------------------------ diagnostics
@@ -405,24 +396,15 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:
-            return fast.score_one(x)
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
         q}}``, from the label's score and the learned label count."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:  # the same as below, without the scores' dict
-            return fast.rank_proba_one(x)
         return self._task.proba(self.score_one(x))
 
     def predict_one(self, x, **kwargs):
         """The labels predicted relevant to ``x``: ``{label: bool}``."""
-        fast = _compiled.plan_for(self)
-        if fast is not None:
-            return fast.rank_proba_one(x, labels_only=True)
         return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
 
     @property
@@ -437,5 +419,6 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
 
 # With the compiled walk, the boosters' methods are entered in C (river_boost.walk.enter_in_c):
-# the methods above run when a booster has no plan, and without the extension.
+# a booster with a plan runs it there, and the methods above (the Python walk, the reference)
+# run when it has none, and without the extension.
 _compiled.enter_in_c(Booster, RankingBooster)

@@ -2492,12 +2492,17 @@ cdef class Plan:
         clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
+        # The walk a prediction of this x made serves below only while the task's part of it
+        # (MulticlassTask.walk_key: the classes, which have enough support) is unchanged
         if idx is None:
             yi = task.commit(y, wd)["yi"]
+            self._walk_stale()  # a new class
         else:  # MulticlassTask.commit of a known class
             yi = idx
             support = task.support
             support[yi] = support[yi] + 1
+            if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
+                self._walk_stale()
         k = len(<list>task.classes)
         self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
@@ -3081,11 +3086,15 @@ cdef class Plan:
         clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
+        # The walk a prediction of this x made serves below only while the task's part of it
+        # (RankingTask.walk_key: the labels, which have enough support) is unchanged
         if fast:  # RankingTask.commit for a label set of known labels, without NumPy
             if not self._rk_commit_known(<dict>y, wd):
                 return 0
-        elif task.commit(y, wd) is None:  # an empty or full label set: nothing to rank
-            return 0
+        else:
+            self._walk_stale()  # new labels may have joined (recomputing gives the same walk)
+            if task.commit(y, wd) is None:  # an empty or full label set: nothing to rank
+                return 0
         self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         labels = task.labels
         k = len(labels)
@@ -3138,6 +3147,8 @@ cdef class Plan:
         for j in range(k):
             if y.get(labels[j], False):
                 support[j] = support[j] + 1
+                if <long>support[j] == MIN_SUPPORT:  # the label now counts (walk_key changed)
+                    self._walk_stale()
         return True
 
     cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:

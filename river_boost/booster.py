@@ -148,7 +148,7 @@ class Booster(base.Estimator):
             )
         self._n_seen = 0
         self._no_edges = [0.0] * self.n_models
-        self._walk_memo = None  # (learners' predictions, number of labels, Walk)
+        self._walk_memo = None  # (learners' predictions, task.walk_key(), Walk)
         self._drift = None
         if memory is not None:  # drift adaptation is on (river_boost.adaptation)
             self._drift = DriftAdaptation(
@@ -200,7 +200,10 @@ class Booster(base.Estimator):
         """The prediction walk for the raw ``x`` (None while the task has too few labels).
 
         It depends only on ``x`` and the booster's state, so the one made for a prediction
-        is reused by the ``learn_one`` that follows on the same ``x``.
+        is reused by the ``learn_one`` that follows on the same ``x``, unless that example's
+        label changed the task's part of it (``task.walk_key()``: a new label, or a label
+        reaching the support a learner's vote needs): a prediction never changes what is
+        learned.
         """
         task = self._task
         if not task.ready:
@@ -208,12 +211,12 @@ class Booster(base.Estimator):
             return None
         dists = self._pool.predict(x)
         memo = self._walk_memo
-        k = getattr(task, "k", 2)
-        if memo is not None and memo[0] is dists and memo[1] == k:
+        key = task.walk_key()
+        if memo is not None and memo[0] is dists and memo[1] == key:
             return memo[2]
         alphas = self._experts.ogd.values if self._experts is not None else None
         walk = task.walk(dists, alphas, self._rule, self.n_models)
-        self._walk_memo = (dists, k, walk)
+        self._walk_memo = (dists, key, walk)
         return walk
 
     def learn_one(self, x, y, w=1.0, **kwargs):

@@ -39,6 +39,13 @@ def _supported(support: list) -> np.ndarray | None:
     return None if n_ok == len(ok) or n_ok < 2 else ok
 
 
+def _walk_key(support: list) -> tuple:
+    """What a multiclass or ranking walk depends on besides the learners' predictions and
+    the experts: the number of labels and which have enough support. Supports only grow,
+    so the number of labels with ``MIN_SUPPORT`` tells which."""
+    return len(support), sum(1 for n in support if n >= MIN_SUPPORT)
+
+
 def check_labels(new: list, known: list) -> list:
     """``new`` if they can join the ``known`` labels, else ``ValueError``.
 
@@ -110,6 +117,10 @@ class BinaryTask:
 
     def commit(self, y, w):
         return {"y": y, "sign": 1 if y else -1}
+
+    def walk_key(self):
+        """What the walk depends on besides the learners and experts: nothing here."""
+        return None
 
     def walk(self, dists, alphas, rule, n_models) -> Walk:
         probas = []
@@ -206,6 +217,12 @@ class MulticlassTask:
     @property
     def k(self) -> int:
         return len(self.classes)
+
+    def walk_key(self) -> tuple:
+        """What the walk depends on besides the learners and experts (the classes and which
+        have enough support): a walk made for a prediction serves the learning of the same
+        ``x`` only while it is unchanged, and a label's commit can change it."""
+        return _walk_key(self.support)
 
     # -------------------------------------------------------------- labels
 
@@ -370,8 +387,14 @@ class RankingTask:
 
     @property
     def k(self) -> int:
-        """The number of labels known (the booster's walk memo is valid for one ``k``)."""
+        """The number of labels known."""
         return len(self.labels)
+
+    def walk_key(self) -> tuple:
+        """What the walk depends on besides the learners and experts (the labels and which
+        have enough support): a walk made for a prediction serves the learning of the same
+        ``x`` only while it is unchanged, and a label set's commit can change it."""
+        return _walk_key(self.support)
 
     # -------------------------------------------------------------- labels
 

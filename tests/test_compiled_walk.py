@@ -1143,3 +1143,31 @@ def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
         learn_only.learn_one(x, y, w)
         predict_first.learn_one(x, y, w)
         assert pickle.dumps(learn_only) == pickle.dumps(predict_first), t
+
+
+@pytest.mark.parametrize(
+    "cls, stream",
+    [
+        (rb.AdaBoostOL, "binary"),
+        (rb.OnlineBBM, "binary"),
+        (rb.AdaBoostOLM, "multiclass"),
+        (rb.OnlineMBBM, "multiclass"),
+        (rb.AdaOLMR, "ranking"),
+        (rb.OnlineBMR, "ranking"),
+    ],
+)
+def test_the_walk_can_change_between_a_prediction_and_its_learning(cls, stream, monkeypatch):
+    """walk.ENABLED switched between predict_proba_one(x) and learn_one(x) (on odd examples
+    the compiled walk predicts and the Python walk learns, on even ones the other way round)
+    learns what a booster on one walk learns."""
+    data = STREAMS[stream](120, seed=7)
+    one_walk, switching = cls(n_models=3, seed=1), cls(n_models=3, seed=1)
+    for t, (x, y, w) in enumerate(data):
+        expected = one_walk.predict_proba_one(x)
+        one_walk.learn_one(x, y, w)
+        monkeypatch.setattr(walk, "ENABLED", t % 2 == 1)
+        assert _same(switching.predict_proba_one(x), expected), t
+        monkeypatch.setattr(walk, "ENABLED", t % 2 == 0)
+        switching.learn_one(x, y, w)
+        monkeypatch.setattr(walk, "ENABLED", True)
+    assert pickle.dumps(one_walk) == pickle.dumps(switching)

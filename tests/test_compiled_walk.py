@@ -1117,17 +1117,20 @@ def test_without_the_compiled_walk_the_classes_keep_their_python_methods():
     assert out.stdout.strip() == str(python.predict_proba_one(x))
 
 
+# a binary, two multiclass and two ranking boosters of each walk's rules (the binary walk
+# keeps no task state: its cases are the control)
+BOOSTERS_BY_STREAM = [
+    (rb.AdaBoostOL, "binary"),
+    (rb.OnlineBBM, "binary"),
+    (rb.AdaBoostOLM, "multiclass"),
+    (rb.OnlineMBBM, "multiclass"),
+    (rb.AdaOLMR, "ranking"),
+    (rb.OnlineBMR, "ranking"),
+]
+
+
 @pytest.mark.parametrize("enabled", [False, True])
-@pytest.mark.parametrize(
-    "cls, stream",
-    [
-        (rb.AdaBoostOL, "binary"),
-        (rb.AdaBoostOLM, "multiclass"),
-        (rb.OnlineMBBM, "multiclass"),
-        (rb.AdaOLMR, "ranking"),
-        (rb.OnlineBMR, "ranking"),
-    ],
-)
+@pytest.mark.parametrize("cls, stream", BOOSTERS_BY_STREAM)
 def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
     cls, stream, enabled, monkeypatch
 ):
@@ -1145,17 +1148,7 @@ def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
         assert pickle.dumps(learn_only) == pickle.dumps(predict_first), t
 
 
-@pytest.mark.parametrize(
-    "cls, stream",
-    [
-        (rb.AdaBoostOL, "binary"),
-        (rb.OnlineBBM, "binary"),
-        (rb.AdaBoostOLM, "multiclass"),
-        (rb.OnlineMBBM, "multiclass"),
-        (rb.AdaOLMR, "ranking"),
-        (rb.OnlineBMR, "ranking"),
-    ],
-)
+@pytest.mark.parametrize("cls, stream", BOOSTERS_BY_STREAM)
 def test_the_walk_can_change_between_a_prediction_and_its_learning(cls, stream, monkeypatch):
     """walk.ENABLED switched between predict_proba_one(x) and learn_one(x) (on odd examples
     the compiled walk predicts and the Python walk learns, on even ones the other way round)

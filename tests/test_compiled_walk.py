@@ -1139,13 +1139,23 @@ def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
     vote needs (MIN_SUPPORT), makes the learning walk anew. (Before, the prediction's walk
     was reused, and what was learned depended on whether predict_proba_one ran first.)"""
     monkeypatch.setattr(walk, "ENABLED", enabled)
-    data = STREAMS[stream](120, seed=7)
+
+    def learned(b):  # not the whole pickle: a prediction may add empty per-class entries to
+        # a leaf's statistics, as River's own tree does (its defaultdicts), which change no
+        # prediction; the booster's own state, the learners' updates and predictions count
+        pool = b._pool
+        state = (b._experts, b._task, b._n_seen, list(pool._edge_num), list(pool._edge_den))
+        return pickle.dumps(state), b.learner_updates
+
+    data = STREAMS[stream](300, seed=11)
     learn_only, predict_first = cls(n_models=3, seed=1), cls(n_models=3, seed=1)
     for t, (x, y, w) in enumerate(data):
         predict_first.predict_proba_one(x)  # pure: it must not change what is learned
         learn_only.learn_one(x, y, w)
         predict_first.learn_one(x, y, w)
-        assert pickle.dumps(learn_only) == pickle.dumps(predict_first), t
+        assert learned(learn_only) == learned(predict_first), t
+    for x, _, _ in data[::10]:
+        assert _same(learn_only.predict_proba_one(x), predict_first.predict_proba_one(x))
 
 
 @pytest.mark.parametrize("cls, stream", BOOSTERS_BY_STREAM)

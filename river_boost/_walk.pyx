@@ -3091,9 +3091,12 @@ cdef class Plan:
         if fast:  # RankingTask.commit for a label set of known labels, without NumPy
             if not self._rk_commit_known(<dict>y, wd):
                 return 0
-        else:
-            self._walk_stale()  # new labels may have joined (recomputing gives the same walk)
-            if task.commit(y, wd) is None:  # an empty or full label set: nothing to rank
+        else:  # (labels may join: y's labels are not all known, or its values not all bool)
+            key = task.walk_key()
+            committed = task.commit(y, wd)
+            if task.walk_key() != key:
+                self._walk_stale()
+            if committed is None:  # an empty or full label set: nothing to rank
                 return 0
         self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
         labels = task.labels

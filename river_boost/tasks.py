@@ -39,11 +39,13 @@ def _supported(support: list) -> np.ndarray | None:
     return None if n_ok == len(ok) or n_ok < 2 else ok
 
 
-def _walk_key(support: list) -> tuple:
-    """What a multiclass or ranking walk depends on besides the learners' predictions and
-    the experts: the number of labels and which have enough support. Supports only grow,
-    so the number of labels with ``MIN_SUPPORT`` tells which."""
-    return len(support), sum(1 for n in support if n >= MIN_SUPPORT)
+def _walk_key(task) -> tuple:
+    """``walk_key()`` of the multiclass and ranking tasks: what their walk depends on besides
+    the learners and experts, the number of labels and which have enough support (supports
+    only grow, so how many reach ``MIN_SUPPORT`` tells which). A walk made for a prediction
+    serves the learning of the same ``x`` only while it is unchanged, and a label's commit
+    can change it."""
+    return len(task.support), sum(1 for n in task.support if n >= MIN_SUPPORT)
 
 
 def check_labels(new: list, known: list) -> list:
@@ -218,11 +220,7 @@ class MulticlassTask:
     def k(self) -> int:
         return len(self.classes)
 
-    def walk_key(self) -> tuple:
-        """What the walk depends on besides the learners and experts (the classes and which
-        have enough support): a walk made for a prediction serves the learning of the same
-        ``x`` only while it is unchanged, and a label's commit can change it."""
-        return _walk_key(self.support)
+    walk_key = _walk_key
 
     # -------------------------------------------------------------- labels
 
@@ -390,11 +388,7 @@ class RankingTask:
         """The number of labels known."""
         return len(self.labels)
 
-    def walk_key(self) -> tuple:
-        """What the walk depends on besides the learners and experts (the labels and which
-        have enough support): a walk made for a prediction serves the learning of the same
-        ``x`` only while it is unchanged, and a label set's commit can change it."""
-        return _walk_key(self.support)
+    walk_key = _walk_key
 
     # -------------------------------------------------------------- labels
 

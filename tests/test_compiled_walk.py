@@ -1174,3 +1174,32 @@ def test_the_walk_can_change_between_a_prediction_and_its_learning(cls, stream, 
         switching.learn_one(x, y, w)
         monkeypatch.setattr(walk, "ENABLED", True)
     assert pickle.dumps(one_walk) == pickle.dumps(switching)
+
+
+@pytest.mark.parametrize("cls", [rb.AdaOLMR, rb.OnlineBMR])
+def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls, monkeypatch):
+    """Label sets with 0/1 values take the ranking walk's general commit (a task.commit call,
+    the walk kept only while task.walk_key() is unchanged): the same boosters as with bools,
+    on both walks, whether each x was predicted first or not."""
+    data = STREAMS["ranking"](200, seed=11)
+    as_ints = [(x, {label: int(v) for label, v in y.items()}, w) for x, y, w in data]
+    boosters = {}
+    for enabled in (True, False):
+        monkeypatch.setattr(walk, "ENABLED", enabled)
+        for name, stream, predict_first in (
+            ("bools", data, True),
+            ("ints", as_ints, True),
+            ("ints, learning only", as_ints, False),
+        ):
+            b = boosters[enabled, name] = cls(n_models=3, seed=1)
+            for x, y, w in stream:
+                if predict_first:
+                    b.predict_proba_one(x)
+                b.learn_one(x, y, w)
+    monkeypatch.setattr(walk, "ENABLED", True)
+    reference = boosters[True, "bools"]
+    for b in boosters.values():
+        assert pickle.dumps(b._experts) == pickle.dumps(reference._experts)
+        assert b.learner_updates == reference.learner_updates
+        for x, _, _ in data[::20]:
+            assert _same(b.predict_proba_one(x), reference.predict_proba_one(x))

@@ -727,6 +727,44 @@ def test_logistic_cost_matrices_are_numpys_with_one_tanh_per_pair_or_per_entry(o
         _walk._set_tanh_odd(walk.TANH_ODD)
 
 
+@pytest.mark.parametrize("odd", [True, False])
+def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd):
+    """The walk builds learner i's cost matrix from learner i - 1's pairs, computing again
+    only the pairs of the label whose score changed: every matrix along a walk is still
+    LogisticLoss.cost_matrix_of of its scores, to the bit, with ties made and broken,
+    saturated sigmoids, a score that changes by 0 and signed zeros."""
+    from river_boost import _walk
+
+    plan = walk.plan_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    assert plan is not None
+    rng = np.random.default_rng(11)
+    walks = []
+    for k in (2, 3, 7, 12):
+        for scale in (1e-9, 1.0, 40.0, 900.0):
+            s = [0.0] * k
+            scores = [list(s)]
+            for _ in range(25):
+                lab = int(rng.integers(k))
+                step = rng.choice(
+                    [0.0, -0.0, rng.random() * scale, s[int(rng.integers(k))] - s[lab]]
+                )
+                s[lab] = s[lab] + float(step)  # sometimes a tie with another label
+                scores.append(list(s))
+            walks.append(scores)
+    _walk._set_tanh_odd(odd)
+    try:
+        for scores in walks:
+            got = plan.logistic_costs_along(scores)
+            assert len(got) == len(scores)
+            for s, matrix in zip(scores, got):
+                expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
+                assert np.array(matrix).tobytes() == expected.tobytes(), s
+    finally:
+        _walk._set_tanh_odd(walk.TANH_ODD)
+    with pytest.raises(ValueError, match="one label"):
+        plan.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
 def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
     """OnlineMBBM's cold potentials up to 40 votes left: the compiled DP gives the very floats

@@ -1097,6 +1097,76 @@ cdef extern from *:
     dict rb_dict_presized(Py_ssize_t n)
 
 
+cdef extern from *:
+    """
+    /* random.Random.random() read straight from the generator's state: CPython's _random
+       object is its header, the index into the state and the 624 words of MT19937, and
+       random() is genrand_res53 (two words: 27 and 26 bits). Used only for exactly
+       random.Random, and only once _set_fast_random found it equal, draw for draw and state
+       for state, to the method it replaces. */
+    #include <stdint.h>
+    typedef struct { PyObject_HEAD int index; uint32_t state[624]; } rb_mt_object;
+    static uint32_t rb_mt_word(rb_mt_object *r) {
+        uint32_t y, *mt = r->state;
+        int i;
+        if (r->index >= 624) {  /* the next 624 words at once (the twist) */
+            for (i = 0; i < 624; i++) {
+                y = (mt[i] & 0x80000000U) | (mt[(i + 1) % 624] & 0x7fffffffU);
+                mt[i] = mt[(i + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+            }
+            r->index = 0;
+        }
+        y = mt[r->index++];
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c5680U;
+        y ^= (y << 15) & 0xefc60000U;
+        return y ^ (y >> 18);
+    }
+    static double rb_mt_random(PyObject *o) {
+        uint32_t a = rb_mt_word((rb_mt_object *)o) >> 5;
+        uint32_t b = rb_mt_word((rb_mt_object *)o) >> 6;
+        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+    }
+    """
+    double rb_mt_random(object o) noexcept
+    Py_ssize_t RB_MT_SIZE "sizeof(rb_mt_object)"
+
+
+cdef type _mt_type = None  # random.Random, once _set_fast_random checked the draws
+
+
+def _set_fast_random(type cls, int draws=1500):
+    """Draw random.Random's numbers in C (no method call per draw) if ``cls`` is
+    ``random.Random`` with CPython's generator: its ``random`` the C method, its objects
+    large enough, and on a few seeds the same draws and the same state afterwards as its
+    own method (across the regeneration of the state). Returns whether the fast draws are
+    on."""
+    global _mt_type
+    import _random
+    _mt_type = None
+    if (not issubclass(cls, _random.Random) or cls.random is not _random.Random.random
+            or cls.__basicsize__ < RB_MT_SIZE):
+        return False
+    for seed in (0, 1, 2718, 2**40 + 3):
+        mine, ref = cls(seed), cls(seed)
+        ref.random()
+        mine.random()  # both past the first regeneration of the state
+        for _ in range(draws):
+            if rb_mt_random(mine) != ref.random():
+                return False
+        if mine.getstate() != ref.getstate():
+            return False
+    _mt_type = cls
+    return True
+
+
+cdef inline double _draw(object rng) except? -1.0:
+    """rng.random()."""
+    if type(rng) is _mt_type:
+        return rb_mt_random(rng)
+    return rng.random()
+
+
 cdef inline object _aget(object obj, dict d, str name):
     """``getattr(obj, name)`` for a plain instance attribute, read from ``d``, the instance's
     ``__dict__``, without the type's descriptor lookup (several times cheaper, and the walk
@@ -2942,7 +3012,7 @@ cdef class Plan:
         cdef long long* n_zero = _counts_of(self.pa, A_N_ZERO)
         cdef long long* n_updates = _counts_of(self.pa, A_N_UPDATES)
         cdef double* scales = _doubles_of(self.pa, A_WEIGHT_SCALES)
-        cdef object rng_random = None, label, bgi
+        cdef object rng = None, label, bgi
         cdef bint loaded = False
         cdef dict background = self.pa.get(A_BACKGROUND)  # drift adaptation's background learners
         cdef int i, j
@@ -2964,16 +3034,16 @@ cdef class Plan:
             if self.importance:
                 wi = p * cnt / total
                 if wi < mw:
-                    if rng_random is None:
-                        rng_random = self.pa.get(A_RNG).random
-                    if <double>rng_random() * mw >= wi:
+                    if rng is None:
+                        rng = self.pa.get(A_RNG)
+                    if _draw(rng) * mw >= wi:
                         continue
                     wi = mw
                 wi *= sample_weight * scales[i]
             else:
-                if rng_random is None:
-                    rng_random = self.pa.get(A_RNG).random
-                if <double>rng_random() < p:
+                if rng is None:
+                    rng = self.pa.get(A_RNG)
+                if _draw(rng) < p:
                     wi = sample_weight * scales[i]
                 else:
                     continue

@@ -765,6 +765,55 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd)
         plan.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
 
+def _drawing_stream(n):
+    return [(x, y, 1.0) for x, y in synth.SEA(seed=3).take(n)]
+
+
+@pytest.mark.parametrize(
+    "cls, params",
+    [(rb.AdaBoostOL, {}), (rb.OnlineBBM, {"weighting": "sampling"}), (rb.AdaBoostOLM, {})],
+)
+def test_the_walks_own_draws_are_random_randoms(cls, params):
+    """The compiled walk draws random.Random's numbers itself (walk.FAST_RANDOM): the same
+    predictions and the same generator state as with the method called for every draw;
+    a generator of a subclass that overrides random() is called, not read."""
+    from river_boost import _walk
+
+    assert walk.FAST_RANDOM
+    data = _drawing_stream(400)
+    runs = {}
+    try:
+        for fast in (True, False):
+            assert _walk._set_fast_random(random.Random if fast else int) == fast
+            model = cls(n_models=5, seed=9, **params)
+            start = model._pool._rng.getstate()
+            runs[fast] = [
+                (model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data
+            ]
+            runs[fast].append(model._pool._rng.getstate())
+    finally:
+        assert _walk._set_fast_random(random.Random)
+    assert _same(runs[True], runs[False])
+    assert runs[True][-1] != start  # it drew
+
+    class Counting(random.Random):
+        calls = 0
+
+        def random(self):
+            Counting.calls += 1
+            return super().random()
+
+    model = cls(n_models=5, seed=9, **params)
+    model._pool._rng = Counting()
+    model._pool._rng.setstate(start)
+    outputs = [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
+    assert Counting.calls > 0
+    assert _same(outputs, runs[True][:-1])
+    assert model._pool._rng.getstate() == runs[True][-1]
+
+
+
+
 @pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
 def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
     """OnlineMBBM's cold potentials up to 40 votes left: the compiled DP gives the very floats

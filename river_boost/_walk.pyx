@@ -73,6 +73,14 @@ cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
 cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
 
 
+def _set_mbbm_cache_bytes(Py_ssize_t n):
+    """A test hook: the budget of each plan's cost-matrix table (tables made from now on);
+    returns the previous one."""
+    global MBBM_CACHE_BYTES
+    old, MBBM_CACHE_BYTES = MBBM_CACHE_BYTES, n
+    return old
+
+
 cdef inline double py_log1p(double x) except? -1.0:
     """math.log1p (ValueError at and below -1, as CPython's m_log1p through math_1)."""
     cdef double r
@@ -542,6 +550,25 @@ def _selftest_numpy(object np, int trials=300):
 
 # ----------------------------------------------------------------------------- dense DP
 
+cdef void _cap_step(Py_ssize_t n, long long g, const double* T, const double* cur,
+                    double* nxt) noexcept:
+    """One binding label of capped_votes: nxt = the einsum of cur with the table T of
+    (n + 1) x (n + 1) entries, the label capped at m + g - 1 votes."""
+    cdef Py_ssize_t w = n + 1, m, a, b, hi, top
+    cdef long long cap
+    cdef double acc
+    for m in range(w):
+        cap = m + g - 1  # this label may take at most cap of the votes
+        top = n - m  # votes left to place: V[m, a] == 0 for a > top
+        for b in range(w):
+            acc = 0.0
+            if b <= top and cap >= 0:
+                hi = b + cap if b + cap < top else top
+                for a in range(b, hi + 1):
+                    acc += cur[m * w + a] * T[a * w + b]
+            nxt[m * w + b] = acc
+
+
 def capped_votes(int n, int k, tuple gaps, object transition):
     """``V`` of :meth:`MulticlassZeroOnePotential._compute_tensor`, computed here.
 
@@ -557,59 +584,74 @@ def capped_votes(int n, int k, tuple gaps, object transition):
     tests). Measured with cProfile over ImageSegments with ten learners (640 cold
     potentials): ``_compute_tensor`` took 68 ms with NumPy's loop, 10 ms with this one (most
     of it the Python call, the final NumPy sum and dot)."""
-    cdef Py_ssize_t w = n + 1, m, a, b, hi, top
-    cdef long long cap, g
-    cdef int remaining = k - 1, j
-    cdef double acc
+    cdef Py_ssize_t w = n + 1
+    cdef int j
     cdef double* block
-    cdef double* cur
-    cdef double* nxt
-    cdef double* tmp
-    cdef const double* T
+    cdef const double* V
+    cdef long long* g
     cdef Py_buffer view
     if n < 0 or len(gaps) != k - 1:
         raise ValueError("capped_votes: n >= 0 and k - 1 gaps expected")
-    block = <double*>calloc(2 * w * w, sizeof(double))
+    block = <double*>calloc(2 * w * w + k, sizeof(double))
     if block == NULL:
         raise MemoryError()
-    cur = block
-    nxt = block + w * w
+    g = <long long*>(block + 2 * w * w)  # k - 1 long longs fit in k doubles
     try:
-        for m in range(w):
-            cur[m * w + n - m] = 1.0
         for j in range(k - 1):
-            g = gaps[j]
-            if g - 1 >= n:  # binds for no m (m + g - 1 >= n - m): neither do the looser ones
-                break
-            table = transition(n, remaining)
-            PyObject_GetBuffer(table, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            try:
-                if view.len != w * w * <Py_ssize_t>sizeof(double) or view.format != b"d":
-                    raise ValueError("capped_votes: an (n + 1) x (n + 1) float64 table expected")
-                T = <const double*>view.buf
-                for m in range(w):
-                    cap = m + g - 1  # this label may take at most cap of the votes
-                    top = n - m  # votes left to place: V[m, a] == 0 for a > top
-                    for b in range(w):
-                        acc = 0.0
-                        if b <= top and cap >= 0:
-                            hi = b + cap if b + cap < top else top
-                            for a in range(b, hi + 1):
-                                acc += cur[m * w + a] * T[a * w + b]
-                        nxt[m * w + b] = acc
-            finally:
-                PyBuffer_Release(&view)
-            tmp = cur
-            cur = nxt
-            nxt = tmp
-            remaining -= 1
+            g[j] = gaps[j]
+        V = _capped_votes_c(n, k, g, ArrayTables(transition), block)
         out = _np.empty((w, w))
         PyObject_GetBuffer(out, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-        memcpy(view.buf, cur, w * w * sizeof(double))
+        memcpy(view.buf, V, w * w * sizeof(double))
         PyBuffer_Release(&view)
         return out
     finally:
         free(block)
+
+
+cdef const double* _capped_votes_c(int n, int k, const long long* gaps, object tables,
+                                   double* block) except NULL:
+    """capped_votes's V in ``block`` (2 (n + 1)^2 doubles, zeroed), for the k - 1 sorted
+    ``gaps``; ``tables(n, labels)`` gives each transition table as bytes. Returns V (one of
+    the block's two halves)."""
+    cdef Py_ssize_t w = n + 1, m
+    cdef long long g
+    cdef int remaining = k - 1, j
+    cdef double* cur = block
+    cdef double* nxt = block + w * w
+    cdef double* tmp
+    for m in range(w):
+        cur[m * w + n - m] = 1.0
+    for j in range(k - 1):
+        g = gaps[j]
+        if g - 1 >= n:  # binds for no m (m + g - 1 >= n - m): neither do the looser ones
+            break
+        _cap_step(n, g, <const double*>PyBytes_AS_STRING(tables(n, remaining)), cur, nxt)
+        tmp = cur
+        cur = nxt
+        nxt = tmp
+        remaining -= 1
+    return cur
+
+
+cdef class ArrayTables:
+    """capped_votes's tables: ``transition(n, labels)``'s (n + 1) x (n + 1) float64 arrays,
+    checked, as bytes."""
+    cdef object transition
+
+    def __cinit__(self, object transition):
+        self.transition = transition
+
+    def __call__(self, int n, int labels):
+        cdef Py_buffer view
+        table = self.transition(n, labels)
+        PyObject_GetBuffer(table, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        try:
+            if view.len != (n + 1) * (n + 1) * <Py_ssize_t>sizeof(double) or view.format != b"d":
+                raise ValueError("capped_votes: an (n + 1) x (n + 1) float64 table expected")
+            return PyBytes_FromStringAndSize(<char*>view.buf, view.len)
+        finally:
+            PyBuffer_Release(&view)
 
 
 # ----------------------------------------------------------------------------- Poisson DP
@@ -664,6 +706,153 @@ cdef inline void np_dot(const double* a, const double* b, double* out, Py_ssize_
     """NumPy's float64 dot product of two contiguous vectors: its ``DOUBLE_dot`` (the
     dtype's ``dotfunc``), called as ``np.correlate`` calls it."""
     _double_dot(<void*>a, sizeof(double), <void*>b, sizeof(double), <void*>out, n, NULL)
+
+
+# The dense DP's potentials computed in C, tables and all (OnlineMBBM's cold potentials with
+# at most TENSOR_MAX_N votes left; _set_tensor, called by river_boost.walk once it checked
+# them against MulticlassZeroOnePotential._compute_tensor)
+cdef object _transition = None  # potentials._transition
+cdef object _right_votes_pmf = None  # potentials._right_votes_pmf
+cdef int TENSOR_MAX_N = -1  # potentials.TENSOR_MAX_N; -1: the potential's own method
+cdef Py_ssize_t TENSOR_TABLE_BYTES = 8 * 2**20  # a plan's copies of the tables, at most
+
+
+def _set_tensor(object transition, object right_votes_pmf, int max_n):
+    """Let the compiled walk compute the dense DP's potentials (up to ``max_n`` votes left;
+    -1: never) with the potentials' own tables. Needs NumPy's dot (_set_poisson_laws)."""
+    global _transition, _right_votes_pmf, TENSOR_MAX_N
+    _transition = transition
+    _right_votes_pmf = right_votes_pmf
+    TENSOR_MAX_N = max_n if _double_dot != NULL else -1
+
+
+cdef double _tensor_value(int n, int k, const long long* gaps, object tables) except? -1.0:
+    """MulticlassZeroOnePotential._compute_tensor(n, gaps) with the compiled dense DP: the
+    k - 1 sorted ``gaps``; ``tables(n, labels)`` gives the transition table of ``labels``
+    labels as bytes, ``tables(n, 0)`` the right label's law. V as capped_votes computes it,
+    then ``np.dot(p_m, V.sum(axis=1))`` (each row's sum as NumPy's reduction, NumPy's dot)
+    and the clipping, in the same order: the same float."""
+    cdef Py_ssize_t w = n + 1, m
+    cdef double* block
+    cdef double* rows
+    cdef const double* V
+    cdef double win
+    if n == 0:
+        return 1.0 if gaps[0] <= 0 else 0.0
+    block = <double*>calloc(2 * w * w + w, sizeof(double))
+    if block == NULL:
+        raise MemoryError()
+    rows = block + 2 * w * w
+    try:
+        V = _capped_votes_c(n, k, gaps, tables, block)
+        for m in range(w):
+            rows[m] = np_sum(V + m * w, w)
+        np_dot(<const double*>PyBytes_AS_STRING(tables(n, 0)), rows, &win, w)
+        return py_min(1.0, py_max(0.0, 1.0 - win))
+    finally:
+        free(block)
+
+
+cdef double _binomial_log_pmf(int n, int j, double q, const double* lg) except? -1.0:
+    """potentials.binomial_log_pmf(n, j, q), with lg[i] = math.lgamma(i) for i <= n + 1."""
+    cdef double log_choose, log_q, log_1q
+    if j < 0 or j > n:
+        return NEG_INF
+    log_choose = lg[n + 1] - lg[j + 1] - lg[n - j + 1]
+    log_q = j * py_log(q) if j else 0.0
+    log_1q = (n - j) * py_log1p(-q) if n - j else 0.0
+    return log_choose + log_q + log_1q
+
+
+cdef double _max_weight_value(int k, double gamma, double p_right, int n) except? -1.0:
+    """MulticlassZeroOnePotential.max_weight(n) for n <= TENSOR_MAX_N: (k - 1) min(1, k M_n)
+    with _max_gap_pmf's trinomial sum as it computes it (math's lgamma, log, log1p and exp,
+    NumPy's exp of each row, np.add.at's additions in order, the maximum): the same float."""
+    cdef double* lg
+    cdef double* pmf
+    cdef double* la
+    cdef double p_other, both, rho, p_t, peak
+    cdef int t, j, i
+    if n == 0:
+        peak = 1.0
+    else:
+        lg = <double*>calloc((n + 2) + (2 * n + 1) + 2 * (n + 1), sizeof(double))
+        if lg == NULL:
+            raise MemoryError()
+        pmf = lg + n + 2
+        la = pmf + 2 * n + 1
+        try:
+            for i in range(1, n + 2):
+                lg[i] = _math.lgamma(i)  # CPython's own lgamma, as binomial_log_pmf's
+            p_other = (1.0 - gamma) / k
+            both = p_right + p_other  # a vote lands on r or on l
+            rho = p_right / both
+            for t in range(n + 1):  # t votes on {r, l}, of which j on r: the gap 2 j - t
+                if both < 1:
+                    p_t = py_exp(_binomial_log_pmf(n, t, both, lg))
+                else:
+                    p_t = 1.0 if t == n else 0.0
+                if p_t == 0.0:
+                    continue
+                for j in range(t + 1):
+                    la[j] = _binomial_log_pmf(t, j, rho, lg)
+                np_exp(la, la + (n + 1), t + 1)
+                for j in range(t + 1):
+                    pmf[2 * j - t + n] = pmf[2 * j - t + n] + p_t * la[n + 1 + j]
+            peak = np_max(pmf, 2 * n + 1)
+        finally:
+            free(lg)
+    return (k - 1) * py_min(1.0, k * peak)
+
+
+def mbbm_max_weight(object pot, int n):
+    """pot.max_weight(n) as _max_weight_value computes it (n <= TENSOR_MAX_N): a test hook,
+    and river_boost.walk's check."""
+    return _max_weight_value(pot.n_classes, pot.gamma, pot.p_right, n)
+
+
+cdef class TensorTables:
+    """The dense DP's tables for one potential, as bytes (a pointer without a buffer
+    request): copies of the potentials' own cached tables, bounded by TENSOR_TABLE_BYTES."""
+    cdef dict tables
+    cdef double p_right
+    cdef Py_ssize_t nbytes
+
+    def __cinit__(self, double p_right):
+        self.tables = {}
+        self.p_right = p_right
+        self.nbytes = 0
+
+    def __call__(self, int n, int labels):
+        key = (n, labels)
+        out = self.tables.get(key)
+        if out is None:
+            if labels == 0:
+                table = _right_votes_pmf(n, self.p_right)
+            else:
+                table = _transition(n, labels)
+            out = _np.ascontiguousarray(table, dtype=_np.float64).tobytes()
+            if self.nbytes + len(out) > TENSOR_TABLE_BYTES:
+                self.tables.clear()
+                self.nbytes = 0
+            self.tables[key] = out
+            self.nbytes += len(out)
+        return out
+
+
+def tensor_value(object pot, int n, tuple gaps):
+    """The potential _tensor_value computes for ``pot`` (a MulticlassZeroOnePotential), ``n``
+    votes left and the sorted ``gaps``: a test hook, and river_boost.walk's check."""
+    cdef int k = len(gaps) + 1, j
+    cdef long long* g = <long long*>malloc(k * sizeof(long long))
+    if g == NULL:
+        raise MemoryError()
+    try:
+        for j in range(k - 1):
+            g[j] = gaps[j]
+        return _tensor_value(n, k, g, TensorTables(pot.p_right))
+    finally:
+        free(g)
 
 
 cdef void correlate_full(const double* A, Py_ssize_t n1, const double* B, Py_ssize_t n2,
@@ -1764,16 +1953,21 @@ cdef class Plan:
     cdef unsigned long long rows_ver, walk_ver
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
-    cdef object mbbm_pot  # the potential whose cost matrices mbbm_cache holds (None: empty)
+    cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
     cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
     cdef object mbbm_maxw_pot
-    cdef dict mbbm_cache  # (votes left, s) as bytes -> its C and normalised D as bytes
+    cdef long long* mc_keys  # the matrix table's keys: per slot filled, n_left, s (k + 2)
+    cdef double* mc_vals  # per slot its C and normalised D (2 k^2)
+    cdef Py_ssize_t mc_slots  # a power of two
+    cdef int mc_k  # the labels the table is for (0: no table)
+    cdef TensorTables tensor_tables  # the dense DP's tables for tensor_pot (_tensor_value)
+    cdef object tensor_pot
     # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
     # the rule and number of labels they were read for (pure functions of those: never stale)
     cdef list pair_laws
     cdef object pair_laws_rule
     cdef int pair_laws_k
-    cdef Py_ssize_t pair_laws_bytes  # the arrays the table holds (bounded, as mbbm_cache)
+    cdef Py_ssize_t pair_laws_bytes  # the arrays the table holds (bounded, as mc_keys)
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1802,6 +1996,8 @@ cdef class Plan:
 
     def __dealloc__(self):
         free(self.kb)
+        free(self.mc_keys)
+        free(self.mc_vals)
         free(self.mbbm_maxw)
         free(self.log_fact)
         free(self.log_max)
@@ -2406,37 +2602,73 @@ cdef class Plan:
     cdef int _mbbm_costs(self, object pot, int n_left, double* s, int k, double* C,
                          double* D) except -1:
         """C = pot.cost_matrix(n_left, s) and its normalised form D (_normalised_costs), kept
-        in a bounded cache of their bytes: the potential's own cache is Python (a tuple key
-        and a method call per learner and example) and D would be computed again each time.
-        The matrices are a pure function of the potential, n_left and s: a hit is the same
-        floats, and a miss asks the potential as before (a cleared cache costs only time)."""
-        cdef Py_ssize_t size = k * k * sizeof(double)
-        cdef long long* kbuf
-        cdef char* out
-        cdef int r
-        key = PyBytes_FromStringAndSize(NULL, (k + 1) * sizeof(long long))
-        kbuf = <long long*>PyBytes_AS_STRING(key)
-        kbuf[0] = n_left
-        for r in range(k):
-            kbuf[r + 1] = <long long>s[r]
-        if pot is not self.mbbm_pot:  # another potential (classes joined): start over
+        in a bounded cache: the potential's own cache is Python (a tuple key and a method
+        call per learner and example) and D would be computed again each time. The matrices
+        are a pure function of the potential, n_left and s: a hit is the same floats, and a
+        miss asks the potential as before (an entry overwritten costs only time).
+
+        The cache is a direct-mapped table in C (at most MBBM_CACHE_BYTES): slot
+        hash(n_left, s) holds that key and its C and D, and a new key takes the slot over.
+        A dict of bytes keys cost about 700 instructions per lookup (a bytes object, its
+        hash and the dict's probe), a fifth of OnlineMBBM's walk on ImageSegments."""
+        cdef Py_ssize_t kk = <Py_ssize_t>k * k, slot, j
+        cdef long long* key
+        cdef double* val
+        cdef unsigned long long h = 14695981039346656037ULL
+        cdef long long word
+        if pot is not self.mbbm_pot or k != self.mc_k:  # another potential: start over
+            self._mc_reset(k)
             self.mbbm_pot = pot
-            self.mbbm_cache = {}
-        value = self.mbbm_cache.get(key)
-        if value is not None:
-            out = PyBytes_AS_STRING(value)
-            memcpy(C, out, size)
-            memcpy(D, out + size, size)
-            return 0
+        for j in range(k + 1):  # FNV-1a over the key's words, then a final mix
+            word = n_left if j == 0 else <long long>s[j - 1]
+            h = (h ^ <unsigned long long>word) * 1099511628211ULL
+        h ^= h >> 29
+        slot = <Py_ssize_t>(h & <unsigned long long>(self.mc_slots - 1))
+        key = self.mc_keys + slot * (k + 2)
+        val = self.mc_vals + slot * 2 * kk
+        if key[0]:  # a filled slot: the same key?
+            j = 0
+            if key[1] == n_left:
+                for j in range(k):
+                    if key[j + 2] != <long long>s[j]:
+                        break
+                else:
+                    memcpy(C, val, kk * sizeof(double))
+                    memcpy(D, val + kk, kk * sizeof(double))
+                    return 0
         self._mbbm_cost_matrix(pot, n_left, s, k, C)
         self._normalised_costs(C, k, D)
-        if len(self.mbbm_cache) * (2 * size + 100) >= MBBM_CACHE_BYTES:
-            self.mbbm_cache.clear()
-        value = PyBytes_FromStringAndSize(NULL, 2 * size)
-        out = PyBytes_AS_STRING(value)
-        memcpy(out, C, size)
-        memcpy(out + size, D, size)
-        self.mbbm_cache[key] = value
+        key[0] = 1
+        key[1] = n_left
+        for j in range(k):
+            key[j + 2] = <long long>s[j]
+        memcpy(val, C, kk * sizeof(double))
+        memcpy(val + kk, D, kk * sizeof(double))
+        return 0
+
+    cdef int _mc_reset(self, int k) except -1:
+        """An empty matrix table for k labels: the largest power of two of slots (at most
+        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES; calloc'd, so the pages of
+        slots never used are never touched."""
+        cdef Py_ssize_t entry = (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double)
+        cdef Py_ssize_t slots = 1
+        while slots < 65536 and 2 * slots * entry <= MBBM_CACHE_BYTES:
+            slots *= 2
+        free(self.mc_keys)
+        free(self.mc_vals)
+        self.mc_vals = NULL
+        self.mc_k = 0
+        self.mc_keys = <long long*>calloc(slots * (k + 2), sizeof(long long))
+        if self.mc_keys == NULL:
+            raise MemoryError()
+        self.mc_vals = <double*>malloc(slots * 2 * k * k * sizeof(double))
+        if self.mc_vals == NULL:
+            free(self.mc_keys)
+            self.mc_keys = NULL
+            raise MemoryError()
+        self.mc_slots = slots
+        self.mc_k = k
+        self.mbbm_pot = None
         return 0
 
     cdef int _mbbm_cost_matrix(self, object pot, int n_left, double* s, int k,
@@ -2510,8 +2742,16 @@ cdef class Plan:
                                 kbuf[j] -= 1
                                 break
                     gaps = tuple([kbuf[j] for j in range(1, k)])
-                    value = cache.get((n_left, gaps))
-                    if value is None:  # computed and cached by the potential (its DPs in C)
+                    key = (n_left, gaps)
+                    value = cache.get(key)
+                    if value is None and n_left <= TENSOR_MAX_N:
+                        # value_from_gaps's dense DP, computed and cached as it would
+                        if pot is not self.tensor_pot:
+                            self.tensor_tables = TensorTables(pot.p_right)
+                            self.tensor_pot = pot
+                        value = cache.put(key, _tensor_value(n_left, k, kbuf + 1,
+                                                             self.tensor_tables))
+                    elif value is None:  # computed and cached by the potential (DPs in C)
                         value = pot.value_from_gaps(n_left, gaps)
                     if b == G:
                         diag[a] = <double>value
@@ -2606,7 +2846,10 @@ cdef class Plan:
         if 0 <= n_left < self.n and self.mbbm_maxw[n_left] >= 0.0:
             return self.mbbm_maxw[n_left]
         value = (<dict>pot._max_weights).get(n_left)
-        if value is None:
+        if value is None and 0 <= n_left <= TENSOR_MAX_N:  # max_weight's, stored as it would
+            value = _max_weight_value(pot.n_classes, pot.gamma, pot.p_right, n_left)
+            (<dict>pot._max_weights)[n_left] = value
+        elif value is None:
             value = pot.max_weight(n_left)
         bound = <double>value
         if 0 <= n_left < self.n and bound >= 0.0:

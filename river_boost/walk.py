@@ -283,6 +283,42 @@ def _poisson_laws_set() -> bool:
 #: slower).
 POISSON_DP_EXACT = _poisson_dp_exact() if NUMPY_EXACT and _poisson_laws_set() else False
 
+
+def _tensor_exact(trials: int = 60) -> bool:
+    """Whether the compiled walk's own dense-DP potentials (``_walk.tensor_value``: the DP,
+    the row sums and the dot with the right label's law in C) give the floats of
+    ``MulticlassZeroOnePotential._compute_tensor`` with NumPy's loop (the reference), and
+    its bounds on the weights (``_walk.mbbm_max_weight``) those of ``max_weight``, on random
+    gaps up to ``TENSOR_MAX_N`` votes left and 2 to 12 classes (a few ms)."""
+    import random
+
+    rng = random.Random(2019)
+    for trial in range(trials):
+        n = rng.randint(0, 12) if trial % 4 else rng.randint(13, potentials.TENSOR_MAX_N)
+        k = rng.randint(2, 12)
+        gaps = tuple(sorted(rng.randint(-3, n + 2) for _ in range(k - 1)))
+        pot = MulticlassZeroOnePotential(k, rng.choice((0.02, 0.1, 0.3)))
+        if _c.tensor_value(pot, n, gaps) != pot._compute_tensor(n, gaps):
+            return False
+        if _c.mbbm_max_weight(pot, n) != pot.max_weight(n):
+            return False
+    return True
+
+
+#: Whether the compiled walk computes OnlineMBBM's cold potentials and weight bounds (up to
+#: ``TENSOR_MAX_N`` votes left) itself, without the potential's Python methods (the same
+#: floats, checked here).
+TENSOR_EXACT = False
+if AVAILABLE:
+    _c._set_tensor(potentials._transition, potentials._right_votes_pmf, -1)
+    if DENSE_DP_EXACT and POISSON_DP_EXACT:  # (POISSON_DP_EXACT: NumPy's dot is set)
+        TENSOR_EXACT = _tensor_exact()
+        _c._set_tensor(
+            potentials._transition,
+            potentials._right_votes_pmf,
+            potentials.TENSOR_MAX_N if TENSOR_EXACT else -1,
+        )
+
 if AVAILABLE:  # the potentials take the compiled DPs on any walk while ENABLED
     potentials._COMPILED_DP = (
         sys.modules[__name__],

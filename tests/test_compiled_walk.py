@@ -765,6 +765,60 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd)
         plan.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
 
+@pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
+def test_the_walks_own_dense_dp_potentials_are_numpys_to_the_bit(k):
+    """OnlineMBBM's cold potentials up to 40 votes left, computed by the compiled walk
+    itself (the dense DP, each row's sum and the dot with the right label's law in C, the
+    potentials' own tables): the very floats of _compute_tensor with NumPy's DP, for every
+    number of votes left and caps that bind for every m, for some, or for none."""
+    from river_boost import _walk
+
+    assert walk.TENSOR_EXACT  # its import-time check passed, so the walk uses it
+    rng = random.Random(200 + k)
+    for gamma in (0.02, 0.1, 0.4):
+        pot = potentials.MulticlassZeroOnePotential(k, gamma)
+        for n in range(potentials.TENSOR_MAX_N + 1):
+            for spread in (1, 3, n + 2):
+                gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
+                assert _walk.tensor_value(pot, n, gaps) == pot._compute_tensor(n, gaps), (n, gaps)
+            assert _walk.mbbm_max_weight(pot, n) == pot.max_weight(n), n
+
+
+@pytest.mark.parametrize("budget", [1, 5000])
+def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
+    """OnlineMBBM's cost matrices are kept in a direct-mapped table: with one slot (every
+    new key evicts the last) or a few, the booster predicts exactly as with the default
+    table and as the Python walk."""
+    from river_boost import _walk
+
+    data = _multiclass_stream(150, 4)
+    outputs = []
+    for enabled, size in [(True, None), (True, budget), (False, None)]:
+        monkeypatch.setattr(walk, "ENABLED", enabled)
+        old = _walk._set_mbbm_cache_bytes(size) if size is not None else None
+        try:
+            model = rb.OnlineMBBM(n_models=6, seed=3)
+            outputs.append(
+                [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
+            )
+        finally:
+            if old is not None:
+                _walk._set_mbbm_cache_bytes(old)
+    assert _same(outputs[0], outputs[1]) and _same(outputs[0], outputs[2])
+
+
+def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():
+    """A cost matrix assembled by the walk on a cold potential cache: the same matrix as the
+    potential's, and afterwards the cache holds what value_from_gaps would have put there."""
+    pot, ref = (potentials.MulticlassZeroOnePotential(5, 0.1) for _ in range(2))
+    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
+    for n_left, s in [(7, [0, 0, 0, 0, 0]), (3, [2, 0, 1, 1, 0]), (0, [1, 0, 0, 0, 0])]:
+        got = np.array(plan.mbbm_cost_matrix(pot, n_left, s))
+        assert got.tobytes() == np.asarray(ref.cost_matrix(n_left, s)).tobytes()
+    assert dict(pot._cache) == dict(ref._cache)
+    assert len(pot._cache) > 10
+
+
 def _drawing_stream(n):
     return [(x, y, 1.0) for x, y in synth.SEA(seed=3).take(n)]
 
@@ -810,8 +864,6 @@ def test_the_walks_own_draws_are_random_randoms(cls, params):
     assert Counting.calls > 0
     assert _same(outputs, runs[True][:-1])
     assert model._pool._rng.getstate() == runs[True][-1]
-
-
 
 
 @pytest.mark.parametrize("k", [2, 3, 5, 10, 30])

@@ -1517,11 +1517,12 @@ cdef class KeyOrder:
     cdef bint in_order  # the keys, in x's order, are sorted (perm is the identity)
     cdef object clean  # the last clean x made in this order
     cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
-    # the last x (an exact dict) found equal to the memo's copy last_mx, and x's dict version
-    # then: while both stay (x unchanged since: same version), x == memo.x without comparing
-    cdef object last_x
-    cdef object last_mx
-    cdef unsigned long long last_xver
+    cdef object cur_clean  # the clean x _cleaned returned last
+    # with dict versions: the exact dict x cur_clean was made from (not a copy; None: none),
+    # and the versions of x and of the learned kinds (cur_nominal) then (_cleaned)
+    cdef object cur_x
+    cdef object cur_nominal
+    cdef unsigned long long cur_xver, cur_nver
 
     def __dealloc__(self):
         free(self.perm)
@@ -1662,15 +1663,48 @@ cdef dict _filtered(dict clean, dict nominal):
 
 
 cdef object _cleaned(object memo, object x, KeyOrder order):
-    """FeatureCleaner.cleaned(memo, x)."""
-    cdef object mx, out
+    """FeatureCleaner.cleaned(memo, x).
+
+    With dict versions and an exact dict ``x``, the clean x is kept by the order itself, with
+    a reference to that very ``x`` (no copy) and the versions of ``x`` and of the learned
+    kinds (``memo.nominal``) when it was made: while both are unchanged, ``x`` holds what was
+    cleaned, so the same ``x``, or a dict equal to it, gets the same clean x (what
+    ``memo.x == x`` decided, without copying ``x`` and writing the copy and the clean x into
+    the memo on every example). The memo then remembers no ``x`` (``memo.x`` is None), so
+    the Python walk cleans again whatever it is given. Otherwise, as FeatureCleaner does."""
+    cdef object mx, out, cx
     cdef Attrs ma = order.ma
+    cdef dict nominal
     if not _fast_clean:
-        return memo.cleaned(x)
+        out = memo.cleaned(x)
+        order.cur_clean = out
+        return out
+    if RB_DICT_VERSIONS and type(x) is dict:
+        nominal = ma.get(A_NOMINAL)
+        cx = order.cur_x
+        if (cx is not None and rb_dict_version(<dict>cx) == order.cur_xver
+                and nominal is order.cur_nominal
+                and rb_dict_version(nominal) == order.cur_nver):
+            if x is cx:
+                return order.cur_clean
+            try:
+                same = x == cx
+            except Exception:  # values that refuse comparison (arrays)
+                same = False
+            if same:
+                return order.cur_clean
+        order.cur_x = None  # (a failed cleaning remembers nothing)
+        out = _cleaned_fast(x, nominal, order)
+        order.cur_x, order.cur_xver, order.cur_clean = x, rb_dict_version(<dict>x), out
+        order.cur_nominal, order.cur_nver = nominal, rb_dict_version(nominal)
+        if ma.get(A_X) is not None:  # what the Python walk remembered is not this x
+            ma.set(A_X, None)
+            ma.set(A_CLEAN, None)
+        if ma.get(A_VALUE) is not None:
+            ma.set(A_VALUE, None)
+        return out
+    order.cur_x = None
     mx = ma.get(A_X)
-    if (RB_DICT_VERSIONS and mx is not None and x is order.last_x and mx is order.last_mx
-            and rb_dict_version(<dict>x) == order.last_xver):
-        return ma.get(A_CLEAN)  # the very dict found equal to memo.x, unchanged since
     try:
         same = mx is not None and x == mx
     except Exception:
@@ -1685,10 +1719,7 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
             ma.set(A_VALUE, None)
     else:
         out = ma.get(A_CLEAN)
-    if RB_DICT_VERSIONS and type(x) is dict:  # x == mx: remembered for the check above
-        order.last_x, order.last_mx, order.last_xver = x, mx, rb_dict_version(<dict>x)
-    else:
-        order.last_x = order.last_mx = None
+    order.cur_clean = out
     return out
 
 
@@ -1703,7 +1734,7 @@ cdef int _learned(object memo, KeyOrder order) except -1:
         memo.learned()
         return 0
     nominal = order.ma.get(A_NOMINAL)
-    clean = order.ma.get(A_CLEAN)
+    clean = order.cur_clean  # the x just learned, as _cleaned returned it
     if order.all_learned(clean, nominal):
         return 0
     while PyDict_Next(clean, &pos, &key, &val):
@@ -1946,11 +1977,13 @@ cdef class Plan:
     cdef tuple walk_memo
     # With dict versions (RB_DICT_VERSIONS), what cw holds is current while a dict is
     # unchanged since it was made, instead of marks written into the Python objects on every
-    # example: its rows while the memo's __dict__ is at rows_ver (any write there, a new x or
-    # a forget from the Python side, changes it), its walk while the booster's is at walk_ver
+    # example: its rows while the memo's __dict__ is at rows_ver (any write there, a forget
+    # or the Python walk's cleaning, changes it) for the clean x rows_clean, its walk while
+    # the booster's is at walk_ver
     # (the walk's own writes of _n_seen carry it along, see _bset). 0: not current. Without
     # versions, cw is the memo's ``value`` and walk_memo the booster's ``_walk_memo``.
     cdef unsigned long long rows_ver, walk_ver
+    cdef object rows_clean  # the clean x cw's rows are for (with rows_ver: a new x is seen)
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
@@ -2082,15 +2115,17 @@ cdef class Plan:
             self.walk_ver = rb_dict_version(self.bdict)
         return 0
 
-    cdef inline bint _rows_current(self, CWalk cw):
-        """Whether cw holds the learners' rows for the memo's x (no learner learned since)."""
+    cdef inline bint _rows_current(self, CWalk cw, object clean):
+        """Whether cw holds the learners' rows for the clean x (no learner learned since)."""
         if RB_DICT_VERSIONS:
-            return self.rows_ver != 0 and rb_dict_version(self.order.ma.d) == self.rows_ver
+            return (self.rows_ver != 0 and clean is self.rows_clean
+                    and rb_dict_version(self.order.ma.d) == self.rows_ver)
         return self.order.ma.get(A_VALUE) is cw
 
-    cdef inline int _rows_made(self, CWalk cw) except -1:
+    cdef inline int _rows_made(self, CWalk cw, object clean) except -1:
         if RB_DICT_VERSIONS:
             self.rows_ver = rb_dict_version(self.order.ma.d)
+            self.rows_clean = clean
         else:
             self.order.ma.set(A_VALUE, cw)
         return 0
@@ -2139,7 +2174,7 @@ cdef class Plan:
         cdef Py_buffer view
         cdef double t0 = 0.0
         cdef int n = self.n, k = len(self.labels)
-        if cw is not None and cw.k == k and self._rows_current(cw):
+        if cw is not None and cw.k == k and self._rows_current(cw, clean):
             return cw
         if cw is None or cw.k != k:
             cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
@@ -2164,7 +2199,7 @@ cdef class Plan:
                 PyBuffer_Release(&view)
         if _timing:
             _forest_seconds += _now() - t0
-        self._rows_made(cw)
+        self._rows_made(cw, clean)
         self._walk_stale()  # the walk made from the previous rows
         return cw
 

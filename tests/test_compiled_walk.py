@@ -572,6 +572,30 @@ def test_a_feature_first_predicted_as_a_string_then_learned_as_a_number(stream, 
     _drive(cls, {}, events, monkeypatch)
 
 
+@pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
+def test_one_dict_learned_after_its_features_kinds_were_learned_elsewhere(stream, monkeypatch):
+    """The compiled walk keeps a clean x for the very dict it cleaned (no copy) while that
+    dict and the learned kinds are unchanged. One dict, never changed, is predicted on the
+    compiled walk; the Python walk then learns another x that fixes the kind of its
+    features ("late" a number, "other" a string); the compiled walk learns the dict (or an
+    equal copy): its string "late" is dropped, as on the Python walk all along."""
+    cls = {"binary": rb.AdaBoostOL, "multiclass": rb.OnlineMBBM, "ranking": rb.OnlineBMR}[stream]
+    data = STREAMS[stream](120, seed=12)
+    a = _build(cls, {}, True, monkeypatch)
+    b = _build(cls, {}, False, monkeypatch)
+    for t, (x, y, w) in enumerate(data):
+        probe = {**x, "late": "a string", "other": 2.0}
+        taught = {**x, "late": t / 10.0, "other": "c"}
+        assert _same(_outputs(a, probe, True, monkeypatch), _outputs(b, probe, False, monkeypatch))
+        if t % 2 == 0:  # the kinds are fixed by the Python walk, between the two
+            _learn(a, taught, y, w, False, monkeypatch)
+            _learn(b, taught, y, w, False, monkeypatch)
+        _learn(a, probe if t % 3 else dict(probe), y, w, True, monkeypatch)
+        _learn(b, probe, y, w, False, monkeypatch)
+        assert _same(_outputs(a, probe, True, monkeypatch), _outputs(b, probe, False, monkeypatch))
+    assert _same(_diagnostics(a), _diagnostics(b))
+
+
 @pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.AdaBoostOLM])
 def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
     """WeakLearnerPool._offer skips a weight that underflowed to 0 after scaling (River's trees

@@ -1286,21 +1286,36 @@ cdef class ForestCore:
 
     cdef int _convert(self, object x) except -1:
         """x -> (fid, number, value id) arrays, in x's order."""
-        self.n_conversions += 1
         cdef PyObject* key
         cdef PyObject* val
         cdef Py_ssize_t pos = 0
-        cdef int j = 0, fid, nc, nl
-        cdef XV* xv = &self.xv
-        cdef object k, v, fo
-        cdef list lkeys = self.lkeys
-        cdef bint isnum
-        cdef double d
+        cdef int j = 0
+        self.n_conversions += 1
         if type(x) is not dict:
             x = dict(x)
-        nc = len(<dict>x)
-        if nc > xv.cap:
-            nc = grow_cap(xv.cap, nc)
+        self._reserve(len(<dict>x))
+        while PyDict_Next(x, &pos, &key, &val):
+            self._convert_item(j, key, val)
+            j += 1
+        self.xv.nx = j
+        return 0
+
+    cdef int _convert_items(self, PyObject** keys, PyObject** vals, int n) except -1:
+        """_convert of a dict holding the ``n`` items (keys[j], vals[j]) in this order."""
+        cdef int j
+        self.n_conversions += 1
+        self._reserve(n)
+        for j in range(n):
+            self._convert_item(j, keys[j], vals[j])
+        self.xv.nx = n
+        return 0
+
+    cdef int _reserve(self, Py_ssize_t n) except -1:
+        """Room for n features in the converted x."""
+        cdef XV* xv = &self.xv
+        cdef int nc
+        if n > xv.cap:
+            nc = grow_cap(xv.cap, n)
             xv.f = <int*>xrealloc(xv.f, nc * sizeof(int))
             xv.d = <double*>xrealloc(xv.d, nc * sizeof(double))
             xv.v = <int*>xrealloc(xv.v, nc * sizeof(int))
@@ -1310,51 +1325,56 @@ cdef class ForestCore:
         if xv.cap > self.lcap:
             self.lfid = <int*>xrealloc(self.lfid, xv.cap * sizeof(int))
             self.lcap = xv.cap
-        nl = len(lkeys)
-        while PyDict_Next(x, &pos, &key, &val):
-            # the feature id: the previous x usually had the same key objects in the same order
-            if j < nl and <PyObject*>PyList_GET_ITEM(lkeys, j) == key:
-                fid = self.lfid[j]
+        return 0
+
+    cdef inline int _convert_item(self, int j, PyObject* key, PyObject* val) except -1:
+        """The j-th feature of the converted x (_reserve made room)."""
+        cdef XV* xv = &self.xv
+        cdef list lkeys = self.lkeys
+        cdef int fid
+        cdef object k, v, fo
+        cdef bint isnum
+        cdef double d
+        # the feature id: the previous x usually had the same key objects in the same order
+        if j < PyList_GET_SIZE(lkeys) and <PyObject*>PyList_GET_ITEM(lkeys, j) == key:
+            fid = self.lfid[j]
+        else:
+            k = <object>key
+            fo = self.fmap.get(k)
+            if fo is None:
+                fid = self._new_feature(k)
             else:
-                k = <object>key
-                fo = self.fmap.get(k)
-                if fo is None:
-                    fid = self._new_feature(k)
-                else:
-                    fid = <int>fo
-                if j < nl:
-                    lkeys[j] = k
-                else:
-                    lkeys.append(k)
-                    nl += 1
-                self.lfid[j] = fid
-            xv.f[j] = fid
-            v = <object>val
-            if PyFloat_Check(v):
-                isnum = True
-                d = PyFloat_AS_DOUBLE(v)
-            elif PyLong_Check(v):  # int and bool
-                isnum = True
-                d = float(v)
-            elif v is None:
-                raise ValueError(
-                    f"feature {self.fnames[fid]!r} is None: drop the key to mark a feature "
-                    "missing (None values are not supported by the compiled forest)"
-                )
-            elif isinstance(v, self._Number):
-                isnum = True
-                d = float(v)
+                fid = <int>fo
+            if j < PyList_GET_SIZE(lkeys):
+                lkeys[j] = k
             else:
-                isnum = False
-                d = 0.0
-            xv.isnum[j] = isnum
-            xv.d[j] = d
-            if not isnum or self.f_nomany[fid]:
-                xv.v[j] = self._value_id(fid, v)
-            else:
-                xv.v[j] = -1
-            j += 1
-        xv.nx = j
+                lkeys.append(k)
+            self.lfid[j] = fid
+        xv.f[j] = fid
+        v = <object>val
+        if PyFloat_Check(v):
+            isnum = True
+            d = PyFloat_AS_DOUBLE(v)
+        elif PyLong_Check(v):  # int and bool
+            isnum = True
+            d = float(v)
+        elif v is None:
+            raise ValueError(
+                f"feature {self.fnames[fid]!r} is None: drop the key to mark a feature "
+                "missing (None values are not supported by the compiled forest)"
+            )
+        elif isinstance(v, self._Number):
+            isnum = True
+            d = float(v)
+        else:
+            isnum = False
+            d = 0.0
+        xv.isnum[j] = isnum
+        xv.d[j] = d
+        if not isnum or self.f_nomany[fid]:
+            xv.v[j] = self._value_id(fid, v)
+        else:
+            xv.v[j] = -1
         return 0
 
     cdef int _view(self, int i, bint learning) except -1:
@@ -2823,6 +2843,15 @@ cdef int _api_load(object forest, object x) except -1:
     return 0
 
 
+cdef int _api_load_items(object forest, PyObject** keys, PyObject** vals, int n) except -1:
+    cdef ForestCore f = <ForestCore?>forest
+    f._check_free()
+    f.loaded = False
+    f._convert_items(keys, vals, n)
+    f.loaded = True
+    return 0
+
+
 cdef int _api_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
     cdef ForestCore f = <ForestCore?>forest
     f._check_free()
@@ -2851,6 +2880,7 @@ cdef long long _api_loaded_version(object forest) noexcept:
 
 cdef ForestAPI _API
 _API.load = _api_load
+_API.load_items = _api_load_items
 _API.loaded_matrix = _api_loaded_matrix
 _API.learn_loaded = _api_learn_loaded
 _API.loaded_version = _api_loaded_version

@@ -2,9 +2,14 @@
 # load, predict_loaded_matrix and learn_loaded without a Python call each, passed from
 # river_boost._forest to river_boost._walk in a capsule (_forest.forest_api()).
 
+from cpython.object cimport PyObject
+
+
 ctypedef struct ForestAPI:
     # forest.load(x)
     int (*load)(object forest, object x) except -1
+    # forest.load(x) of a dict holding the n items (keys[j], vals[j]), in this order
+    int (*load_items)(object forest, PyObject** keys, PyObject** vals, int n) except -1
     # forest.predict_loaded_matrix(labels, range(n_rows)) into out (n_rows x len(labels))
     int (*loaded_matrix)(object forest, object labels, int n_rows, double* out) except -1
     # forest.learn_loaded(i, y, w)

@@ -671,14 +671,35 @@ def _python_cleaned(x, nominal):
 def test_the_compiled_cleaning_gives_the_python_clean_x_in_its_order(x):
     """The compiled cleaning of a new x: the same dict, keys in the same order, whether it
     copies x (keys already sorted, every value kept) or builds it (a value dropped, by
-    value or by its learned kind)."""
+    value or by its learned kind), or keeps its items without a dict (the walk's CleanX)."""
     from river_boost import _walk
 
     for nominal in ({}, {"b": False}, {"b": True, "c": False}):
         expected = _python_cleaned(x, nominal)
-        for got in _walk._cleaned_for_test(x, nominal):
-            assert list(got.items()) == list(expected.items()), (x, nominal)
-            assert got is not x
+        for items in (False, True):
+            for got in _walk._cleaned_for_test(x, nominal, items=items):
+                assert list(got.items()) == list(expected.items()), (x, nominal)
+                assert got is not x
+
+
+def test_a_dict_changed_after_its_prediction_then_dropped_learns_as_fresh_dicts_do():
+    """The walk keeps a clean x as its items (CleanX, holding its values): a dict changed
+    in place between its prediction and its learning, then dropped, is learned as fresh
+    dicts of the same contents are."""
+    model = rb.AdaBoostOL(n_models=3, seed=1)
+    stream = [({"b": 1.5, "a": "u", "c": float(t)}, t % 2 == 0) for t in range(40)]
+    reference = rb.AdaBoostOL(n_models=3, seed=1)
+    for x, y in stream:
+        x = dict(x)
+        model.predict_proba_one(x)
+        x_copy = dict(x)
+        x.clear()  # changed after the prediction: learn_one cleans the new content
+        x.update(x_copy)
+        model.learn_one(x, y)
+        del x
+        reference.learn_one(dict(x_copy), y)
+    probe = {"c": 3.0, "a": "u", "b": 1.5}
+    assert model.predict_proba_one(probe) == reference.predict_proba_one(probe)
 
 
 @pytest.mark.parametrize("make", [rb.AdaBoostOL, rb.OnlineMBBM])

@@ -1509,7 +1509,7 @@ cdef class CleanX:
     whatever needs one. The forest loads the items directly (ForestAPI.load_items): about
     200 instructions per feature of inserting into a new dict, and freeing it, saved."""
     cdef object keys_owner  # the list k's keys are borrowed from (never changed in place)
-    cdef PyObject** k
+    cdef PyObject** k  # (in v's block)
     cdef PyObject** v  # held (a reference each)
     cdef int n
     cdef dict d
@@ -1519,8 +1519,7 @@ cdef class CleanX:
         if self.v != NULL:
             for j in range(self.n):
                 Py_XDECREF(self.v[j])
-        free(self.k)
-        free(self.v)
+        free(self.v)  # (k lies in the same block)
 
     def __reduce__(self):
         return (dict, (self.as_dict(),))
@@ -1665,12 +1664,14 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
             continue
         order.sel[m] = kp
         m += 1
-    if items:
+    if order.in_order and m == j:  # x's keys sorted and every value kept: a copy of x
+        out = PyDict_Copy(x)  # (cheaper than the items for the few features of such rows)
+    elif items:
         c = CleanX.__new__(CleanX)
-        c.k = <PyObject**>malloc((m if m else 1) * sizeof(PyObject*))
-        c.v = <PyObject**>calloc(m if m else 1, sizeof(PyObject*))
-        if c.k == NULL or c.v == NULL:
+        c.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))  # v, then k
+        if c.v == NULL:
             raise MemoryError()
+        c.k = c.v + m
         c.keys_owner = okeys
         for q in range(m):
             kp = order.sel[q]
@@ -1679,8 +1680,6 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
             Py_INCREF(<object>order.vals[kp])
             c.n = q + 1
         out = c
-    elif order.in_order and m == j:  # x's keys sorted and every value kept: a copy of x
-        out = PyDict_Copy(x)
     else:
         out = rb_dict_presized(m)
         for q in range(m):

@@ -289,9 +289,7 @@ def _tensor_exact(trials: int = 60) -> bool:
     the row sums and the dot with the right label's law in C) give the floats of
     ``MulticlassZeroOnePotential._compute_tensor`` with NumPy's loop (the reference), and
     its bounds on the weights (``_walk.mbbm_max_weight``) those of ``max_weight``, on random
-    gaps up to ``TENSOR_MAX_N`` votes left and 2 to 12 classes (a few ms)."""
-    import random
-
+    gaps up to ``TENSOR_MAX_N`` votes left and 2 to 12 classes (about 20 ms at import)."""
     rng = random.Random(2019)
     for trial in range(trials):
         n = rng.randint(0, 12) if trial % 4 else rng.randint(13, potentials.TENSOR_MAX_N)
@@ -327,8 +325,8 @@ if AVAILABLE:  # the potentials take the compiled DPs on any walk while ENABLED
     )
 
 #: Whether the compiled walk draws ``random.Random``'s numbers itself (the importance
-#: weights' draws from the learners' pool's ``_rng``): the same draws and the same generator state
-#: as ``random()``, checked here on a few seeds, without a method call per draw.
+#: weights' draws from the learners' pool's ``_rng``): the same draws and the same generator
+#: state as ``random()``, checked here on a few seeds, without a method call per draw.
 FAST_RANDOM = bool(_c._set_fast_random(random.Random)) if AVAILABLE else False
 
 if AVAILABLE:

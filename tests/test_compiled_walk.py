@@ -457,6 +457,34 @@ def test_timing_counts_the_forest_calls():
         _walk.set_timing(False)
 
 
+@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
+def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
+    """A forest whose load is wrapped on the instance (as benchmarks/walk_speed.py records
+    the calls) is called through Python with the clean dict, also where the walk keeps the
+    clean x as its items: the same predictions as an unwrapped forest's."""
+    stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
+    data = [({k: x[k] for k in sorted(x, reverse=True)}, y, w) for x, y, w in stream(120, 6)]
+    plain, wrapped = cls(n_models=3, seed=4), cls(n_models=3, seed=4)
+    loads = []
+    forest_ = wrapped._pool.learners
+    assert isinstance(forest_, forest.HoeffdingForest)
+    real_load = forest_.load
+
+    def load(x):
+        loads.append(type(x))
+        return real_load(x)
+
+    forest_.load = load
+    outputs = []
+    for model in (plain, wrapped):
+        outputs.append(
+            [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
+        )
+    assert _same(outputs[0], outputs[1])
+    assert walk.plan_for(wrapped) is not None  # the compiled walk, through the wrapper
+    assert loads and set(loads) == {dict}
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
     """The walk a prediction made is not reused once a new label has joined (both walks)."""

@@ -1357,6 +1357,16 @@ cdef inline double _draw(object rng) except? -1.0:
     return rng.random()
 
 
+# The booster __dict__ whose plan _plan_of returned last, that plan, and the dict's version
+# then (PEP 509), all borrowed: while a booster's __dict__ is at this address with this version,
+# it is that very dict, unchanged since (versions are unique to a dict and a change), so it
+# still holds the plan under "_compiled_walk" and the plan is alive. Plan._bset carries the
+# version along its own writes. Saves the dict lookup of "_compiled_walk" per call.
+cdef PyObject* _last_bdict = NULL
+cdef PyObject* _last_plan = NULL
+cdef unsigned long long _last_ver = 0
+
+
 cdef inline object _aget(object obj, dict d, str name):
     """``getattr(obj, name)`` for a plain instance attribute, read from ``d``, the instance's
     ``__dict__``, without the type's descriptor lookup (several times cheaper, and the walk
@@ -2163,11 +2173,16 @@ cdef class Plan:
         """``booster.<name> = value`` for a name valid_for does not check (``_n_seen``,
         ``_walk_memo``) and the walk does not depend on: the recorded versions follow the
         write when nothing else had changed the booster's dict since they were recorded."""
+        global _last_ver
         cdef bint current = (RB_DICT_VERSIONS and self.bver != 0
                              and rb_dict_version(self.bdict) == self.bver)
         cdef bint walk = (RB_DICT_VERSIONS and self.walk_ver != 0
                           and rb_dict_version(self.bdict) == self.walk_ver)
+        cdef bint last = (RB_DICT_VERSIONS and _last_bdict == <PyObject*>self.bdict
+                          and rb_dict_version(self.bdict) == _last_ver)
         PyDict_SetItem(self.bdict, name, value)
+        if last:  # _plan_of's remembered plan follows too
+            _last_ver = rb_dict_version(self.bdict)
         if current:
             self.bver = rb_dict_version(self.bdict)
         if walk:
@@ -2550,7 +2565,7 @@ cdef class Plan:
         cdef double* alphas = _doubles_of(self.oa, A_VALUES) if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
-            pot = self.rule.for_classes(k)
+            pot = self._pot_for(k)
         n_ok = _supported(self.task.support, k, cw.ok)
         for i in range(n):  # MulticlassTask.distributions
             vec = cw.vec + i * k
@@ -2692,6 +2707,21 @@ cdef class Plan:
         for r in range(k):
             C[r * k + r] = -np_sum(C + r * k, k)
         return 0
+
+    cdef object _pot_for(self, int k):
+        """rule.for_classes(k) (OnlineMBBM's potential for k labels), without the Python
+        call while it would return the rule itself or the rule's last resized potential,
+        which it then returns unchanged (the plan's rule is exactly a
+        MulticlassZeroOnePotential)."""
+        cdef object rule = self.rule
+        cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
+        cdef object r
+        if rd.get("n_classes") == k:
+            return rule
+        r = rd.get("_resized")
+        if r is not None and (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") == k:
+            return r
+        return rule.for_classes(k)
 
     cdef int _mbbm_costs(self, object pot, int n_left, double* s, int k, double* C,
                          double* D) except -1:
@@ -3095,7 +3125,7 @@ cdef class Plan:
         cdef double* row = self.kb + k
         cdef double* diff = self.kb + 2 * k
         cdef double weight, d_yl
-        cdef object pot = self.rule.for_classes(k)
+        cdef object pot = self._pot_for(k)
         for j in range(k):
             s[j] = 0.0
         for i in range(n):
@@ -3982,18 +4012,27 @@ cdef inline bint _walk_enabled() except -1:
 
 cdef object _plan_of(object b):
     """plan_for(b)."""
+    global _last_bdict, _last_plan, _last_ver
     # b.__dict__ without the attribute lookup: what the __dict__ descriptor of a class
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p
     cdef object memo
     if _walk_enabled():
+        if (RB_DICT_VERSIONS and <PyObject*>d == _last_bdict and _last_ver != 0
+                and rb_dict_version(d) == _last_ver):
+            p = <object>_last_plan
+            if (<Plan>p).valid_for(d):
+                return p
+        _last_bdict = NULL
         p = d.get("_compiled_walk")
-        if type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d):
-            return p
-        p = _build(b)
-        d["_compiled_walk"] = p
+        if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
+            p = _build(b)
+            d["_compiled_walk"] = p
         if p is not None:
+            if RB_DICT_VERSIONS:
+                _last_bdict, _last_plan = <PyObject*>d, <PyObject*>p
+                _last_ver = rb_dict_version(d)
             return p
     # The Python walk: a prediction the compiled walk remembered is not its kind.
     pool = d.get("_pool")

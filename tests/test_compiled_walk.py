@@ -485,6 +485,41 @@ def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
     assert loads and set(loads) == {dict}
 
 
+@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
+def test_boosters_made_and_dropped_in_turn_never_take_anothers_plan(cls, monkeypatch):
+    """The entries remember the last booster's plan by its __dict__'s address and version:
+    boosters made and dropped one after the other (a new __dict__ may reuse a freed one's
+    address), two used in turn, and one whose plan entry is deleted each predict exactly as
+    on the Python walk."""
+    stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
+    data = stream(40, 8)
+    for seed in range(12):  # made, used and dropped in turn
+        compiled = _build(cls, {"seed": seed}, True, monkeypatch)
+        python = _build(cls, {"seed": seed}, False, monkeypatch)
+        for x, y, w in data[seed : seed + 6]:
+            assert _same(
+                _outputs(compiled, x, True, monkeypatch), _outputs(python, x, False, monkeypatch)
+            )
+            _learn(compiled, x, y, w, True, monkeypatch)
+            _learn(python, x, y, w, False, monkeypatch)
+        del compiled, python
+    pairs = [
+        (_build(cls, {"seed": s}, True, monkeypatch), _build(cls, {"seed": s}, False, monkeypatch))
+        for s in (1, 2)
+    ]
+    for t, (x, y, w) in enumerate(data):
+        for compiled, python in pairs:  # two in turn
+            if t % 7 == 3:
+                compiled.__dict__.pop("_compiled_walk", None)
+            assert _same(
+                _outputs(compiled, x, True, monkeypatch), _outputs(python, x, False, monkeypatch)
+            )
+            _learn(compiled, x, y, w, True, monkeypatch)
+            _learn(python, x, y, w, False, monkeypatch)
+    for compiled, python in pairs:
+        assert _same(_diagnostics(compiled), _diagnostics(python))
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
     """The walk a prediction made is not reused once a new label has joined (both walks)."""

@@ -2623,85 +2623,49 @@ cdef class Plan:
         return 0
 
     cdef int _logistic_costs_along(self, double* s, int k, double* C, int changed) except -1:
-        """_logistic_cost_matrix(s, k, C) for the learners in turn: ``changed`` is the label
-        whose score changed since the previous learner's matrix (-1: the first learner).
-
-        The pairs' tanh are kept in the scratch matrix T (T[r, l] for r < l) and only the
-        k - 1 pairs of the changed label are computed again: the other pairs' inputs
-        0.5 * (s[l] - s[r]) are the very same floats as for the previous learner, so their
-        tanh are too. The matrix is then assembled as _logistic_cost_matrix assembles it
-        (same floats): k - 1 tanh per learner instead of k (k - 1) / 2."""
-        cdef double* T = self.kb + 2 * k + k * k  # past _mc_walk's s, D and prod
-        cdef double* g = T + k * k
-        cdef int r, l, j = 0
-        cdef double t
-        if not _tanh_odd or k < 2:
-            return self._logistic_cost_matrix(s, k, C)
-        if changed < 0:
-            for r in range(k):
-                for l in range(r + 1, k):
-                    g[j] = 0.5 * (s[l] - s[r])
-                    j += 1
-            np_tanh(g, g, j)
-            j = 0
-            for r in range(k):
-                for l in range(r + 1, k):
-                    T[r * k + l] = g[j]
-                    j += 1
-        else:
-            for r in range(changed):
-                g[j] = 0.5 * (s[changed] - s[r])
-                j += 1
-            for l in range(changed + 1, k):
-                g[j] = 0.5 * (s[l] - s[changed])
-                j += 1
-            np_tanh(g, g, j)
-            j = 0
-            for r in range(changed):
-                T[r * k + changed] = g[j]
-                j += 1
-            for l in range(changed + 1, k):
-                T[changed * k + l] = g[j]
-                j += 1
-        for r in range(k):
-            for l in range(r + 1, k):
-                t = T[r * k + l]
-                C[r * k + l] = 0.5 * (1.0 + t)
-                C[l * k + r] = 0.5 * (1.0 - t)
-        for r in range(k):
-            C[r * k + r] = 0.0
-        for r in range(k):
-            C[r * k + r] = -np_sum(C + r * k, k)
-        return 0
-
-    cdef int _logistic_cost_matrix(self, double* s, int k, double* C) except -1:
-        """LogisticLoss.cost_matrix_of(s): C[r, l] = sigmoid(s[l] - s[r]), the diagonal minus
-        the row's other entries.
+        """LogisticLoss.cost_matrix_of(s) into C: C[r, l] = sigmoid(s[l] - s[r]), the diagonal
+        minus the row's other entries; for the learners in turn, ``changed`` being the label
+        whose score changed since the previous learner's matrix (-1: compute every pair).
 
         With NumPy's tanh odd to the bit (_tanh_odd, checked at import), one tanh serves a
         pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
-        C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])), the same floats as NumPy's
-        elementwise sigmoid, with k (k - 1) / 2 tanh instead of k^2 (the diagonal's k are
-        overwritten)."""
-        cdef int r, l, j = 0
+        C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
+        the same floats as NumPy's elementwise sigmoid. The pairs' tanh are kept in the
+        scratch matrix T (T[r, l] for r < l) and only the k - 1 pairs of the changed label are
+        computed again: the other pairs' inputs are the very same floats as for the previous
+        learner, so their tanh are too. k - 1 tanh per learner instead of k^2."""
+        cdef double* T = self.kb + 2 * k + k * k  # past _mc_walk's s, D and prod
+        cdef double* g = T + k * k  # the pairs' inputs, then their tanh
+        cdef int* at = <int*>(g + k * k)  # where in T each of g goes
+        cdef int r, l, j, lo, hi, m = 0
         cdef double t
-        if _tanh_odd and k > 1:
-            for r in range(k):
-                for l in range(r + 1, k):
-                    C[j] = 0.5 * (s[l] - s[r])
-                    j += 1
-            np_tanh(C, C, j)
-            for r in range(k - 1, -1, -1):  # backwards: C[:j] holds the pairs, in this order
-                for l in range(k - 1, r, -1):
-                    j -= 1
-                    t = C[j]
-                    C[r * k + l] = 0.5 * (1.0 + t)
-                    C[l * k + r] = 0.5 * (1.0 - t)
-        else:
+        if not _tanh_odd or k < 2:
             for r in range(k):
                 for l in range(k):
                     C[r * k + l] = s[l] - s[r]
             self._sigmoid(C, C, k * k)
+        else:
+            if changed < 0:  # every pair r < l
+                for r in range(k):
+                    for l in range(r + 1, k):
+                        g[m] = 0.5 * (s[l] - s[r])
+                        at[m] = r * k + l
+                        m += 1
+            else:  # the changed label's k - 1 pairs
+                for r in range(k):
+                    if r != changed:
+                        lo, hi = (r, changed) if r < changed else (changed, r)
+                        g[m] = 0.5 * (s[hi] - s[lo])
+                        at[m] = lo * k + hi
+                        m += 1
+            np_tanh(g, g, m)
+            for j in range(m):
+                T[at[j]] = g[j]
+            for r in range(k):
+                for l in range(r + 1, k):
+                    t = T[r * k + l]
+                    C[r * k + l] = 0.5 * (1.0 + t)
+                    C[l * k + r] = 0.5 * (1.0 - t)
         for r in range(k):
             C[r * k + r] = 0.0
         for r in range(k):
@@ -2891,16 +2855,17 @@ cdef class Plan:
         return 0
 
     def logistic_cost_matrix(self, s):
-        """The cost matrix _logistic_cost_matrix computes for the scores s (a list of k
-        floats), as a list of rows: a test hook (tests/test_compiled_walk.py)."""
+        """The cost matrix _logistic_costs_along computes for the scores s (a list of k
+        floats) from scratch, as a list of rows: a test hook (tests/test_compiled_walk.py)."""
         cdef int k = len(s), r, l
         cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
         if sd == NULL:
             raise MemoryError()
         try:
+            self._kbuf(k)
             for r in range(k):
                 sd[r] = s[r]
-            self._logistic_cost_matrix(sd, k, sd + k)
+            self._logistic_costs_along(sd, k, sd + k, -1)
             return [[sd[k + r * k + l] for l in range(k)] for r in range(k)]
         finally:
             free(sd)
@@ -3076,7 +3041,7 @@ cdef class Plan:
             lab = cw.votes[i]
             if self.weak_cost:
                 # the walk's cost matrix for these scores holds this row: C[yi, l] is the
-                # sigmoid of s[l] - s[yi] (the same floats, _logistic_cost_matrix) and
+                # sigmoid of s[l] - s[yi] (the same floats, _logistic_costs_along) and
                 # C[yi, yi] minus the sum of the others
                 C = cw.costs + (i * k + yi) * k
                 total = -C[yi]

@@ -40,7 +40,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from libc.stdlib cimport malloc, free, calloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memcmp
 from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
 from libc.math cimport copysign, INFINITY, HUGE_VAL, nextafter, fmin
 from libc.errno cimport errno, ERANGE, EDOM
@@ -48,6 +48,7 @@ from libc.errno cimport errno, ERANGE, EDOM
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
 from river_boost._pymath cimport isinf, py_exp
 from river_boost._forestapi cimport ForestAPI
+cimport cython
 from cpython cimport array
 import array as _pyarray
 
@@ -1112,6 +1113,7 @@ def forest_seconds():
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
 cdef extern from "Python.h":
     object PyObject_GenericGetDict(object o, void* context)
+    Py_ssize_t PyDict_GET_SIZE(object o)
 
 
 cdef dict _walk_globals = None  # river_boost.walk's __dict__: ENABLED read there on every call
@@ -1299,11 +1301,18 @@ cdef extern from *:
     static uint32_t rb_mt_word(rb_mt_object *r) {
         uint32_t y, *mt = r->state;
         int i;
-        if (r->index >= 624) {  /* the next 624 words at once (the twist) */
-            for (i = 0; i < 624; i++) {
-                y = (mt[i] & 0x80000000U) | (mt[(i + 1) % 624] & 0x7fffffffU);
-                mt[i] = mt[(i + 397) % 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+        if (r->index >= 624) {  /* the next 624 words at once (the twist), as CPython's
+                                   three loops: no index wraps inside them */
+            for (i = 0; i < 624 - 397; i++) {
+                y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+                mt[i] = mt[i + 397] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
             }
+            for (; i < 623; i++) {
+                y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+                mt[i] = mt[i + 397 - 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
+            }
+            y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+            mt[623] = mt[396] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
             r->index = 0;
         }
         y = mt[r->index++];
@@ -1512,27 +1521,48 @@ cdef inline bint _keeps(object v) except -1:
     return -2
 
 
+DEF CLEANX_INLINE = 16  # items a CleanX holds in itself (no allocation of its own)
+
+
+@cython.freelist(8)
 cdef class CleanX:
     """A clean x the compiled walk made without building its dict: the n items (k[j], v[j])
     of FeatureCleaner.cleaned's dict, in its order. It holds its values and the list its
     keys come from, so the user's x may change afterwards; as_dict() makes the dict for
     whatever needs one. The forest loads the items directly (ForestAPI.load_items): about
-    200 instructions per feature of inserting into a new dict, and freeing it, saved."""
+    200 instructions per feature of inserting into a new dict, and freeing it, saved. Rows
+    of up to CLEANX_INLINE items are held in the object itself, and the objects are kept on
+    a free list: one is made per new x."""
     cdef object keys_owner  # the list k's keys are borrowed from (never changed in place)
     cdef PyObject** k  # (in v's block)
     cdef PyObject** v  # held (a reference each)
     cdef int n
     cdef dict d
+    cdef PyObject* small[2 * CLEANX_INLINE]  # v, then k, for rows that fit
 
     def __dealloc__(self):
         cdef int j
         if self.v != NULL:
             for j in range(self.n):
                 Py_XDECREF(self.v[j])
-        free(self.v)  # (k lies in the same block)
+            if self.v != &self.small[0]:
+                free(self.v)  # (k lies in the same block)
+        self.v = NULL
+        self.n = 0
 
     def __reduce__(self):
         return (dict, (self.as_dict(),))
+
+    cdef int _alloc(self, int m) except -1:
+        """Room for m items (v, then k), in the object when they fit."""
+        if m <= CLEANX_INLINE:
+            self.v = &self.small[0]
+        else:
+            self.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))
+            if self.v == NULL:
+                raise MemoryError()
+        self.k = self.v + m
+        return 0
 
     cdef dict as_dict(self):
         cdef int j
@@ -1551,7 +1581,7 @@ cdef class KeyOrder:
     cdef list keys  # the keys, in x's order
     cdef int* perm  # perm[p]: position in x of the p-th key in sorted order
     cdef PyObject** vals  # scratch: x's values in x's order (borrowed while cleaning x)
-    cdef char* keep  # scratch: whether each value is kept
+    cdef char* keep  # scratch: each value dropped (0), kept (1), kept and a str (2)
     cdef int* sel  # scratch: the positions in x of the kept values, in sorted order
     cdef signed char* kinds  # per sorted position: 1 str, 0 not, 2 skip always, -1 unknown
     cdef int n_known  # positions whose kind is known
@@ -1566,6 +1596,16 @@ cdef class KeyOrder:
     cdef object cur_x
     cdef object cur_nominal
     cdef unsigned long long cur_xver, cur_nver
+    # cur_x's values in its order (borrowed from it: read only while its version is
+    # cur_xver), for _scan's comparison of the next x with it
+    cdef PyObject** pvals
+    cdef bint pvals_ok  # pvals holds cur_x's values
+    cdef bint built  # _clean_build made the last clean x (its pass read every value)
+    # sel (its sel_m first entries) for the keep codes pkeep of sel_j values, made while
+    # every kept value's kind was known (sel_ok): the same codes give the same sel
+    cdef char* pkeep
+    cdef int sel_m, sel_j
+    cdef bint sel_ok
 
     def __dealloc__(self):
         free(self.perm)
@@ -1573,6 +1613,8 @@ cdef class KeyOrder:
         free(self.keep)
         free(self.kinds)
         free(self.sel)
+        free(self.pvals)
+        free(self.pkeep)
 
     cdef int _grow(self, Py_ssize_t n) except -1:
         if n <= self.cap:
@@ -1582,14 +1624,20 @@ cdef class KeyOrder:
         free(self.keep)
         free(self.kinds)
         free(self.sel)
+        free(self.pvals)
+        free(self.pkeep)
+        self.cur_x = None  # (pvals is gone)
+        self.sel_ok = False
         self.perm = <int*>calloc(n, sizeof(int))
         self.vals = <PyObject**>calloc(n, sizeof(PyObject*))
+        self.pvals = <PyObject**>calloc(n, sizeof(PyObject*))
+        self.pkeep = <char*>calloc(n, sizeof(char))
         self.keep = <char*>calloc(n, sizeof(char))
         self.kinds = <signed char*>calloc(n, sizeof(signed char))
         self.sel = <int*>calloc(n, sizeof(int))
         self.keys = None  # the order is rebuilt
         if (self.perm == NULL or self.vals == NULL or self.keep == NULL or self.kinds == NULL
-                or self.sel == NULL):
+                or self.sel == NULL or self.pvals == NULL or self.pkeep == NULL):
             self.cap = 0
             raise MemoryError()
         self.cap = <int>n
@@ -1613,12 +1661,9 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
     cdef list okeys
-    cdef object out
-    cdef CleanX c
-    cdef object k, kind
+    cdef object k
     cdef type tk = None
-    cdef int kp, j = 0, p, q, nk, m
-    cdef signed char kd
+    cdef int kp, j = 0, p, nk
     cdef bint same = True
     if type(x) is not dict:
         return _filtered(_core.clean_features(x), nominal)
@@ -1639,7 +1684,7 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
         if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
             same = False
         order.vals[j] = val
-        order.keep[j] = kp == 1
+        order.keep[j] = 0 if kp != 1 else (2 if type(<object>val) is str else 1)
         j += 1
     if not same or j != nk:
         keys = list(x)
@@ -1651,37 +1696,103 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
                 order.in_order = False
         order.keys = keys
         order.nominal = None  # the kinds are read again
+    return _clean_build(x, nominal, order, j, items)
+
+
+cdef int _scan(dict x, KeyOrder order, bint compare) except -2:
+    """_cleaned_fast's first pass for the usual row: the very key objects of the last x,
+    in the same order, and values of the kinds _keeps knows. Fills order.vals and
+    order.keep (-1: not such a row, nothing decided: the general code takes it). With
+    ``compare`` (order.cur_x is current), also decides ``x == order.cur_x`` on the way:
+    the same key objects, so the dicts are equal when each value equals the other's (the
+    same object, equal floats, or ``==`` for the other kinds), as dict equality decides;
+    1: equal, 0: not."""
+    cdef list okeys = order.keys
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef PyObject* pv
+    cdef Py_ssize_t pos = 0
+    cdef int j = 0, kp
+    cdef char code
+    cdef bint same = compare, isfloat
+    if okeys is None or PyDict_GET_SIZE(x) != PyList_GET_SIZE(okeys):
+        return -1
+    while PyDict_Next(x, &pos, &key, &val):
+        if <PyObject*>PyList_GET_ITEM(okeys, j) != key:
+            return -1
+        isfloat = type(<object>val) is float
+        if isfloat:
+            code = -MAX_ABS_FEATURE <= PyFloat_AS_DOUBLE(<object>val) <= MAX_ABS_FEATURE
+        elif type(<object>val) is str:
+            code = 2
+        else:
+            kp = _keeps(<object>val)
+            if kp == -2:
+                return -1
+            code = kp == 1
+        if same:
+            pv = order.pvals[j]
+            if pv != val:
+                if isfloat and type(<object>pv) is float:
+                    same = PyFloat_AS_DOUBLE(<object>val) == PyFloat_AS_DOUBLE(<object>pv)
+                else:
+                    try:
+                        same = PyObject_RichCompareBool(<object>val, <object>pv, Py_EQ)
+                    except Exception:  # (as x == cur_x raising: not the same)
+                        same = False
+        order.vals[j] = val
+        order.keep[j] = code
+        j += 1
+    return 1 if same else 0
+
+
+cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items):
+    """The clean x of the j values _cleaned_fast's first pass read (order.vals, order.keep,
+    in x's order, which order.keys and order.perm describe)."""
+    cdef list okeys = order.keys
+    cdef object out, kind
+    cdef CleanX c
+    cdef int kp, p, q, m
+    cdef signed char kd
+    cdef bint known = True
     if order.nominal is not nominal:
         for p in range(j):
             order.kinds[p] = -1
         order.n_known = 0
         order.nominal = nominal
-    okeys = order.keys
-    m = 0  # the kept values' positions in x, in sorted order
-    for p in range(j):
-        kp = order.perm[p]
-        if not order.keep[kp]:
-            continue
-        kd = order.kinds[p]
-        if kd < 0:
-            kind = nominal.get(<object>PyList_GET_ITEM(okeys, kp))
-            if kind is not None:
-                kd = 1 if kind is True else (0 if kind is False else 2)
-                order.kinds[p] = kd
-                order.n_known += 1
-        # kind is not None and kind is not (type(v) is str)
-        if kd >= 0 and kd != (1 if type(<object>order.vals[kp]) is str else 0):
-            continue
-        order.sel[m] = kp
-        m += 1
+        order.sel_ok = False
+    if order.sel_ok and order.sel_j == j and memcmp(order.keep, order.pkeep, j) == 0:
+        m = order.sel_m  # the same values kept, of the same kinds, as last time
+    else:
+        m = 0  # the kept values' positions in x, in sorted order
+        for p in range(j):
+            kp = order.perm[p]
+            if not order.keep[kp]:
+                continue
+            kd = order.kinds[p]
+            if kd < 0:
+                kind = nominal.get(<object>PyList_GET_ITEM(okeys, kp))
+                if kind is not None:
+                    kd = 1 if kind is True else (0 if kind is False else 2)
+                    order.kinds[p] = kd
+                    order.n_known += 1
+                else:
+                    known = False
+            # kind is not None and kind is not (type(v) is str)
+            if kd >= 0 and kd != order.keep[kp] - 1:
+                continue
+            order.sel[m] = kp
+            m += 1
+        # a kind learned later could drop a value sel keeps: remembered only when all known
+        order.sel_ok = known
+        if known:
+            memcpy(order.pkeep, order.keep, j)
+            order.sel_m, order.sel_j = m, j
     if order.in_order and m == j:  # x's keys sorted and every value kept: a copy of x
         out = PyDict_Copy(x)  # (cheaper than the items for the few features of such rows)
     elif items:
         c = CleanX.__new__(CleanX)
-        c.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))  # v, then k
-        if c.v == NULL:
-            raise MemoryError()
-        c.k = c.v + m
+        c._alloc(m)
         c.keys_owner = okeys
         for q in range(m):
             kp = order.sel[q]
@@ -1696,6 +1807,7 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
             kp = order.sel[q]
             PyDict_SetItem(out, <object>PyList_GET_ITEM(okeys, kp), <object>order.vals[kp])
     order.clean = out
+    order.built = True
     return out
 
 
@@ -1736,6 +1848,8 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
     cdef object mx, out, cx
     cdef Attrs ma = order.ma
     cdef dict nominal
+    cdef bint current
+    cdef int scanned
     if not _fast_clean:
         out = memo.cleaned(x)
         order.cur_clean = out
@@ -1743,11 +1857,16 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
     if RB_DICT_VERSIONS and type(x) is dict:
         nominal = ma.get(A_NOMINAL)
         cx = order.cur_x
-        if (cx is not None and rb_dict_version(<dict>cx) == order.cur_xver
-                and nominal is order.cur_nominal
-                and rb_dict_version(nominal) == order.cur_nver):
-            if x is cx:
-                return order.cur_clean
+        current = (cx is not None and rb_dict_version(<dict>cx) == order.cur_xver
+                   and nominal is order.cur_nominal
+                   and rb_dict_version(nominal) == order.cur_nver)
+        if current and x is cx:
+            return order.cur_clean
+        order.built = False
+        scanned = _scan(<dict>x, order, current and order.pvals_ok)
+        if scanned == 1:  # equal to cur_x
+            return order.cur_clean
+        if scanned < 0 and current:
             try:
                 same = x == cx
             except Exception:  # values that refuse comparison (arrays)
@@ -1755,9 +1874,17 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
             if same:
                 return order.cur_clean
         order.cur_x = None  # (a failed cleaning remembers nothing)
-        out = _cleaned_fast(x, nominal, order, True)
+        if scanned == 0:  # the usual row: the first pass is done
+            out = _clean_build(<dict>x, nominal, order, PyDict_GET_SIZE(x), True)
+        else:
+            out = _cleaned_fast(x, nominal, order, True)
         order.cur_x, order.cur_xver, order.cur_clean = x, rb_dict_version(<dict>x), out
         order.cur_nominal, order.cur_nver = nominal, rb_dict_version(nominal)
+        # x's values, for _scan's comparison of the next x (only from the compiled
+        # cleaning's own pass, which read them all in x's order)
+        order.pvals_ok = order.built
+        if order.built:
+            memcpy(order.pvals, order.vals, PyDict_GET_SIZE(x) * sizeof(PyObject*))
         if ma.get(A_X) is not None:  # what the Python walk remembered is not this x
             ma.set(A_X, None)
             ma.set(A_CLEAN, None)

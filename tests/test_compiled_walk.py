@@ -792,6 +792,47 @@ def test_a_dict_reused_and_changed_in_place_is_cleaned_again(make, monkeypatch):
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
 
 
+def _near_copies(x, t):
+    """Dicts equal to x as dicts compare (equal values, distinct objects, -0.0 for 0.0, the
+    very NaN object) and dicts one value away from it (the next float, another string, a new
+    NaN object), keys in x's order."""
+
+    def with_(key, value):
+        return {k: (value if k == key else v) for k, v in x.items()}
+
+    out = [dict(x), with_("zero", -0.0), with_("big", int(str(x["big"])))]
+    out.append(with_("colour", "".join(list(x["colour"]))))  # an equal, distinct string
+    floats = [k for k, v in x.items() if type(v) is float and math.isfinite(v) and k != "zero"]
+    key = floats[t % len(floats)]
+    out.append(with_(key, math.nextafter(x[key], math.inf)))
+    out.append(with_("colour", x["colour"] + "!"))
+    out.append(with_("big", x["big"] + 1))
+    out.append(with_("nan", float("nan")))  # a NaN object of its own: not equal
+    out.append(dict(x))
+    return out
+
+
+@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
+def test_dicts_equal_or_one_value_away_from_the_last_x_predict_as_on_the_python_walk(
+    cls, monkeypatch
+):
+    """The compiled cleaning decides ``x == last x`` in its own pass over x (the same key
+    objects in the same order: equal when every value equals the other's), where the Python
+    walk compares the dicts: equal dicts reuse the last clean x, others are cleaned again.
+    Probed with equal copies (distinct ints and strings, -0.0 for 0.0, the same NaN object)
+    and with copies one value away (the next float, another string or int, a new NaN)."""
+    stream = "binary" if cls is rb.AdaBoostOL else "multiclass"
+    nan = float("nan")
+    events = []
+    for t, (x, y, w) in enumerate(STREAMS[stream](160, seed=14)):
+        x = {k: v for k, v in x.items() if type(v) is not np.float32}
+        x.update(zero=0.0, big=10**6 + t, colour=["red", "green"][t % 2], nan=nan, f=t / 7)
+        events.append(("predict", x))
+        events.append(("learn", x, y, w))
+        events.extend(("predict", probe) for probe in _near_copies(x, t))
+    _drive(cls, {}, events, monkeypatch)
+
+
 def test_the_ranking_walks_difference_laws_are_read_as_the_rule_made_them():
     """The plan reads RankingPairPotential's difference laws through their buffers (PairLaw):
     the arrays of difference_law, checked for their shape and type, and kept alive."""

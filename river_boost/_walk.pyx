@@ -1788,8 +1788,8 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
         if known:
             memcpy(order.pkeep, order.keep, j)
             order.sel_m, order.sel_j = m, j
-    if order.in_order and m == j:  # x's keys sorted and every value kept: a copy of x
-        out = PyDict_Copy(x)  # (cheaper than the items for the few features of such rows)
+    if order.in_order and m == j and not items:
+        out = PyDict_Copy(x)  # x's keys sorted and every value kept: a copy of x
     elif items:
         c = CleanX.__new__(CleanX)
         c._alloc(m)

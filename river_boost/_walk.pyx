@@ -23,7 +23,7 @@ matters for NaN); ``x ** y`` is CPython's ``float.__pow__``. Random numbers come
 ``random.Random`` objects, in the same order (their ``random()`` method is called).
 
 State stays in the Python objects (the pool's typed arrays of per-learner counters and edge
-sums, written in place; ``ProjectedOGD.values``/``t``,
+sums, written in place; ``ProjectedOGD.values``/``_t``,
 ``Hedge.log_weights``/``weights``, the booster's ``_n_seen``): the compiled and the Python
 walk can take over from each other at any example, and pickles do not depend on this module.
 """
@@ -1469,7 +1469,7 @@ cdef tuple POOL_NAMES = (
     "_edge_den", "_background", "_rng", "_edge_decay",
 )
 cdef tuple MEMO_NAMES = ("x", "clean", "value", "nominal")
-cdef tuple OGD_NAMES = ("values", "t", "lr", "bound")
+cdef tuple OGD_NAMES = ("values", "_t", "lr", "bound")
 cdef tuple HEDGE_NAMES = ("log_weights", "weights")
 
 
@@ -3356,11 +3356,15 @@ cdef class Plan:
         count restarts with it, capped at ``ogd.memory``."""
         cdef int i, n = self.n
         cdef object ogd = self.ogd, starts, memory
-        cdef long long t = self.oa.get(A_T) + 1, ti
+        cdef array.array counter = _typed(self.oa, A_T, TC_LONGLONG)  # ProjectedOGD._t
+        cdef long long t, ti
         cdef double rate, v, bound, lr
         cdef double* values
         cdef bint per_learner = self.adapt is not None
-        self.oa.set(A_T, t)
+        if Py_SIZE(counter) != 1:
+            raise ValueError(f"ProjectedOGD._t holds {Py_SIZE(counter)} counts, expected 1")
+        t = counter.data.as_longlongs[0] + 1  # counted in place (tick)
+        counter.data.as_longlongs[0] = t
         lr = self.oa.get(A_LR)
         rate = lr / py_sqrt(<double>t)
         if rate_divisor != 1:

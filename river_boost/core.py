@@ -857,12 +857,30 @@ class ProjectedOGD:
         self.values = array("d", [0.0]) * n  # a typed array: see WeakLearnerPool
         self.lr = lr
         self.bound = bound
-        self.t = 0
+        # the step count, held in a typed array: the compiled walk counts in place, without
+        # a new int object and a write into this object's __dict__ per example
+        self._t = array("q", [0])
+
+    @property
+    def t(self) -> int:
+        """The steps taken so far (one per example)."""
+        return self._t[0]
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self._t[0] = value
+
+    def __setstate__(self, state: dict) -> None:
+        if "t" in state:  # pickled before the count was an array
+            state = dict(state)
+            state["_t"] = array("q", [state.pop("t")])
+        self.__dict__.update(state)
 
     def tick(self) -> float:
         """Advance to the next example and return its learning rate."""
-        self.t += 1
-        return self.lr / math.sqrt(self.t)
+        steps = self._t
+        steps[0] += 1
+        return self.lr / math.sqrt(steps[0])
 
     def step(self, i: int, gradient: float, rate: float) -> None:
         v = self.values[i] - rate * gradient

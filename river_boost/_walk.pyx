@@ -490,6 +490,38 @@ def _check_tanh_odd(object np, int trials=2000):
                 and (np.signbit(out[half:]) != np.signbit(out[:half])).all())
 
 
+def _check_tanh_batch(object np, int trials=400):
+    """Whether NumPy's float64 tanh, as the walk calls it, gives each element of an array
+    what it gives that element alone, wherever it sits in the array (its SIMD kernels
+    compute lane by lane, partial vectors included): on random runs of 1 to 70 values of
+    every magnitude at every offset (what river_boost.walk checks at import before the
+    walk batches the multiclass logistic gradients' sigmoids of one example)."""
+    cdef double[::1] a, o
+    cdef double one_in, one_out
+    cdef Py_ssize_t n, i
+    gen = np.random.default_rng(1618)
+    for _ in range(trials):
+        n = int(gen.integers(1, 71))
+        arr = gen.standard_normal(n) * 10.0 ** gen.uniform(-12, 3, n)
+        arr[gen.random(n) < 0.1] = 0.0
+        a = np.ascontiguousarray(arr)
+        out = np.empty(n)
+        o = out
+        np_tanh(&a[0], &o[0], n)
+        for i in range(n):
+            one_in = a[i]
+            np_tanh(&one_in, &one_out, 1)
+            if not (one_out == o[i] and copysign(1.0, one_out) == copysign(1.0, o[i])):
+                return False
+    return True
+
+
+def _set_tanh_batch(bint on):
+    """Batch the multiclass logistic gradients' sigmoids (True, once checked) or not."""
+    global _tanh_batch
+    _tanh_batch = on
+
+
 def _set_tanh_odd(bint on):
     """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
     global _tanh_odd
@@ -1138,6 +1170,7 @@ cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
 cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
 cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (walk.TANH_ODD)
+cdef bint _tanh_batch = False  # NumPy's tanh is elementwise to the bit (walk.TANH_BATCH)
 cdef object _GL12 = None
 cdef object _GL32 = None
 cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
@@ -1161,7 +1194,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
-    global _tanh_odd
+    global _tanh_odd, _tanh_batch
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -1183,6 +1216,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
     _numpy_exact = names["numpy_exact"]
     _tanh_odd = names["tanh_odd"]
+    _tanh_batch = names["tanh_batch"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
@@ -2185,9 +2219,15 @@ cdef class Plan:
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
     cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
     cdef object mbbm_maxw_pot
-    cdef long long* mc_keys  # the matrix table's keys: per slot filled, n_left, s (k + 2)
+    cdef long long* mc_keys  # the table's keys: per slot its epoch, n_left, s (k + 2)
     cdef double* mc_vals  # per slot its C and normalised D (2 k^2)
     cdef Py_ssize_t mc_slots  # a power of two
+    # the table's buffers are kept from one reset to the next while they are large enough
+    # (mc_keys_cap words, mc_vals_cap doubles): a slot is filled in this table when its
+    # first word is mc_epoch, which every reset makes larger than any word the buffer held
+    # (epochs start at 2^32: votes left and scores are smaller), so nothing is zeroed again
+    cdef Py_ssize_t mc_keys_cap, mc_vals_cap
+    cdef long long mc_epoch
     cdef int mc_k  # the labels the table is for (0: no table)
     cdef TensorTables tensor_tables  # the dense DP's tables for tensor_pot (_tensor_value)
     cdef object tensor_pot
@@ -2841,7 +2881,7 @@ cdef class Plan:
         slot = <Py_ssize_t>(h & <unsigned long long>(self.mc_slots - 1))
         key = self.mc_keys + slot * (k + 2)
         val = self.mc_vals + slot * 2 * kk
-        if key[0]:  # a filled slot: the same key?
+        if key[0] == self.mc_epoch:  # a filled slot: the same key?
             j = 0
             if key[1] == n_left:
                 for j in range(k):
@@ -2853,7 +2893,7 @@ cdef class Plan:
                     return 0
         self._mbbm_cost_matrix(pot, n_left, s, k, C)
         self._normalised_costs(C, k, D)
-        key[0] = 1
+        key[0] = self.mc_epoch
         key[1] = n_left
         for j in range(k):
             key[j + 2] = <long long>s[j]
@@ -2863,24 +2903,33 @@ cdef class Plan:
 
     cdef int _mc_reset(self, int k) except -1:
         """An empty matrix table for k labels: the largest power of two of slots (at most
-        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES; calloc'd, so the pages of
+        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES. The buffers of the last
+        table are kept when they are large enough, and emptied by a new epoch (labels join
+        one by one at the start of a stream: zeroing the keys again for each was about 1%
+        of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
         slots never used are never touched."""
         cdef Py_ssize_t entry = (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double)
         cdef Py_ssize_t slots = 1
         while slots < 65536 and 2 * slots * entry <= MBBM_CACHE_BYTES:
             slots *= 2
-        free(self.mc_keys)
-        free(self.mc_vals)
-        self.mc_vals = NULL
         self.mc_k = 0
-        self.mc_keys = <long long*>calloc(slots * (k + 2), sizeof(long long))
-        if self.mc_keys == NULL:
-            raise MemoryError()
-        self.mc_vals = <double*>malloc(slots * 2 * k * k * sizeof(double))
-        if self.mc_vals == NULL:
+        if self.mc_keys == NULL or self.mc_keys_cap < slots * (k + 2):
             free(self.mc_keys)
-            self.mc_keys = NULL
-            raise MemoryError()
+            self.mc_keys_cap = 0
+            self.mc_keys = <long long*>calloc(slots * (k + 2), sizeof(long long))
+            if self.mc_keys == NULL:
+                raise MemoryError()
+            self.mc_keys_cap = slots * (k + 2)
+        if self.mc_vals == NULL or self.mc_vals_cap < slots * 2 * k * k:
+            free(self.mc_vals)
+            self.mc_vals_cap = 0
+            self.mc_vals = <double*>malloc(slots * 2 * k * k * sizeof(double))
+            if self.mc_vals == NULL:
+                raise MemoryError()
+            self.mc_vals_cap = slots * 2 * k * k
+        if self.mc_epoch < (1LL << 32):
+            self.mc_epoch = 1LL << 32
+        self.mc_epoch += 1
         self.mc_slots = slots
         self.mc_k = k
         self.mbbm_pot = None
@@ -3026,12 +3075,14 @@ cdef class Plan:
         finally:
             free(sd)
 
-    def mbbm_cost_matrix(self, pot, int n_left, s):
+    def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
         """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
-        list of k ints), as a list of rows: a test hook (tests/test_compiled_walk.py)."""
+        list of k ints), as a list of rows; with ``table``, the matrix and its normalised
+        form (flat lists) as _mc_walk reads them, through the plan's matrix table
+        (_mbbm_costs): a test hook (tests/test_compiled_walk.py)."""
         cdef int k = len(s), r, l
         cdef double* sd = <double*>malloc(k * sizeof(double))
-        cdef double* C = <double*>malloc(k * k * sizeof(double))
+        cdef double* C = <double*>malloc(2 * k * k * sizeof(double))
         if sd == NULL or C == NULL:
             free(sd)
             free(C)
@@ -3039,6 +3090,9 @@ cdef class Plan:
         try:
             for r in range(k):
                 sd[r] = s[r]
+            if table:
+                self._mbbm_costs(pot, n_left, sd, k, C, C + k * k)
+                return [C[r] for r in range(k * k)], [C[k * k + r] for r in range(k * k)]
             self._mbbm_cost_matrix(pot, n_left, sd, k, C)
             return [[C[r * k + l] for l in range(k)] for r in range(k)]
         finally:
@@ -3162,6 +3216,33 @@ cdef class Plan:
         cdef double* alphas = _doubles_of(self.oa, A_VALUES)
         cdef list rank = self.task._rank
         cdef bint any_loss = False
+        cdef bint batch = _tanh_batch
+        cdef double* zs = NULL  # with batch: every learner's gradient sigmoids, in turn
+        cdef const double* sp
+        cdef int off = 0
+        if batch:
+            # The gradients' inputs do not depend on one another (learner i's scores are
+            # the walk's), so their sigmoids are computed in one NumPy tanh call per
+            # example instead of one per learner: the same floats, NumPy's tanh giving
+            # each element what it gives it alone (_check_tanh_batch, at import).
+            self._nkbuf(k)
+            zs = self.nk
+            for j in range(k):
+                s[j] = 0.0
+            for i in range(n):
+                sp = s if i == 0 else cw.scores + (i - 1) * k
+                lab = cw.votes[i]
+                alpha = alphas[i]
+                if lab == yi:
+                    for j in range(k):
+                        if j != yi:
+                            zs[off] = sp[j] - (sp[yi] + alpha)
+                            off += 1
+                else:
+                    zs[off] = sp[lab] - sp[yi] + alpha
+                    off += 1
+            self._sigmoid(zs, zs, off)
+            off = 0
         for j in range(k):
             s[j] = 0.0
         for i in range(n):
@@ -3181,7 +3262,13 @@ cdef class Plan:
                 total = np_sum(sig, k)
                 c_yl = sig[lab] if lab != yi else -total
             alpha = alphas[i]
-            if lab == yi:
+            if batch and lab == yi:
+                grad = -np_sum(zs + off, k - 1)
+                off += k - 1
+            elif batch:
+                grad = zs[off]
+                off += 1
+            elif lab == yi:
                 m = 0
                 for j in range(k):
                     if j != yi:

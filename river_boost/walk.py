@@ -218,6 +218,12 @@ NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILAB
 #: floats); one per entry otherwise.
 TANH_ODD = bool(_c._check_tanh_odd(np)) if NUMPY_EXACT else False
 
+#: Whether NumPy's tanh gives each element of an array what it gives that element alone
+#: (its SIMD kernels work lane by lane), so that AdaBoost.OLM's gradient sigmoids of one
+#: example are computed in one call on the compiled walk (the same floats); one call per
+#: learner otherwise.
+TANH_BATCH = bool(_c._check_tanh_batch(np)) if NUMPY_EXACT else False
+
 
 def _dense_dp_exact(trials: int = 40) -> bool:
     """Whether the compiled dense DP (``_walk.capped_votes``) gives NumPy's floats (the
@@ -353,6 +359,7 @@ if AVAILABLE:
             "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
             "numpy_exact": NUMPY_EXACT,
             "tanh_odd": TANH_ODD,
+            "tanh_batch": TANH_BATCH,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,

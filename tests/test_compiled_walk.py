@@ -876,6 +876,25 @@ def test_logistic_cost_matrices_are_numpys_with_one_tanh_per_pair_or_per_entry(o
         _walk._set_tanh_odd(walk.TANH_ODD)
 
 
+@pytest.mark.parametrize("batch", [True, False])
+@pytest.mark.parametrize("weak_prediction", ["cost", "argmax"])
+def test_adaboost_olm_learns_as_on_the_python_walk_with_its_sigmoids_batched_or_not(
+    batch, weak_prediction, monkeypatch
+):
+    """AdaBoost.OLM's gradient sigmoids of one example in one NumPy tanh call (NumPy's
+    tanh is elementwise to the bit here) or one call per learner: the same predictions and
+    the same learner weights, edges and expert weights as the Python walk."""
+    from river_boost import _walk
+
+    assert walk.TANH_BATCH  # its import-time check passed, so the walk batches them
+    params = {"weak_prediction": weak_prediction}
+    _walk._set_tanh_batch(batch)
+    try:
+        _drive(rb.AdaBoostOLM, params, _events(STREAMS["multiclass"](260, seed=15)), monkeypatch)
+    finally:
+        _walk._set_tanh_batch(walk.TANH_BATCH)
+
+
 @pytest.mark.parametrize("odd", [True, False])
 def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd):
     """The walk builds learner i's cost matrix from learner i - 1's pairs, computing again
@@ -954,6 +973,34 @@ def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
             if old is not None:
                 _walk._set_mbbm_cache_bytes(old)
     assert _same(outputs[0], outputs[1]) and _same(outputs[0], outputs[2])
+
+
+@pytest.mark.parametrize("budget", [None, 600])
+def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(budget, monkeypatch):
+    """The matrix table keeps its buffers from one potential or label count to the next
+    and empties them by a new epoch: the same keys asked of another potential (another
+    gamma) or with another number of labels never read the last table's entries."""
+    from river_boost import _walk
+
+    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
+    rng = random.Random(21)
+    pots = {
+        (k, g): potentials.MulticlassZeroOnePotential(k, g) for k in (2, 3, 5) for g in (0.1, 0.3)
+    }
+    old = _walk._set_mbbm_cache_bytes(budget) if budget is not None else None
+    try:
+        for _ in range(30):
+            k, g = rng.choice(sorted(pots))
+            for _ in range(12):  # repeated keys: the table answers some of them
+                n_left = rng.randrange(4)
+                s = [rng.randrange(3) for _ in range(k)]
+                C, D = plan.mbbm_cost_matrix(pots[k, g], n_left, s, table=True)
+                fresh = potentials.MulticlassZeroOnePotential(k, g)
+                expected = np.asarray(fresh.cost_matrix(n_left, np.array(s)), dtype=float)
+                assert np.array(C).tobytes() == expected.tobytes(), (k, g, n_left, s)
+    finally:
+        if old is not None:
+            _walk._set_mbbm_cache_bytes(old)
 
 
 def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():

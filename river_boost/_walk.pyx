@@ -1555,6 +1555,18 @@ cdef inline bint _keeps(object v) except -1:
     return -2
 
 
+cdef inline int _keep_code(object v) except -3:
+    """The cleaning's code for the value ``v``: dropped (0), kept (1), kept and a str (2),
+    or another kind of value (-2: the Python cleaning decides)."""
+    cdef int kp
+    if type(v) is float:  # (the usual value, first)
+        return -MAX_ABS_FEATURE <= PyFloat_AS_DOUBLE(v) <= MAX_ABS_FEATURE
+    if type(v) is str:
+        return 2
+    kp = _keeps(v)
+    return -2 if kp == -2 else kp == 1
+
+
 DEF CLEANX_INLINE = 16  # items a CleanX holds in itself (no allocation of its own)
 
 
@@ -1581,8 +1593,6 @@ cdef class CleanX:
                 Py_XDECREF(self.v[j])
             if self.v != &self.small[0]:
                 free(self.v)  # (k lies in the same block)
-        self.v = NULL
-        self.n = 0
 
     def __reduce__(self):
         return (dict, (self.as_dict(),))
@@ -1712,13 +1722,13 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
                 return _filtered(_core.clean_features(x), nominal)
         elif type(k) is not tk:
             return _filtered(_core.clean_features(x), nominal)
-        kp = _keeps(<object>val)
+        kp = _keep_code(<object>val)
         if kp == -2:
             return _filtered(_core.clean_features(x), nominal)
         if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
             same = False
         order.vals[j] = val
-        order.keep[j] = 0 if kp != 1 else (2 if type(<object>val) is str else 1)
+        order.keep[j] = kp
         j += 1
     if not same or j != nk:
         keys = list(x)
@@ -1746,28 +1756,20 @@ cdef int _scan(dict x, KeyOrder order, bint compare) except -2:
     cdef PyObject* val
     cdef PyObject* pv
     cdef Py_ssize_t pos = 0
-    cdef int j = 0, kp
-    cdef char code
-    cdef bint same = compare, isfloat
+    cdef int j = 0, code
+    cdef bint same = compare
     if okeys is None or PyDict_GET_SIZE(x) != PyList_GET_SIZE(okeys):
         return -1
     while PyDict_Next(x, &pos, &key, &val):
         if <PyObject*>PyList_GET_ITEM(okeys, j) != key:
             return -1
-        isfloat = type(<object>val) is float
-        if isfloat:
-            code = -MAX_ABS_FEATURE <= PyFloat_AS_DOUBLE(<object>val) <= MAX_ABS_FEATURE
-        elif type(<object>val) is str:
-            code = 2
-        else:
-            kp = _keeps(<object>val)
-            if kp == -2:
-                return -1
-            code = kp == 1
+        code = _keep_code(<object>val)
+        if code == -2:
+            return -1
         if same:
             pv = order.pvals[j]
             if pv != val:
-                if isfloat and type(<object>pv) is float:
+                if type(<object>val) is float and type(<object>pv) is float:
                     same = PyFloat_AS_DOUBLE(<object>val) == PyFloat_AS_DOUBLE(<object>pv)
                 else:
                     try:
@@ -3207,8 +3209,8 @@ cdef class Plan:
 
     cdef int _mc_logistic_steps(self, CWalk cw, int yi, double w) except -1:
         """LogisticLoss.multiclass_step along the learners, then the experts' update."""
-        cdef int i, j, m, n = self.n, k = cw.k, lab
-        cdef double* s = self.kb
+        cdef int i, j, n = self.n, k = cw.k, lab
+        cdef double* s = self.kb  # zeros: the scores before the first learner
         cdef double* sig = self.kb + k
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
@@ -3216,35 +3218,35 @@ cdef class Plan:
         cdef double* alphas = _doubles_of(self.oa, A_VALUES)
         cdef list rank = self.task._rank
         cdef bint any_loss = False
-        cdef bint batch = _tanh_batch
-        cdef double* zs = NULL  # with batch: every learner's gradient sigmoids, in turn
+        cdef double* zs  # every learner's gradient sigmoids, in turn
         cdef const double* sp
-        cdef int off = 0
-        if batch:
-            # The gradients' inputs do not depend on one another (learner i's scores are
-            # the walk's), so their sigmoids are computed in one NumPy tanh call per
-            # example instead of one per learner: the same floats, NumPy's tanh giving
-            # each element what it gives it alone (_check_tanh_batch, at import).
-            self._nkbuf(k)
-            zs = self.nk
-            for j in range(k):
-                s[j] = 0.0
-            for i in range(n):
-                sp = s if i == 0 else cw.scores + (i - 1) * k
-                lab = cw.votes[i]
-                alpha = alphas[i]
-                if lab == yi:
-                    for j in range(k):
-                        if j != yi:
-                            zs[off] = sp[j] - (sp[yi] + alpha)
-                            off += 1
-                else:
-                    zs[off] = sp[lab] - sp[yi] + alpha
-                    off += 1
-            self._sigmoid(zs, zs, off)
-            off = 0
+        cdef int off = 0, start
+        # The gradients' inputs do not depend on one another (learner i's scores are the
+        # walk's), so they are all gathered first; with _tanh_batch (NumPy's tanh gives each
+        # element what it gives it alone, _check_tanh_batch at import) their sigmoids take
+        # one NumPy call per example, otherwise one per learner: the same floats.
+        self._nkbuf(k)
+        zs = self.nk
         for j in range(k):
             s[j] = 0.0
+        for i in range(n):
+            sp = s if i == 0 else cw.scores + (i - 1) * k
+            lab = cw.votes[i]
+            alpha = alphas[i]
+            start = off
+            if lab == yi:
+                for j in range(k):
+                    if j != yi:
+                        zs[off] = sp[j] - (sp[yi] + alpha)
+                        off += 1
+            else:
+                zs[off] = sp[lab] - sp[yi] + alpha
+                off += 1
+            if not _tanh_batch:
+                self._sigmoid(zs + start, zs + start, off - start)
+        if _tanh_batch:
+            self._sigmoid(zs, zs, off)
+        off = 0
         for i in range(n):
             lab = cw.votes[i]
             if self.weak_cost:
@@ -3255,38 +3257,24 @@ cdef class Plan:
                 total = -C[yi]
                 c_yl = C[lab]
             else:
+                sp = s if i == 0 else cw.scores + (i - 1) * k
                 for j in range(k):
-                    z[j] = s[j] - s[yi]
+                    z[j] = sp[j] - sp[yi]
                 self._sigmoid(z, sig, k)
                 sig[yi] = 0.0
                 total = np_sum(sig, k)
                 c_yl = sig[lab] if lab != yi else -total
-            alpha = alphas[i]
-            if batch and lab == yi:
+            if lab == yi:
                 grad = -np_sum(zs + off, k - 1)
                 off += k - 1
-            elif batch:
+            else:
                 grad = zs[off]
                 off += 1
-            elif lab == yi:
-                m = 0
-                for j in range(k):
-                    if j != yi:
-                        z[m] = s[j] - (s[yi] + alpha)
-                        m += 1
-                self._sigmoid(z, sig, k - 1)
-                grad = -np_sum(sig, k - 1)
-            else:
-                z[0] = s[lab] - s[yi] + alpha
-                self._sigmoid(z, sig, 1)
-                grad = sig[0]
             self.teach[i] = total / (k - 1)
             self.has_edge[i] = 1
             self.en[i] = w * c_yl
             self.ed[i] = -w * total
             self.grads[i] = w * grad
-            for j in range(k):
-                s[j] = cw.scores[i * k + j]
         self._record_edges()
         self._ogd_step(k - 1)
         for i in range(n):

@@ -79,6 +79,15 @@ def child(stream: str, model_name: str, helper: str) -> None:
     gc.collect()
     gc.disable()
     marks.loop_begin()
+    prequential(model, data, ranking)
+    marks.loop_end()
+    gc.enable()
+
+
+def prequential(model, data, ranking: bool) -> None:
+    """speed.run's loop, without keeping the outputs."""
+    from river_boost import bench
+
     if ranking:
         for x, y in data:
             bench._label_scores(model, x)
@@ -87,8 +96,6 @@ def child(stream: str, model_name: str, helper: str) -> None:
         for x, y in data:
             model.predict_one(x)
             model.learn_one(x, y)
-    marks.loop_end()
-    gc.enable()
 
 
 # ----------------------------------------------------------------------------- parsing

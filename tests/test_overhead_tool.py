@@ -72,3 +72,50 @@ def test_calls_into_the_forest_count_inclusively_and_the_rest_by_object(overhead
     outside = {overhead._short(k): v for k, v in r["outside"].items()}
     # pow ran for the forest: not the booster's; the walk's own 70 is
     assert outside == {"CPython": 150, "libm": 0, "walk (C)": 70}
+
+
+# benchmarks/overhead_time.py: samples of `perf script -F time,period,ip,dso`, leaf first
+TIME_TOOL = TOOL.parent / "overhead_time.py"
+WALK = "/site/river_boost/_walk.cpython-311-x86_64-linux-gnu.so"
+FOREST_SO = "/site/river_boost/_forest.cpython-311-x86_64-linux-gnu.so"
+LIBM = "/usr/lib/x86_64-linux-gnu/libm.so.6"
+LIBPY = "/usr/lib/libpython3.11.so.1.0"
+
+
+def _sample(t, period, *dsos):
+    return [f"{t:.6f}: {period}"] + [f"\t  {i:x} ({dso})" for i, dso in enumerate(dsos)] + [""]
+
+
+SCRIPT = (
+    _sample(0.5, 250, WALK, LIBPY)  # before the loop: not counted
+    + _sample(1.1, 250, FOREST_SO, WALK, LIBPY)  # the trees' own code
+    + _sample(1.2, 250, LIBM, FOREST_SO, WALK, LIBPY)  # libm for the trees
+    + _sample(1.3, 300, LIBM, WALK, LIBPY)  # libm for the walk
+    + _sample(1.4, 200, WALK, LIBPY)
+    + _sample(1.5, 250, LIBPY)
+    + _sample(1.6, 100, LIBM)  # not unwound past libm: cannot be placed, counted outside
+    + _sample(2.5, 250, FOREST_SO, WALK, LIBPY)  # between the loops
+    + _sample(3.5, 400, FOREST_SO, WALK, LIBPY)  # second loop
+)
+
+
+@pytest.fixture(scope="module")
+def overhead_time():
+    spec = importlib.util.spec_from_file_location("overhead_time_tool", TIME_TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_samples_with_a_forest_frame_are_the_trees_and_the_rest_by_leaf(overhead_time):
+    r = overhead_time.classify(SCRIPT, [(3.0, 4.0), (1.0, 2.0)])
+    assert r["samples"] == 7
+    assert r["total"] == 250 + 250 + 300 + 200 + 250 + 100 + 400
+    assert r["inside"] == 250 + 250 + 400
+    outside = {}
+    for dso, period in r["outside"].items():
+        name = overhead_time._short(dso)
+        outside[name] = outside.get(name, 0) + period
+    assert outside == {"libm": 400, "walk (C)": 200, "CPython": 250}
+    assert r["unplaced"] == 100
+    assert r["per_window"] == [[500, 1350], [400, 400]]  # the windows in time order

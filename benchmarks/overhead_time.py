@@ -99,6 +99,7 @@ def classify(script_lines, windows) -> dict:
     outside: dict = {}
     unplaced = 0
     samples = 0
+    symbols: dict = {}  # outside the trees, by the sampled function (with `sym` in the fields)
     per_window = [[0, 0] for _ in windows]  # (inside, total) per loop
 
     def window_of(t):
@@ -123,13 +124,14 @@ def classify(script_lines, windows) -> dict:
             return
         leaf = frames[0]
         outside[leaf] = outside.get(leaf, 0) + period
+        symbols[leaf_sym] = symbols.get(leaf_sym, 0) + period
         # a stack that stops in a library without reaching the interpreter's entry (python
         # itself or libpython's main loop) may have lost the forest's frame above it
         last = frames[-1]
         if not ("python" in os.path.basename(last) or "ld-linux" in last):
             unplaced += period
 
-    t = period = None
+    t = period = leaf_sym = None
     frames: list = []
     for line in script_lines:
         if not line.strip():
@@ -143,6 +145,9 @@ def classify(script_lines, windows) -> dict:
         else:
             s = line.strip()
             lo, hi = s.rfind("("), s.rfind(")")
+            if not frames:  # "ip symbol+offset (object)": the sampled function
+                leaf_sym = s[:lo].split(maxsplit=1)[1:] or ["?"]
+                leaf_sym = leaf_sym[0].rsplit("+0x", 1)[0].strip()
             frames.append(s[lo + 1 : hi] if lo >= 0 else "?")
     flush(t, period, frames)
     return {
@@ -152,13 +157,14 @@ def classify(script_lines, windows) -> dict:
         "outside": outside,
         "unplaced": unplaced,
         "per_window": per_window,
+        "symbols": symbols,
     }
 
 
 # ----------------------------------------------------------------------------- the parent
 
 
-def measure(stream, model_name, seconds, frequency, folder, keep=False) -> dict:
+def measure(stream, model_name, seconds, frequency, folder, keep=False, symbols=False) -> dict:
     data = os.path.join(folder, f"{stream}-{model_name}.perf")
     windows = os.path.join(folder, f"{stream}-{model_name}.json")
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
@@ -173,8 +179,9 @@ def measure(stream, model_name, seconds, frequency, folder, keep=False) -> dict:
     )
     with open(windows) as f:
         meta = json.load(f)
+    fields = "time,period,ip,sym,dso" if symbols else "time,period,ip,dso"
     script = subprocess.Popen(
-        ["perf", "script", "-i", data, "-F", "time,period,ip,dso", "--no-inline"],
+        ["perf", "script", "-i", data, "-F", fields, "--no-inline"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -198,6 +205,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="loop CPU time per row")
     parser.add_argument("--frequency", type=int, default=4000, help="samples per CPU second")
     parser.add_argument("--json", default=None, help="also write the rows to this file")
+    parser.add_argument(
+        "--symbols", type=int, default=0, help="also list the N functions most sampled outside"
+    )
     parser.add_argument(
         "--keep",
         default=None,
@@ -225,7 +235,13 @@ def main(argv=None) -> int:
                 if args.models and model_name not in args.models:
                     continue
                 r = measure(
-                    stream, model_name, args.seconds, args.frequency, folder, bool(args.keep)
+                    stream,
+                    model_name,
+                    args.seconds,
+                    args.frequency,
+                    folder,
+                    bool(args.keep),
+                    args.symbols > 0,
                 )
                 total = max(1, r["total"])
                 share = 1 - r["inside"] / total
@@ -242,6 +258,9 @@ def main(argv=None) -> int:
                     f"{share:>10.1%}{spread:>6.1%}{r['unplaced'] / total:>10.1%}  [{parts}]",
                     flush=True,
                 )
+                top_symbols = sorted(r["symbols"].items(), key=lambda kv: -kv[1])
+                for sym, period in top_symbols[: args.symbols]:
+                    print(f"{'':<28}{period / total:>8.1%}  {sym}")
                 rows.append(
                     {
                         "stream": stream,

@@ -39,6 +39,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
+from cpython.buffer cimport PyBUF_WRITABLE
 from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memcmp
 from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
@@ -1517,20 +1518,11 @@ cdef array.array _typed(Attrs owner, int j, char typecode):
     return <array.array>a
 
 
-cdef inline double* _doubles_of(Attrs owner, int j) except? NULL:
-    return _typed(owner, j, TC_DOUBLE).data.as_doubles
-
-
-cdef double* _doubles_n(Attrs owner, int j, Py_ssize_t n) except NULL:
-    """_doubles_of for per-learner state that must hold exactly n values (written in place)."""
-    cdef array.array a = _typed(owner, j, TC_DOUBLE)
-    if Py_SIZE(a) != n:
-        raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
-    return a.data.as_doubles
-
-
-cdef inline long long* _counts_of(Attrs owner, int j) except? NULL:
-    return _typed(owner, j, TC_LONGLONG).data.as_longlongs
+# The per-learner arrays a plan holds (Plan._sync), by position: the pool's, the OGD's
+# (its values are the alphas, _t its step count) and the Hedge's.
+cdef enum:
+    S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
+    S_ALPHAS, S_T, S_LOG_WEIGHTS, S_WEIGHTS, S_COUNT
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -2264,8 +2256,20 @@ cdef class Plan:
     cdef int* oi     # the offers: learner, weight
     cdef double* op
     cdef int nkcap
+    # the pool's FeatureSubsets while feature_fraction="auto" is undecided (_decide), or None
+    cdef object subsets
+    # The pool's, OGD's and Hedge's per-learner arrays (S_*), held between calls: their
+    # buffers (st_buf; a held buffer also makes any resize a BufferError, never a dangling
+    # pointer), their data (st_ptr) and the scalars read with them, all read again when one
+    # of the three __dict__ changed since (st_ver_p 0: read again on the next call).
+    cdef Py_buffer st_buf[S_COUNT]
+    cdef char st_held[S_COUNT]
+    cdef void* st_ptr[S_COUNT]
+    cdef unsigned long long st_ver_p, st_ver_o, st_ver_h
+    cdef double st_decay, st_lr, st_bound
 
     def __dealloc__(self):
+        self._release()
         free(self.kb)
         free(self.mc_keys)
         free(self.mc_vals)
@@ -2306,6 +2310,72 @@ cdef class Plan:
                 or self.ed == NULL or self.tmp == NULL or self.partials == NULL):
             raise MemoryError()
         return 0
+
+    cdef int _release(self) except -1:
+        cdef int j
+        self.st_ver_p = 0
+        for j in range(S_COUNT):
+            if self.st_held[j]:
+                self.st_held[j] = 0
+                PyBuffer_Release(&self.st_buf[j])
+            self.st_ptr[j] = NULL
+        return 0
+
+    cdef int _hold(self, Attrs owner, int j, char typecode, int slot, Py_ssize_t n,
+                   bint exact) except -1:
+        """Hold attribute j of the pool, OGD or Hedge (_typed) in st_buf[slot]: at least n
+        values (exactly n when ``exact``)."""
+        cdef array.array a = _typed(owner, j, typecode)
+        if Py_SIZE(a) < n or (exact and Py_SIZE(a) != n):
+            raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
+        PyObject_GetBuffer(a, &self.st_buf[slot], PyBUF_WRITABLE)
+        self.st_held[slot] = 1
+        self.st_ptr[slot] = self.st_buf[slot].buf
+        return 0
+
+    cdef inline int _sync(self) except -1:
+        """The per-learner arrays (st_ptr) for this call: those held since the last call
+        while the pool's, OGD's and Hedge's __dict__ are unchanged (the arrays themselves
+        are written in place, by this walk and by the Python one), read again otherwise.
+        _plan_of calls it before every entry's work; the walk calls no Python code that
+        could replace them before its last use of them (drift replacements come last)."""
+        if (RB_DICT_VERSIONS and self.st_ver_p != 0
+                and rb_dict_version(self.pa.d) == self.st_ver_p
+                and (self.oa is None or rb_dict_version(self.oa.d) == self.st_ver_o)
+                and (self.ha is None or rb_dict_version(self.ha.d) == self.st_ver_h)):
+            return 0
+        return self._resync()
+
+    cdef int _resync(self) except -1:
+        cdef int n = self.n
+        self._release()
+        self._hold(self.pa, A_OFFERED, TC_DOUBLE, S_OFFERED, n, False)
+        self._hold(self.pa, A_N_OFFERED, TC_LONGLONG, S_N_OFFERED, n, False)
+        self._hold(self.pa, A_N_ZERO, TC_LONGLONG, S_N_ZERO, n, False)
+        self._hold(self.pa, A_N_UPDATES, TC_LONGLONG, S_N_UPDATES, n, False)
+        self._hold(self.pa, A_WEIGHT_SCALES, TC_DOUBLE, S_SCALES, n, False)
+        self._hold(self.pa, A_EDGE_NUM, TC_DOUBLE, S_EDGE_NUM, n, False)
+        self._hold(self.pa, A_EDGE_DEN, TC_DOUBLE, S_EDGE_DEN, n, False)
+        self.st_decay = self.pa.get(A_EDGE_DECAY)
+        if self.oa is not None:
+            self._hold(self.oa, A_VALUES, TC_DOUBLE, S_ALPHAS, n, False)
+            self._hold(self.oa, A_T, TC_LONGLONG, S_T, 1, True)  # ProjectedOGD._t
+            self.st_lr = self.oa.get(A_LR)
+            self.st_bound = self.oa.get(A_BOUND)
+        if self.ha is not None:
+            self._hold(self.ha, A_LOG_WEIGHTS, TC_DOUBLE, S_LOG_WEIGHTS, n, True)
+            self._hold(self.ha, A_WEIGHTS, TC_DOUBLE, S_WEIGHTS, n, True)
+        if RB_DICT_VERSIONS:  # after the holds: _typed may have converted a list
+            self.st_ver_o = rb_dict_version(self.oa.d) if self.oa is not None else 0
+            self.st_ver_h = rb_dict_version(self.ha.d) if self.ha is not None else 0
+            self.st_ver_p = rb_dict_version(self.pa.d)
+        return 0
+
+    cdef inline double* _sd(self, int slot) noexcept:
+        return <double*>self.st_ptr[slot]
+
+    cdef inline long long* _sq(self, int slot) noexcept:
+        return <long long*>self.st_ptr[slot]
 
     cdef bint valid_for(self, dict d):
         """Whether the booster (its ``__dict__``) still has the parts this plan was made for.
@@ -2425,6 +2495,8 @@ cdef class Plan:
             self.walk_memo = (cw, k, cw)
         # the n learners' rows: drift adaptation's background trees (pool._background) follow
         # them in the forest and are not asked, as WeakLearnerPool.predict drops them
+        if self.subsets is not None:  # WeakLearnerPool.predict's _prepared
+            self._decide(clean)
         if _timing:
             t0 = _now()
         self._load(clean)
@@ -2473,7 +2545,7 @@ cdef class Plan:
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
         if self.experts is not None:
-            alphas = _doubles_of(self.oa, A_VALUES)
+            alphas = self._sd(S_ALPHAS)
             f = 0.0
             for i in range(n):
                 alpha = alphas[i]
@@ -2609,7 +2681,7 @@ cdef class Plan:
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
-        weights = _doubles_n(self.ha, A_WEIGHTS, n)
+        weights = self._sd(S_WEIGHTS)
         if self.prediction == P_HEDGE:
             for i in range(n):
                 self.tmp[i] = weights[i] * py_tanh(0.5 * cw.scores[i])
@@ -2630,8 +2702,8 @@ cdef class Plan:
         cdef double* alphas
         cdef object pool = self.pool
         if self.needs_edges:
-            edge_num = _doubles_of(self.pa, A_EDGE_NUM)
-            edge_den = _doubles_of(self.pa, A_EDGE_DEN)
+            edge_num = self._sd(S_EDGE_NUM)
+            edge_den = self._sd(S_EDGE_DEN)
             for i in range(n):
                 if edge_den[i]:
                     self.edges[i] = edge_num[i] / edge_den[i]
@@ -2641,7 +2713,7 @@ cdef class Plan:
             for i in range(n):
                 self.edges[i] = 0.0
         if rid == R_LOG:
-            alphas = _doubles_of(self.oa, A_VALUES)
+            alphas = self._sd(S_ALPHAS)
             s = 0.0
             p = 0.5
             for i in range(n):
@@ -2731,7 +2803,7 @@ cdef class Plan:
         cdef double* prod = self.kb + k + k * k
         cdef double* C
         cdef list rank = self.task._rank
-        cdef double* alphas = _doubles_of(self.oa, A_VALUES) if self.experts is not None else NULL
+        cdef double* alphas = self._sd(S_ALPHAS) if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self._pot_for(k)
@@ -3194,9 +3266,9 @@ cdef class Plan:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
         cdef object pool = self.pool
-        cdef double* edge_num = _doubles_of(self.pa, A_EDGE_NUM)
-        cdef double* edge_den = _doubles_of(self.pa, A_EDGE_DEN)
-        cdef double decay = self.pa.get(A_EDGE_DECAY)
+        cdef double* edge_num = self._sd(S_EDGE_NUM)
+        cdef double* edge_den = self._sd(S_EDGE_DEN)
+        cdef double decay = self.st_decay
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
@@ -3215,7 +3287,7 @@ cdef class Plan:
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
         cdef double* C
-        cdef double* alphas = _doubles_of(self.oa, A_VALUES)
+        cdef double* alphas = self._sd(S_ALPHAS)
         cdef list rank = self.task._rank
         cdef bint any_loss = False
         cdef double* zs  # every learner's gradient sigmoids, in turn
@@ -3338,7 +3410,7 @@ cdef class Plan:
             return 0
         for j in range(k):
             out[j] = 0.0
-        weights = _doubles_n(self.ha, A_WEIGHTS, n)
+        weights = self._sd(S_WEIGHTS)
         if self.prediction == P_HEDGE:
             for i in range(n):
                 v = weights[i]
@@ -3431,21 +3503,16 @@ cdef class Plan:
         count restarts with it, capped at ``ogd.memory``."""
         cdef int i, n = self.n
         cdef object ogd = self.ogd, starts, memory
-        cdef array.array counter = _typed(self.oa, A_T, TC_LONGLONG)  # ProjectedOGD._t
+        cdef long long* counter = self._sq(S_T)  # ProjectedOGD._t
         cdef long long t, ti
-        cdef double rate, v, bound, lr
-        cdef double* values
+        cdef double rate, v, bound = self.st_bound, lr = self.st_lr
+        cdef double* values = self._sd(S_ALPHAS)
         cdef bint per_learner = self.adapt is not None
-        if Py_SIZE(counter) != 1:
-            raise ValueError(f"ProjectedOGD._t holds {Py_SIZE(counter)} counts, expected 1")
-        t = counter.data.as_longlongs[0] + 1  # counted in place (tick)
-        counter.data.as_longlongs[0] = t
-        lr = self.oa.get(A_LR)
+        t = counter[0] + 1  # counted in place (tick)
+        counter[0] = t
         rate = lr / py_sqrt(<double>t)
         if rate_divisor != 1:
             rate = rate / rate_divisor
-        bound = self.oa.get(A_BOUND)
-        values = _doubles_of(self.oa, A_VALUES)
         if per_learner:
             starts = ogd.starts
             memory = ogd.memory
@@ -3465,7 +3532,7 @@ cdef class Plan:
         """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
         drift adaptation's fixed-share Hedge)."""
         cdef int i, n = self.n
-        cdef double* old = _doubles_n(self.ha, A_LOG_WEIGHTS, n)
+        cdef double* old = self._sd(S_LOG_WEIGHTS)
         cdef double top, share = self.share, floor
         for i in range(n):
             self.partials[i] = old[i] - scale * losses[i]
@@ -3492,8 +3559,8 @@ cdef class Plan:
         values as the new arrays it makes; nothing outside the Hedge holds them);
         partials then hold the normalised weights."""
         cdef int i, n = self.n
-        cdef double* lw = _doubles_n(self.ha, A_LOG_WEIGHTS, n)
-        cdef double* weights = _doubles_n(self.ha, A_WEIGHTS, n)
+        cdef double* lw = self._sd(S_LOG_WEIGHTS)
+        cdef double* weights = self._sd(S_WEIGHTS)
         cdef double total
         cdef PySum acc
         ps_init(&acc)
@@ -3505,6 +3572,18 @@ cdef class Plan:
         for i in range(n):
             self.partials[i] = self.partials[i] / total
             weights[i] = self.partials[i]
+        return 0
+
+    cdef int _decide(self, object clean) except -1:
+        """FeatureSubsets.decide(clean), where WeakLearnerPool._prepared calls it: before the
+        learners see x, in pool.predict and pool.learn. feature_fraction="auto" is fixed by
+        the first non-empty clean x (its number of features), on either walk; until then the
+        ranking boosters run the compiled walk all the same."""
+        cdef object subsets = self.subsets
+        if subsets.fraction is None:
+            subsets.decide((<CleanX>clean).as_dict() if type(clean) is CleanX else clean)
+        if subsets.fraction is not None:
+            self.subsets = None
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
@@ -3551,11 +3630,11 @@ cdef class Plan:
         (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
-        cdef double* offered = _doubles_of(self.pa, A_OFFERED)
-        cdef long long* n_offered = _counts_of(self.pa, A_N_OFFERED)
-        cdef long long* n_zero = _counts_of(self.pa, A_N_ZERO)
-        cdef long long* n_updates = _counts_of(self.pa, A_N_UPDATES)
-        cdef double* scales = _doubles_of(self.pa, A_WEIGHT_SCALES)
+        cdef double* offered = self._sd(S_OFFERED)
+        cdef long long* n_offered = self._sq(S_N_OFFERED)
+        cdef long long* n_zero = self._sq(S_N_ZERO)
+        cdef long long* n_updates = self._sq(S_N_UPDATES)
+        cdef double* scales = self._sd(S_SCALES)
         cdef object rng = None, label, bgi
         cdef bint loaded = False
         cdef dict background = self.pa.get(A_BACKGROUND)  # drift adaptation's background learners
@@ -3563,6 +3642,8 @@ cdef class Plan:
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
         cdef bint forgot = False
+        if self.subsets is not None:  # WeakLearnerPool.learn's _prepared
+            self._decide(clean)
         if not background:
             background = None
         for j in range(m):
@@ -3655,7 +3736,7 @@ cdef class Plan:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
-            alphas = _doubles_of(self.oa, A_VALUES)
+            alphas = self._sd(S_ALPHAS)
             for i in range(n):
                 for j in range(k):
                     p = alphas[i] * cw.vec[i * k + j]
@@ -3718,7 +3799,7 @@ cdef class Plan:
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
-            weights = _doubles_n(self.ha, A_WEIGHTS, n)
+            weights = self._sd(S_WEIGHTS)
             for i in range(n):
                 self.tmp[i] = weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
@@ -4041,8 +4122,10 @@ cdef Plan _build(object b):
         return None
     if type(pool._memo) is not FeatureCleaner or not pool._accepts_w:
         return None
-    if getattr(getattr(pool, "_subsets", None), "fraction", 0.0) is None:
-        return None  # feature_fraction="auto" not decided yet: the Python walk decides it
+    subsets = getattr(pool, "_subsets", None)
+    undecided = getattr(subsets, "fraction", 0.0) is None  # feature_fraction="auto"
+    if undecided and type(task) is not RankingTask:
+        return None  # (only the ranking boosters decide "auto" from x: the Python walk does)
     if pool.weighting not in ("importance", "sampling"):
         return None
     if experts is not None and (
@@ -4107,6 +4190,7 @@ cdef Plan _build(object b):
     plan.pa = Attrs(pool, POOL_NAMES)
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
+    plan.subsets = subsets if undecided else None
     # the forest's trees: the n learners, then drift adaptation's background trees, if any
     if (plan.n != pool.n_models or plan.n < 1
             or plan.forest.n_models != plan.n + len(pool._background)):
@@ -4194,6 +4278,7 @@ cdef object _plan_of(object b):
                 and rb_dict_version(d) == _last_ver):
             p = <object>_last_plan
             if (<Plan>p).valid_for(d):
+                (<Plan>p)._sync()
                 return p
         _last_bdict = NULL
         p = d.get("_compiled_walk")
@@ -4201,6 +4286,7 @@ cdef object _plan_of(object b):
             p = _build(b)
             d["_compiled_walk"] = p
         if p is not None:
+            (<Plan>p)._sync()
             if RB_DICT_VERSIONS:
                 _last_bdict, _last_plan = <PyObject*>d, <PyObject*>p
                 _last_ver = rb_dict_version(d)

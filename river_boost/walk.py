@@ -38,7 +38,8 @@ Covered (anything else takes the Python walk, unchanged):
   the Python walk (custom weak learners) while :data:`ENABLED`;
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
-  (Ada.OLMR), once ``feature_fraction="auto"`` is decided;
+  (Ada.OLMR), from the first example (the compiled walk fixes ``feature_fraction="auto"``
+  where the Python walk does: before the learners see the first non-empty clean x);
 - both weightings (importance with ``min_weight`` thinning, sampling), ``diversify="paper"``
   weight scales, feature subsets (the forest's views), sample weights;
 - drift adaptation (:mod:`river_boost.adaptation`): forgetting edges, per-learner OGD rates,

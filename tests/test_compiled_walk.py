@@ -313,8 +313,7 @@ def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatc
     compiled = _build(cls, params, True, monkeypatch)
     python = _build(cls, params, False, monkeypatch)
     differ, compiled, python = _compare(compiled, python, data, monkeypatch)
-    # the compiled walk ran (a ranking booster's feature_fraction="auto" is decided by its
-    # first x, on the Python walk)
+    # the compiled walk ran
     monkeypatch.setattr(walk, "ENABLED", True)
     assert type(walk.plan_for(compiled)).__name__ == "Plan"
     monkeypatch.setattr(walk, "ENABLED", False)
@@ -365,6 +364,78 @@ def test_hedge_weights_as_lists_from_older_pickles_go_on_identically(case, monke
     assert differ == differ_after == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     assert type(compiled._experts.hedge.weights) is array.array  # converted, then in place
+
+
+@pytest.mark.parametrize("case", [CASES[0], CASES[9], CASES[13]], ids=lambda c: c[0].__name__)
+def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch):
+    """The compiled walk holds the pool's, OGD's and Hedge's per-learner arrays from one call
+    to the next while their objects' attributes are unchanged: every one of them replaced
+    (by lists, as unpickled from before) between two examples is read again, on both walks
+    alike; while held, an array cannot be resized (BufferError, never a dangling pointer)."""
+    cls, params, stream = case
+    data = STREAMS[stream](200, seed=9)
+    compiled = _build(cls, params, True, monkeypatch)
+    python = _build(cls, params, False, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data[:100], monkeypatch)
+    owners = ["_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales"]
+    for model in (compiled, python):
+        pool = model._pool
+        for name in owners + ["_edge_num", "_edge_den"]:
+            setattr(pool, name, list(getattr(pool, name)))
+        if model._experts is not None:
+            ogd = model._experts.ogd
+            ogd.values = list(ogd.values)
+            ogd._t = array.array("q", ogd._t)  # another array object
+    differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
+    assert differ == differ_after == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    offered = compiled._pool._offered
+    assert type(offered) is array.array  # converted by the compiled walk, then held
+    with pytest.raises(BufferError):
+        offered.append(0.0)
+
+
+def test_a_per_learner_array_of_the_wrong_size_is_an_error_before_anything_changes(
+    monkeypatch,
+):
+    data = _binary_stream(60, seed=2)
+    model = _build(rb.AdaBoostOL, {}, True, monkeypatch)
+    for x, y, w in data[:50]:
+        model.predict_one(x)
+        model.learn_one(x, y, w)
+    model._experts.ogd.values = array.array("d", list(model._experts.ogd.values)[:-1])
+    before = pickle.dumps(model)
+    x, y, w = data[50]
+    with pytest.raises(ValueError, match="values"):
+        model.learn_one(x, y, w)
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("cls", [rb.AdaOLMR, rb.OnlineBMR])
+def test_the_compiled_walk_decides_feature_fraction_auto_as_the_python_walk(cls, monkeypatch):
+    """A ranking booster's feature_fraction="auto" is fixed by the number of features of the
+    first non-empty clean x its learners see: the compiled walk runs from the first example
+    and decides where the Python walk does (not before any label is known, nor on an empty
+    clean x; a prediction decides, even on an example that is then not learned)."""
+    data = _ranking_stream(120, seed=5)
+    x1, y1, _ = data[1]
+    x2, y2, _ = data[2]
+    head = [
+        ({"a": 1.0}, {}, 1.0),  # no label known when it is predicted: decides nothing
+        ({"a": None, "b": float("nan")}, dict.fromkeys(y1, False), 1.0),  # empty when clean
+        (dict(list(x1.items())[:40]), y1, 0.0),  # its prediction decides (40); weight 0
+        (dict(list(x2.items())[:50]), y2, 1.0),
+    ]
+    compiled = _build(cls, {}, True, monkeypatch)
+    python = _build(cls, {}, False, monkeypatch)
+    monkeypatch.setattr(walk, "ENABLED", True)
+    assert walk.plan_for(compiled) is not None  # before any x: the compiled walk from the start
+    differ, compiled, python = _compare(compiled, python, head + data[3:], monkeypatch)
+    assert differ == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    for model in (compiled, python):
+        assert model._pool._subsets.n_features == 40
+        assert model._pool._subsets.fraction == 20 / 40
 
 
 def test_switching_walks_between_a_prediction_and_its_learning(monkeypatch):

@@ -23,14 +23,19 @@ per the time they stand for (``period``), and only those taken inside the timed 
 The run is ``speed.py --throughput``'s (ten learners, seed 42, ``predict_one`` — ``score_one``
 on Yeast — then ``learn_one``, the garbage collector paused), repeated on fresh boosters until
 the loops have run ``--seconds`` of CPU time, so that each row rests on thousands of samples;
-the repeats are identical runs. The sampling itself costs the process a little (an interrupt
-and a copy of 8 KiB of stack per sample, in the kernel: not sampled) and disturbs the caches
-of both sides alike. A sample whose stack could not be unwound past a shared library (libm,
-libc) cannot be placed: such samples are reported (``unplaced``) and counted as overhead, so
-the share is an upper bound by that much.
+the repeats are identical runs. Their shares agree within a few tenths of a point inside one
+process, but move by a point or two from one process to the next (where the interpreter,
+the libraries and the trees land in memory), so each row is measured in ``--runs`` processes
+and the median share is shown, with the smallest and largest.
+
+The sampling itself costs the process a little (an interrupt and a copy of 8 KiB of stack
+per sample, in the kernel: not sampled) and disturbs the caches of both sides alike. A
+sample whose stack could not be unwound past a shared library (libm, libc) cannot be placed:
+such samples are reported (``unplaced``) and counted as overhead, so the share is an upper
+bound by that much.
 
     python benchmarks/overhead_time.py                                 # the issue's grid
-    python benchmarks/overhead_time.py --streams sea --models AdaBoost.OL --seconds 5
+    python benchmarks/overhead_time.py --streams sea --models AdaBoost.OL --runs 5
 
 Needs Linux's ``perf`` (``perf_event_paranoid`` ≤ 2: a user may sample their own process).
 """
@@ -40,7 +45,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import pathlib
 import shutil
@@ -202,7 +206,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", nargs="+", default=list(GRID), choices=list(GRID))
     parser.add_argument("--models", nargs="+", default=None)
-    parser.add_argument("--seconds", type=float, default=3.0, help="loop CPU time per row")
+    parser.add_argument("--seconds", type=float, default=2.0, help="loop CPU time per process")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="processes per row (the median share is shown)"
+    )
     parser.add_argument("--frequency", type=int, default=4000, help="samples per CPU second")
     parser.add_argument("--json", default=None, help="also write the rows to this file")
     parser.add_argument(
@@ -220,8 +227,8 @@ def main(argv=None) -> int:
         return 2
     print("python benchmarks/overhead_time.py " + " ".join(argv))
     header = (
-        f"{'stream':<14}{'model':<14}{'samples':>9}{'loops':>6}{'overhead':>10}"
-        f"{'±':>6}{'unplaced':>10}  outside the trees"
+        f"{'stream':<14}{'model':<14}{'samples':>9}{'overhead':>10}{'processes':>13}"
+        f"{'unplaced':>10}  outside the trees"
     )
     print(header)
     print("-" * len(header))
@@ -234,44 +241,52 @@ def main(argv=None) -> int:
             for model_name in GRID[stream]:
                 if args.models and model_name not in args.models:
                     continue
-                r = measure(
-                    stream,
-                    model_name,
-                    args.seconds,
-                    args.frequency,
-                    folder,
-                    bool(args.keep),
-                    args.symbols > 0,
-                )
-                total = max(1, r["total"])
-                share = 1 - r["inside"] / total
-                # the spread between the identical loops (their overhead shares)
-                shares = [1 - a / b for a, b in r["per_window"] if b]
-                spread = statistics.stdev(shares) / math.sqrt(len(shares)) if len(shares) > 1 else 0
+                # separate processes: the same run's share moves by about a point from one
+                # process to the next (memory layout), more than between a process's loops
+                results = [
+                    measure(
+                        stream,
+                        model_name,
+                        args.seconds,
+                        args.frequency,
+                        folder,
+                        bool(args.keep),
+                        args.symbols > 0,
+                    )
+                    for _ in range(args.runs)
+                ]
+                per_run = [1 - r["inside"] / max(1, r["total"]) for r in results]
+                share = statistics.median(per_run)
+                total = max(1, sum(r["total"] for r in results))
+                samples = sum(r["samples"] for r in results)
+                unplaced = sum(r["unplaced"] for r in results) / total
                 rest: dict = {}
-                for obj, period in r["outside"].items():
-                    rest[_short(obj)] = rest.get(_short(obj), 0) + period
+                symbols: dict = {}
+                for r in results:
+                    for obj, period in r["outside"].items():
+                        rest[_short(obj)] = rest.get(_short(obj), 0) + period
+                    for sym, period in r["symbols"].items():
+                        symbols[sym] = symbols.get(sym, 0) + period
                 top = sorted(rest.items(), key=lambda kv: -kv[1])[:4]
                 parts = ", ".join(f"{k} {v / total:.0%}" for k, v in top)
+                spread = f"{min(per_run):.1%}-{max(per_run):.1%}" if len(per_run) > 1 else ""
                 print(
-                    f"{stream:<14}{model_name:<14}{r['samples']:>9,}{len(shares):>6}"
-                    f"{share:>10.1%}{spread:>6.1%}{r['unplaced'] / total:>10.1%}  [{parts}]",
+                    f"{stream:<14}{model_name:<14}{samples:>9,}{share:>10.1%}{spread:>13}"
+                    f"{unplaced:>10.1%}  [{parts}]",
                     flush=True,
                 )
-                top_symbols = sorted(r["symbols"].items(), key=lambda kv: -kv[1])
-                for sym, period in top_symbols[: args.symbols]:
+                for sym, period in sorted(symbols.items(), key=lambda kv: -kv[1])[: args.symbols]:
                     print(f"{'':<28}{period / total:>8.1%}  {sym}")
                 rows.append(
                     {
                         "stream": stream,
                         "model": model_name,
                         "overhead": share,
-                        "stderr": spread,
-                        "unplaced": r["unplaced"] / total,
-                        "samples": r["samples"],
-                        "loops": len(shares),
-                        "loop_cpu_seconds": r["cpu"],
-                        "examples": r["examples"],
+                        "per_process": per_run,
+                        "unplaced": unplaced,
+                        "samples": samples,
+                        "loop_cpu_seconds": [r["cpu"] for r in results],
+                        "examples": results[0]["examples"],
                         "outside": {k: v / total for k, v in rest.items()},
                     }
                 )

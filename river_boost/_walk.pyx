@@ -366,12 +366,58 @@ cdef inline void np_exp(double* x, double* out, Py_ssize_t n) noexcept:
     np_unary(_exp_loop, _exp_data, x, out, n)
 
 
+# NumPy's bundled OpenBLAS's cblas_dgemv (64-bit integers), called as NumPy's matmul calls it
+# for a vector times a C-contiguous matrix (set_direct_gemv), or NULL: through the matmul loop.
+ctypedef void (*rb_cblas_dgemv64)(int order, int trans, long long m, long long n, double alpha,
+                                  const double* a, long long lda, const double* x,
+                                  long long incx, double beta, double* y,
+                                  long long incy) noexcept nogil
+cdef rb_cblas_dgemv64 _direct_gemv = NULL
+cdef enum:
+    CBLAS_ROW_MAJOR = 101
+    CBLAS_TRANS = 112
+
+
+def set_direct_gemv(size_t address, object np, int trials=300):
+    """Call the cblas_dgemv at ``address`` directly for ``v @ A`` (2 <= rows, cols), if it
+    gives NumPy's floats: ``trials`` random products of every shape up to 12 x 12 and some
+    larger ones, each compared to the bit with ``np.matmul`` (NumPy itself calls this
+    function: what is skipped is its loop's checks around the call, about a third of the
+    product's time for the small matrices of the walk). Returns whether it is used."""
+    global _direct_gemv
+    cdef object rng = np.random.default_rng(16)
+    cdef object v, A, got
+    cdef int t, rows, cols
+    cdef double[::1] vv, gv
+    cdef double[:, ::1] aa
+    _direct_gemv = NULL
+    if address == 0:
+        return False
+    shapes = [(r, c) for r in range(2, 13) for c in range(2, 13)] + [(40, 7), (7, 40), (100, 9)]
+    for t in range(trials):
+        rows, cols = shapes[t % len(shapes)]
+        scale = 10.0 ** rng.integers(-3, 4)
+        v = rng.standard_normal(rows) * scale
+        A = np.ascontiguousarray(rng.standard_normal((rows, cols)) * rng.random((rows, cols)))
+        got = np.empty(cols)
+        vv, aa, gv = v, A, got
+        (<rb_cblas_dgemv64>address)(CBLAS_ROW_MAJOR, CBLAS_TRANS, rows, cols, 1.0, &aa[0, 0],
+                                    cols, &vv[0], 1, 0.0, &gv[0], 1)
+        if got.tobytes() != (v @ A).tobytes():
+            return False
+    _direct_gemv = <rb_cblas_dgemv64>address
+    return True
+
+
 cdef void np_vecmat(double* v, double* A, double* out, Py_ssize_t rows, Py_ssize_t cols) noexcept:
     """``v @ A`` for a contiguous vector (rows) and a C-contiguous rows x cols matrix (with
     cols == 1 it is a dot product: NumPy's matmul treats both as its core dimensions)."""
     cdef char* args[3]
     cdef Py_ssize_t dims[4]
     cdef Py_ssize_t steps[9]
+    if _direct_gemv != NULL and rows >= 2 and cols >= 2:
+        _direct_gemv(CBLAS_ROW_MAJOR, CBLAS_TRANS, rows, cols, 1.0, A, cols, v, 1, 0.0, out, 1)
+        return
     args[0] = <char*>v
     args[1] = <char*>A
     args[2] = <char*>out

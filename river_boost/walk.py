@@ -214,6 +214,39 @@ def _numpy_kernels() -> tuple:
 NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
 
 
+def _cblas_dgemv_address() -> int:
+    """The address of the ``cblas_dgemv`` NumPy's matmul calls for a vector times a matrix:
+    that of the OpenBLAS NumPy's wheels bundle (``scipy_cblas_dgemv64_``, 64-bit integers),
+    found among the libraries the process has loaded; 0 if there is none (another BLAS,
+    another platform)."""
+    import ctypes
+    import os
+
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {
+                parts[5]
+                for parts in (line.rstrip("\n").split(maxsplit=5) for line in f)
+                if len(parts) == 6 and "openblas" in os.path.basename(parts[5]).lower()
+            }
+    except OSError:
+        return 0
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
+            return ctypes.cast(lib.scipy_cblas_dgemv64_, ctypes.c_void_p).value or 0
+        except (OSError, AttributeError):
+            continue
+    return 0
+
+
+#: Whether the compiled walk's vector-matrix products (AdaBoost.OLM's and OnlineMBBM's weak
+#: labels, the ranking boosters' scores) call NumPy's BLAS function directly, as NumPy's matmul
+#: calls it (found, and giving NumPy's floats on random products: ``_walk.set_direct_gemv``),
+#: instead of through NumPy's matmul loop, whose checks around the call cost about a third of
+#: such a small product.
+DIRECT_GEMV = bool(_c.set_direct_gemv(_cblas_dgemv_address(), np)) if NUMPY_EXACT else False
+
 #: Whether NumPy's tanh is odd to the bit (``tanh(-x) == -tanh(x)``), so that AdaBoost.OLM's
 #: logistic cost matrices take one tanh per pair of labels on the compiled walk (the same
 #: floats); one per entry otherwise.

@@ -12,6 +12,7 @@ fallbacks), and for ranking empty and full label sets.
 from __future__ import annotations
 
 import array
+import ctypes
 import itertools
 import math
 import pickle
@@ -305,6 +306,28 @@ def test_the_numpy_kernels_and_the_cleaning_are_the_ones_checked():
     # _walk._adwin_worse and update walk.ADWIN_FINGERPRINT (until then: its Python methods)
     assert walk.adwin_fingerprint() == walk.ADWIN_FINGERPRINT
     assert walk._fast_adwin() is drift.ADWIN
+
+
+def test_the_direct_blas_call_is_numpys_and_a_wrong_function_is_refused():
+    """The vector-matrix products call NumPy's BLAS function directly (as NumPy's matmul
+    calls it) when it gives NumPy's floats; a function that does not is refused."""
+    assert walk.DIRECT_GEMV  # NumPy's wheels bundle OpenBLAS: found and checked at import
+    address = walk._cblas_dgemv_address()
+    i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.POINTER(ctypes.c_double)
+    signature = ctypes.CFUNCTYPE(
+        None, ctypes.c_int, ctypes.c_int, i64, i64, dbl, ptr, i64, ptr, i64, dbl, ptr, i64
+    )
+
+    def naive(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
+        for j in range(n):  # y = A^T x, summed in row order: not OpenBLAS's kernel
+            y[j] = sum(a[i * lda + j] * x[i] for i in range(m))
+
+    wrong = signature(naive)
+    try:
+        assert not walk._c.set_direct_gemv(ctypes.cast(wrong, ctypes.c_void_p).value, np)
+        assert not walk._c.set_direct_gemv(0, np)
+    finally:
+        assert walk._c.set_direct_gemv(address, np)
 
 
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])

@@ -33,7 +33,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
 from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE
+from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
@@ -4396,6 +4396,141 @@ def ranking_score_one(self, x):
     if p is None:
         return self._py_score_one(x)
     return (<Plan>p)._score_one(x)
+
+
+# ------------------------------------------------------------------ the entries' fast calls
+#
+# A call of an entry above (a Cython function) builds an empty **kwargs dict and parses its
+# arguments by name: about 200 instructions, twice per example. method_entry makes for a
+# class a method descriptor of CPython's own kind (METH_FASTCALL | METH_KEYWORDS: no tuple,
+# no dict) whose C function takes the usual call (positional, without keywords) straight to
+# the plan, or to the Python method without a plan, and hands any other call to the entry
+# itself, as it came: the same results and the same errors.
+
+cdef extern from "Python.h":
+    ctypedef struct rb_methoddef "PyMethodDef":
+        const char* ml_name
+        void* ml_meth
+        int ml_flags
+        const char* ml_doc
+    object PyDescr_NewMethod(PyTypeObject* type, rb_methoddef* method)
+    int METH_FASTCALL
+    int METH_KEYWORDS
+
+cdef rb_methoddef _entry_defs[6]
+cdef list _entry_strings = []  # the names and docs the descriptors point to, kept alive
+
+
+cdef object _as_called(object entry, PyObject* self, PyObject** args, Py_ssize_t nargs,
+                       PyObject* kwnames):
+    """entry(self, *args, **kwargs) for a vectorcall's arguments."""
+    cdef Py_ssize_t j
+    cdef list positional = [<object>self]
+    cdef dict keywords = {}
+    for j in range(nargs):
+        positional.append(<object>args[j])
+    if kwnames != NULL:
+        for j in range(PyTuple_GET_SIZE(<object>kwnames)):
+            keywords[<object>PyTuple_GET_ITEM(<object>kwnames, j)] = <object>args[nargs + j]
+    return entry(*positional, **keywords)
+
+
+cdef inline PyObject* _new_ref(object r):
+    Py_INCREF(r)
+    return <PyObject*>r
+
+
+cdef PyObject* _fast_learn_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
+                               PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self, w
+    if kwnames != NULL or nargs < 2 or nargs > 3:
+        return _new_ref(_as_called(booster_learn_one, self, args, nargs, kwnames))
+    w = <object>args[2] if nargs == 3 else 1.0
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_learn_one(<object>args[0], <object>args[1], w))
+    (<Plan>p)._learn_one(<object>args[0], <object>args[1], w)
+    return _new_ref(None)
+
+
+cdef PyObject* _fast_predict_proba_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
+                                       PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self
+    if kwnames != NULL or nargs != 1:
+        return _new_ref(_as_called(booster_predict_proba_one, self, args, nargs, kwnames))
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_predict_proba_one(<object>args[0]))
+    return _new_ref((<Plan>p)._predict_proba_one(<object>args[0]))
+
+
+cdef PyObject* _fast_predict_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
+                                 PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self
+    if kwnames != NULL or nargs != 1:
+        return _new_ref(_as_called(booster_predict_one, self, args, nargs, kwnames))
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_predict_one(<object>args[0]))
+    return _new_ref((<Plan>p)._predict_one(<object>args[0]))
+
+
+cdef PyObject* _fast_ranking_predict_proba_one(PyObject* self, PyObject** args,
+                                               Py_ssize_t nargs, PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self
+    if kwnames != NULL or nargs != 1:
+        return _new_ref(_as_called(ranking_predict_proba_one, self, args, nargs, kwnames))
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_predict_proba_one(<object>args[0]))
+    return _new_ref((<Plan>p)._rank_proba_one(<object>args[0], False))
+
+
+cdef PyObject* _fast_ranking_predict_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
+                                         PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self
+    if kwnames != NULL or nargs != 1:
+        return _new_ref(_as_called(ranking_predict_one, self, args, nargs, kwnames))
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_predict_one(<object>args[0]))
+    return _new_ref((<Plan>p)._rank_proba_one(<object>args[0], True))
+
+
+cdef PyObject* _fast_ranking_score_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
+                                       PyObject* kwnames) except NULL:
+    cdef object p, b = <object>self
+    if kwnames != NULL or nargs != 1:
+        return _new_ref(_as_called(ranking_score_one, self, args, nargs, kwnames))
+    p = _plan_of(b)
+    if p is None:
+        return _new_ref(b._py_score_one(<object>args[0]))
+    return _new_ref((<Plan>p)._score_one(<object>args[0]))
+
+
+def method_entry(object cls, str entry_name, str name, str text_signature, str doc):
+    """A method descriptor for ``cls`` that runs the entry ``entry_name`` (one of the
+    functions above) through its fast call; ``text_signature`` (``($self, x, ...)``) is what
+    inspect.signature reads, ``doc`` its docstring."""
+    cdef int i = ["booster_learn_one", "booster_predict_proba_one", "booster_predict_one",
+                  "ranking_predict_proba_one", "ranking_predict_one",
+                  "ranking_score_one"].index(entry_name)
+    cdef void* fns[6]
+    fns[0] = <void*>_fast_learn_one
+    fns[1] = <void*>_fast_predict_proba_one
+    fns[2] = <void*>_fast_predict_one
+    fns[3] = <void*>_fast_ranking_predict_proba_one
+    fns[4] = <void*>_fast_ranking_predict_one
+    fns[5] = <void*>_fast_ranking_score_one
+    cdef bytes name_b = name.encode(), doc_b = f"{name}{text_signature}\n--\n\n{doc}".encode()
+    if not isinstance(cls, type):
+        raise TypeError("method_entry needs a class")
+    _entry_strings.append((name_b, doc_b))
+    _entry_defs[i].ml_name = name_b
+    _entry_defs[i].ml_meth = fns[i]
+    _entry_defs[i].ml_flags = METH_FASTCALL | METH_KEYWORDS
+    _entry_defs[i].ml_doc = doc_b
+    return PyDescr_NewMethod(<PyTypeObject*>cls, &_entry_defs[i])
 
 
 def replay(object forest, list calls):

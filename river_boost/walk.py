@@ -430,22 +430,36 @@ def enter_in_c(*classes) -> None:
     """Put the compiled entries of :data:`ENTRIES` on ``classes`` (river_boost.booster's
     ``Booster`` and ``RankingBooster``) in place of their Python methods, which stay on the
     class as ``_py_<name>``: each entry runs the booster's compiled walk, without a Python
-    frame, and calls ``_py_<name>`` when the booster has no plan (the Python walk). Without
-    the extension the classes keep their Python methods."""
+    frame, and calls ``_py_<name>`` when the booster has no plan (the Python walk). The
+    class holds a method descriptor (``_walk.method_entry``) whose call by position goes
+    straight to the plan, and which hands a call with keywords to the entry's function.
+    Without the extension the classes keep their Python methods."""
     if not AVAILABLE:
         return
     for cls in classes:
         for (owner, name), entry_name in ENTRIES.items():
             if owner != cls.__name__:
                 continue
+            if "_py_" + name in cls.__dict__:  # entered already (keep the Python method)
+                continue
             python = cls.__dict__[name]
             entry = getattr(_c, entry_name)
-            if python is entry:  # entered already (a second call must not lose the method)
-                continue
+            doc = inspect.getdoc(python) or ""  # River's, when the method has none
             entry.__name__ = name
             entry.__qualname__ = python.__qualname__
             entry.__module__ = python.__module__
-            entry.__doc__ = inspect.getdoc(python)  # River's, when the method has none
+            entry.__doc__ = doc
             entry.__wrapped__ = python  # inspect.signature and help() read the Python method
+            # the class gets a method descriptor whose fast call runs the usual call (the
+            # arguments by position) without parsing them, and hands any other to the entry
+            # (without annotations: a text signature holds only names and plain defaults)
+            plain = inspect.signature(python)
+            plain = plain.replace(
+                parameters=[p.replace(annotation=p.empty) for p in plain.parameters.values()],
+                return_annotation=plain.empty,
+            )
+            signature = str(plain)
+            if signature.startswith("(self"):
+                entry = _c.method_entry(cls, entry_name, name, "($" + signature[1:], doc)
             setattr(cls, "_py_" + name, python)
             setattr(cls, name, entry)

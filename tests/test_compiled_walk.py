@@ -1323,17 +1323,34 @@ def test_the_boosters_methods_are_entered_in_c_and_read_as_the_python_ones(cls, 
 
     from river_boost import booster as booster_module
 
+    model = cls(n_models=2, seed=1)
+    entries = {}
     for name in names:
         entry = getattr(cls, name)
         python = getattr(cls, "_py_" + name)
-        assert entry is getattr(walk._c, walk.ENTRIES[(owner, name)])
+        # a method descriptor of the class, CPython's own kind (its fast call, see
+        # _walk.method_entry), which hands calls with keywords to the compiled entry
+        assert type(entry).__name__ == "method_descriptor"
+        assert entry.__objclass__ is getattr(booster_module, owner)
         assert python is getattr(booster_module, owner).__dict__["_py_" + name]
         assert inspect.isfunction(python)  # the Python method, kept as the reference
-        assert inspect.signature(entry) == inspect.signature(python)
+        # the same parameters (self is positional-only on a descriptor) and, bound, the same
+        assert list(inspect.signature(entry).parameters)[1:] == list(
+            inspect.signature(python).parameters
+        )[1:]
+        bound = inspect.signature(python.__get__(model))  # (annotations are not kept)
+        assert inspect.signature(getattr(model, name)) == bound.replace(
+            parameters=[p.replace(annotation=p.empty) for p in bound.parameters.values()],
+            return_annotation=bound.empty,
+        )
         assert entry.__qualname__ == f"{owner}.{name}"
         assert entry.__doc__ == inspect.cleandoc(python.__doc__)
+        compiled = getattr(walk._c, walk.ENTRIES[(owner, name)])
+        assert inspect.signature(compiled) == inspect.signature(python)
+        entries[name] = entry
     walk.enter_in_c(getattr(booster_module, owner))  # again: nothing changes
     for name in names:
+        assert getattr(cls, name) is entries[name]
         assert getattr(cls, "_py_" + name) is getattr(booster_module, owner).__dict__["_py_" + name]
         assert inspect.isfunction(getattr(cls, "_py_" + name))
 

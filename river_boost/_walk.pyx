@@ -4453,59 +4453,58 @@ cdef PyObject* _fast_learn_one(PyObject* self, PyObject** args, Py_ssize_t nargs
     return _new_ref(None)
 
 
-cdef PyObject* _fast_predict_proba_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
-                                       PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self
+cdef enum:  # the entries that take x alone
+    E_PROBA, E_PREDICT, E_RANK_PROBA, E_RANK_PREDICT, E_SCORE
+
+
+cdef PyObject* _fast_x(int which, PyObject* self, PyObject** args, Py_ssize_t nargs,
+                       PyObject* kwnames) except NULL:
+    """The fast call of the entries that take x alone (``which``)."""
+    cdef object p, b = <object>self, x
     if kwnames != NULL or nargs != 1:
-        return _new_ref(_as_called(booster_predict_proba_one, self, args, nargs, kwnames))
+        entry = (booster_predict_proba_one, booster_predict_one, ranking_predict_proba_one,
+                 ranking_predict_one, ranking_score_one)[which]
+        return _new_ref(_as_called(entry, self, args, nargs, kwnames))
+    x = <object>args[0]
     p = _plan_of(b)
     if p is None:
-        return _new_ref(b._py_predict_proba_one(<object>args[0]))
-    return _new_ref((<Plan>p)._predict_proba_one(<object>args[0]))
+        if which == E_PROBA or which == E_RANK_PROBA:
+            return _new_ref(b._py_predict_proba_one(x))
+        if which == E_SCORE:
+            return _new_ref(b._py_score_one(x))
+        return _new_ref(b._py_predict_one(x))
+    if which == E_PROBA:
+        return _new_ref((<Plan>p)._predict_proba_one(x))
+    if which == E_PREDICT:
+        return _new_ref((<Plan>p)._predict_one(x))
+    if which == E_SCORE:
+        return _new_ref((<Plan>p)._score_one(x))
+    return _new_ref((<Plan>p)._rank_proba_one(x, which == E_RANK_PREDICT))
 
 
-cdef PyObject* _fast_predict_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
-                                 PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self
-    if kwnames != NULL or nargs != 1:
-        return _new_ref(_as_called(booster_predict_one, self, args, nargs, kwnames))
-    p = _plan_of(b)
-    if p is None:
-        return _new_ref(b._py_predict_one(<object>args[0]))
-    return _new_ref((<Plan>p)._predict_one(<object>args[0]))
+cdef PyObject* _fast_predict_proba_one(PyObject* s, PyObject** a, Py_ssize_t n,
+                                       PyObject* k) except NULL:
+    return _fast_x(E_PROBA, s, a, n, k)
 
 
-cdef PyObject* _fast_ranking_predict_proba_one(PyObject* self, PyObject** args,
-                                               Py_ssize_t nargs, PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self
-    if kwnames != NULL or nargs != 1:
-        return _new_ref(_as_called(ranking_predict_proba_one, self, args, nargs, kwnames))
-    p = _plan_of(b)
-    if p is None:
-        return _new_ref(b._py_predict_proba_one(<object>args[0]))
-    return _new_ref((<Plan>p)._rank_proba_one(<object>args[0], False))
+cdef PyObject* _fast_predict_one(PyObject* s, PyObject** a, Py_ssize_t n,
+                                 PyObject* k) except NULL:
+    return _fast_x(E_PREDICT, s, a, n, k)
 
 
-cdef PyObject* _fast_ranking_predict_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
-                                         PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self
-    if kwnames != NULL or nargs != 1:
-        return _new_ref(_as_called(ranking_predict_one, self, args, nargs, kwnames))
-    p = _plan_of(b)
-    if p is None:
-        return _new_ref(b._py_predict_one(<object>args[0]))
-    return _new_ref((<Plan>p)._rank_proba_one(<object>args[0], True))
+cdef PyObject* _fast_ranking_predict_proba_one(PyObject* s, PyObject** a, Py_ssize_t n,
+                                               PyObject* k) except NULL:
+    return _fast_x(E_RANK_PROBA, s, a, n, k)
 
 
-cdef PyObject* _fast_ranking_score_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
-                                       PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self
-    if kwnames != NULL or nargs != 1:
-        return _new_ref(_as_called(ranking_score_one, self, args, nargs, kwnames))
-    p = _plan_of(b)
-    if p is None:
-        return _new_ref(b._py_score_one(<object>args[0]))
-    return _new_ref((<Plan>p)._score_one(<object>args[0]))
+cdef PyObject* _fast_ranking_predict_one(PyObject* s, PyObject** a, Py_ssize_t n,
+                                         PyObject* k) except NULL:
+    return _fast_x(E_RANK_PREDICT, s, a, n, k)
+
+
+cdef PyObject* _fast_ranking_score_one(PyObject* s, PyObject** a, Py_ssize_t n,
+                                       PyObject* k) except NULL:
+    return _fast_x(E_SCORE, s, a, n, k)
 
 
 def method_entry(object cls, str entry_name, str name, str text_signature, str doc):

@@ -1335,9 +1335,10 @@ def test_the_boosters_methods_are_entered_in_c_and_read_as_the_python_ones(cls, 
         assert python is getattr(booster_module, owner).__dict__["_py_" + name]
         assert inspect.isfunction(python)  # the Python method, kept as the reference
         # the same parameters (self is positional-only on a descriptor) and, bound, the same
-        assert list(inspect.signature(entry).parameters)[1:] == list(
-            inspect.signature(python).parameters
-        )[1:]
+        assert (
+            list(inspect.signature(entry).parameters)[1:]
+            == list(inspect.signature(python).parameters)[1:]
+        )
         bound = inspect.signature(python.__get__(model))  # (annotations are not kept)
         assert inspect.signature(getattr(model, name)) == bound.replace(
             parameters=[p.replace(annotation=p.empty) for p in bound.parameters.values()],

@@ -24,7 +24,7 @@ matters for NaN); ``x ** y`` is CPython's ``float.__pow__``. Random numbers come
 
 State stays in the Python objects (the pool's typed arrays of per-learner counters and edge
 sums, written in place; ``ProjectedOGD.values``/``_t``,
-``Hedge.log_weights``/``weights``, the booster's ``_n_seen``): the compiled and the Python
+``Hedge.log_weights``/``weights``, the booster's ``_n_seen`` counter): the compiled and the Python
 walk can take over from each other at any example, and pickles do not depend on this module.
 """
 
@@ -1565,10 +1565,10 @@ cdef array.array _typed(Attrs owner, int j, char typecode):
 
 
 # The per-learner arrays a plan holds (Plan._sync), by position: the pool's, the OGD's
-# (its values are the alphas, _t its step count) and the Hedge's.
+# (its values are the alphas, _t its step count), the Hedge's, and the booster's _n_seen.
 cdef enum:
     S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
-    S_ALPHAS, S_T, S_LOG_WEIGHTS, S_WEIGHTS, S_COUNT
+    S_ALPHAS, S_T, S_LOG_WEIGHTS, S_WEIGHTS, S_N_SEEN, S_COUNT
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -2249,8 +2249,8 @@ cdef class Plan:
     # unchanged since it was made, instead of marks written into the Python objects on every
     # example: its rows while the memo's __dict__ is at rows_ver (any write there, a forget
     # or the Python walk's cleaning, changes it) for the clean x rows_clean, its walk while
-    # the booster's is at walk_ver
-    # (the walk's own writes of _n_seen carry it along, see _bset). 0: not current. Without
+    # the booster's is at walk_ver (the walk writes nothing there: _n_seen is counted in
+    # place). 0: not current. Without
     # versions, cw is the memo's ``value`` and walk_memo the booster's ``_walk_memo``.
     cdef unsigned long long rows_ver, walk_ver
     cdef object rows_clean  # the clean x cw's rows are for (with rows_ver: a new x is seen)
@@ -2311,7 +2311,7 @@ cdef class Plan:
     cdef Py_buffer st_buf[S_COUNT]
     cdef char st_held[S_COUNT]
     cdef void* st_ptr[S_COUNT]
-    cdef unsigned long long st_ver_p, st_ver_o, st_ver_h
+    cdef unsigned long long st_ver_p, st_ver_o, st_ver_h, st_ver_b
     cdef double st_decay, st_lr, st_bound
 
     def __dealloc__(self):
@@ -2387,6 +2387,7 @@ cdef class Plan:
         could replace them before its last use of them (drift replacements come last)."""
         if (RB_DICT_VERSIONS and self.st_ver_p != 0
                 and rb_dict_version(self.pa.d) == self.st_ver_p
+                and rb_dict_version(self.bdict) == self.st_ver_b
                 and (self.oa is None or rb_dict_version(self.oa.d) == self.st_ver_o)
                 and (self.ha is None or rb_dict_version(self.ha.d) == self.st_ver_h)):
             return 0
@@ -2411,10 +2412,26 @@ cdef class Plan:
         if self.ha is not None:
             self._hold(self.ha, A_LOG_WEIGHTS, TC_DOUBLE, S_LOG_WEIGHTS, n, True)
             self._hold(self.ha, A_WEIGHTS, TC_DOUBLE, S_WEIGHTS, n, True)
+        self._hold_n_seen()
         if RB_DICT_VERSIONS:  # after the holds: _typed may have converted a list
+            self.st_ver_b = rb_dict_version(self.bdict)
             self.st_ver_o = rb_dict_version(self.oa.d) if self.oa is not None else 0
             self.st_ver_h = rb_dict_version(self.ha.d) if self.ha is not None else 0
             self.st_ver_p = rb_dict_version(self.pa.d)
+        return 0
+
+    cdef int _hold_n_seen(self) except -1:
+        """The booster's _n_seen counter (an int from an older pickle, set on the booster by
+        hand, becomes the typed counter Booster keeps)."""
+        cdef object a = _aget(self.booster, self.bdict, "_n_seen")
+        if type(a) is not array.array or (<array.array>a).ob_descr.typecode != TC_LONGLONG:
+            a = _pyarray.array("q", [a])
+            self.bdict["_n_seen"] = a
+        if Py_SIZE(a) != 1:
+            raise ValueError(f"_n_seen holds {Py_SIZE(a)} counts, expected 1")
+        PyObject_GetBuffer(a, &self.st_buf[S_N_SEEN], PyBUF_WRITABLE)
+        self.st_held[S_N_SEEN] = 1
+        self.st_ptr[S_N_SEEN] = self.st_buf[S_N_SEEN].buf
         return 0
 
     cdef inline double* _sd(self, int slot) noexcept:
@@ -2455,8 +2472,8 @@ cdef class Plan:
         return ok
 
     cdef int _bset(self, str name, object value) except -1:
-        """``booster.<name> = value`` for a name valid_for does not check (``_n_seen``,
-        ``_walk_memo``) and the walk does not depend on: the recorded versions follow the
+        """``booster.<name> = value`` for a name valid_for does not check (``_walk_memo``,
+        without dict versions) and the walk does not depend on: the recorded versions follow the
         write when nothing else had changed the booster's dict since they were recorded."""
         global _last_ver
         cdef bint current = (RB_DICT_VERSIONS and self.bver != 0
@@ -2656,7 +2673,7 @@ cdef class Plan:
         cdef object clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
-        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
+        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
         cw = self._walk(clean)
         errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
         self._binary_learn(cw, clean, y, wd)
@@ -2686,7 +2703,7 @@ cdef class Plan:
             if _worse(detectors[i], err):
                 drifted.append(i)
         if drifted:
-            drifted = adapt.select(drifted, self.booster._n_seen)
+            drifted = adapt.select(drifted, self._sq(S_N_SEEN)[0])
         if warned or drifted:
             self.booster._act(adapt, warned, drifted)
         return 0
@@ -3289,7 +3306,7 @@ cdef class Plan:
             if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
                 self._walk_stale()
         k = len(<list>task.classes)
-        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
+        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
             for i in range(self.n):
                 self.teach[i] = 1.0
@@ -3930,7 +3947,7 @@ cdef class Plan:
                 self._walk_stale()
             if committed is None:  # an empty or full label set: nothing to rank
                 return 0
-        self._bset("_n_seen", _aget(self.booster, self.bdict, "_n_seen") + 1)
+        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
         labels = task.labels
         k = len(labels)
         cw = self._walk(clean)

@@ -17,6 +17,7 @@ Every public booster is this walk with a task and a rule: a new booster is one r
 from __future__ import annotations
 
 import random
+from array import array
 
 from river import base, drift
 
@@ -146,7 +147,9 @@ class Booster(base.Estimator):
                 params.get("prediction", "hedge"),
                 task.predictions,
             )
-        self._n_seen = 0
+        # a typed counter, counted in place (by the compiled walk too: no int object and no
+        # write into the booster's __dict__ per example); an int in pickles from before
+        self._n_seen = array("q", [0])
         self._no_edges = [0.0] * self.n_models
         self._walk_memo = None  # (learners' predictions, task.walk_key(), Walk)
         self._drift = None
@@ -186,6 +189,11 @@ class Booster(base.Estimator):
     @property
     def _multiclass(self):
         return self._task.multiclass
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if not isinstance(self._n_seen, array):  # an int, pickled before the typed counter
+            self._n_seen = array("q", [self._n_seen])
 
     def __getstate__(self):
         # The walk memo and the compiled walk's plan are caches: a copy rebuilds them, and a
@@ -234,7 +242,7 @@ class Booster(base.Estimator):
         label = task.commit(y, w)
         if label is None:  # nothing to learn from this label (see the task)
             return
-        self._n_seen += 1
+        self._n_seen[0] += 1
         pool = self._pool
         if not task.ready:  # fewer than two classes: nothing to boost, every learner learns
             pool.learn(x, [(i, y, 1.0) for i in range(self.n_models)], w)
@@ -276,7 +284,7 @@ class Booster(base.Estimator):
     def _adapt(self, adapt: DriftAdaptation, errors) -> None:
         """Feed the learners' errors to their detectors; start background learners on a
         warning, replace the learners that drifted (:mod:`river_boost.adaptation`)."""
-        warned, drifted = adapt.observe(errors, self._n_seen)
+        warned, drifted = adapt.observe(errors, self.n_seen)
         self._act(adapt, warned, drifted)
 
     def _act(self, adapt: DriftAdaptation, warned, drifted) -> None:
@@ -291,7 +299,7 @@ class Booster(base.Estimator):
             if self._experts is not None:
                 self._experts.ogd.restart(i)
                 self._experts.hedge.restart(i)
-            adapt.replaced(i, self._n_seen, promoted)
+            adapt.replaced(i, self.n_seen, promoted)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
@@ -353,7 +361,7 @@ class Booster(base.Estimator):
     @property
     def n_seen(self) -> int:
         """Number of examples learned (with non-zero weight)."""
-        return self._n_seen
+        return self._n_seen[0]
 
     @property
     def alphas(self) -> list:

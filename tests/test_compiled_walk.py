@@ -409,13 +409,31 @@ def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch
             ogd = model._experts.ogd
             ogd.values = list(ogd.values)
             ogd._t = array.array("q", ogd._t)  # another array object
+    compiled._n_seen = compiled.n_seen  # an int: the compiled walk makes it a counter again
     differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
     assert differ == differ_after == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
+    assert compiled.n_seen == python.n_seen > 100
     offered = compiled._pool._offered
     assert type(offered) is array.array  # converted by the compiled walk, then held
     with pytest.raises(BufferError):
         offered.append(0.0)
+
+
+def test_a_booster_pickled_with_an_int_count_loads_and_goes_on(monkeypatch):
+    """Boosters count the examples learned in a typed counter (``_n_seen``), an int in
+    pickles from before: such a pickle loads with the same count and goes on identically."""
+    data = _binary_stream(200, seed=12)
+    model = _build(rb.AdaBoostOL, {}, True, monkeypatch)
+    _compare(model, _build(rb.AdaBoostOL, {}, True, monkeypatch), data[:100], monkeypatch)
+    state = model.__getstate__()
+    state["_n_seen"] = model.n_seen
+    old = rb.AdaBoostOL.__new__(rb.AdaBoostOL)
+    old.__setstate__(state)
+    assert type(old._n_seen) is array.array and old.n_seen == model.n_seen
+    twin = pickle.loads(pickle.dumps(model))
+    differ, old, twin = _compare(old, twin, data[100:], monkeypatch)
+    assert differ == 0 and old.n_seen == twin.n_seen
 
 
 def test_a_per_learner_array_of_the_wrong_size_is_an_error_before_anything_changes(

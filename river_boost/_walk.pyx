@@ -2902,7 +2902,7 @@ cdef class Plan:
                     self._logistic_costs_along(s, k, C, -1 if i == 0 else lab)
                     np_vecmat(vec, C, prod, k, k)
                 else:
-                    self._mbbm_costs(pot, n - i - 1, s, k, C, D)
+                    D = self._mbbm_costs(pot, n - i - 1, s, k, C)
                     np_vecmat(vec, D, prod, k, k)
                 lab = self._argbest(prod, k, False, rank)
             else:
@@ -2991,10 +2991,11 @@ cdef class Plan:
             return r
         return rule.for_classes(k)
 
-    cdef int _mbbm_costs(self, object pot, int n_left, double* s, int k, double* C,
-                         double* D) except -1:
-        """C = pot.cost_matrix(n_left, s) and its normalised form D (_normalised_costs), kept
-        in a bounded cache: the potential's own cache is Python (a tuple key and a method
+    cdef double* _mbbm_costs(self, object pot, int n_left, double* s, int k,
+                             double* C) except NULL:
+        """C = pot.cost_matrix(n_left, s), and its normalised form D (_normalised_costs)
+        returned where the table holds it (read it before the next call: a later key may
+        take the slot over), both kept in a bounded cache: the potential's own cache is Python (a tuple key and a method
         call per learner and example) and D would be computed again each time. The matrices
         are a pure function of the potential, n_left and s: a hit is the same floats, and a
         miss asks the potential as before (an entry overwritten costs only time).
@@ -3026,17 +3027,15 @@ cdef class Plan:
                         break
                 else:
                     memcpy(C, val, kk * sizeof(double))
-                    memcpy(D, val + kk, kk * sizeof(double))
-                    return 0
+                    return val + kk
         self._mbbm_cost_matrix(pot, n_left, s, k, C)
-        self._normalised_costs(C, k, D)
+        self._normalised_costs(C, k, val + kk)
         key[0] = self.mc_epoch
         key[1] = n_left
         for j in range(k):
             key[j + 2] = <long long>s[j]
         memcpy(val, C, kk * sizeof(double))
-        memcpy(val + kk, D, kk * sizeof(double))
-        return 0
+        return val + kk
 
     cdef int _mc_reset(self, int k) except -1:
         """An empty matrix table for k labels: the largest power of two of slots (at most
@@ -3220,6 +3219,7 @@ cdef class Plan:
         cdef int k = len(s), r, l
         cdef double* sd = <double*>malloc(k * sizeof(double))
         cdef double* C = <double*>malloc(2 * k * k * sizeof(double))
+        cdef double* D
         if sd == NULL or C == NULL:
             free(sd)
             free(C)
@@ -3228,8 +3228,8 @@ cdef class Plan:
             for r in range(k):
                 sd[r] = s[r]
             if table:
-                self._mbbm_costs(pot, n_left, sd, k, C, C + k * k)
-                return [C[r] for r in range(k * k)], [C[k * k + r] for r in range(k * k)]
+                D = self._mbbm_costs(pot, n_left, sd, k, C)
+                return [C[r] for r in range(k * k)], [D[r] for r in range(k * k)]
             self._mbbm_cost_matrix(pot, n_left, sd, k, C)
             return [[C[r * k + l] for l in range(k)] for r in range(k)]
         finally:

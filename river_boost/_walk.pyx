@@ -382,7 +382,7 @@ def set_direct_gemv(size_t address, object np, int trials=300):
     """Call the cblas_dgemv at ``address`` directly for ``v @ A`` (2 <= rows, cols), if it
     gives NumPy's floats: ``trials`` random products of every shape up to 12 x 12 and some
     larger ones, each compared to the bit with ``np.matmul`` (NumPy itself calls this
-    function: what is skipped is its loop's checks around the call, about a third of the
+    function: what is skipped is its loop's work around the call, about a quarter of the
     product's time for the small matrices of the walk). Returns whether it is used."""
     global _direct_gemv
     cdef object rng = np.random.default_rng(16)

@@ -243,8 +243,8 @@ def _cblas_dgemv_address() -> int:
 #: Whether the compiled walk's vector-matrix products (AdaBoost.OLM's and OnlineMBBM's weak
 #: labels, the ranking boosters' scores) call NumPy's BLAS function directly, as NumPy's matmul
 #: calls it (found, and giving NumPy's floats on random products: ``_walk.set_direct_gemv``),
-#: instead of through NumPy's matmul loop, whose checks around the call cost about a third of
-#: such a small product.
+#: instead of through NumPy's matmul loop, whose work around the call was about a quarter of
+#: such a small product's time.
 DIRECT_GEMV = bool(_c.set_direct_gemv(_cblas_dgemv_address(), np)) if NUMPY_EXACT else False
 
 #: Whether NumPy's tanh is odd to the bit (``tanh(-x) == -tanh(x)``), so that AdaBoost.OLM's

@@ -3922,6 +3922,7 @@ cdef class Plan:
         cdef dict index = task._index
         cdef list labels
         cdef int i, j, n = self.n, k, m
+        cdef double top, bound  # (C doubles: the same divisions, without a float object each)
         cdef CWalk cw
         cdef char* rel
         cdef bint fast = type(y) is dict

@@ -537,12 +537,14 @@ def _check_tanh_odd(object np, int trials=2000):
                 and (np.signbit(out[half:]) != np.signbit(out[:half])).all())
 
 
-def _check_tanh_batch(object np, int trials=400):
-    """Whether NumPy's float64 tanh, as the walk calls it, gives each element of an array
-    what it gives that element alone, wherever it sits in the array (its SIMD kernels
-    compute lane by lane, partial vectors included): on random runs of 1 to 70 values of
-    every magnitude at every offset (what river_boost.walk checks at import before the
-    walk batches the multiclass logistic gradients' sigmoids of one example)."""
+def _check_tanh_batch(object np, int trials=400, bint exp=False):
+    """Whether NumPy's float64 tanh (``exp``: its exp), as the walk calls it, gives each
+    element of an array what it gives that element alone, wherever it sits in the array (its
+    SIMD kernels compute lane by lane, partial vectors included): on random runs of 1 to 70
+    values of every magnitude at every offset (what river_boost.walk checks at import before
+    the walk batches the multiclass logistic gradients' sigmoids, or the Hedge prediction's
+    softmax exponentials, of one example; exp is checked on values <= 0, as the softmax
+    shifts its inputs)."""
     cdef double[::1] a, o
     cdef double one_in, one_out
     cdef Py_ssize_t n, i
@@ -551,13 +553,21 @@ def _check_tanh_batch(object np, int trials=400):
         n = int(gen.integers(1, 71))
         arr = gen.standard_normal(n) * 10.0 ** gen.uniform(-12, 3, n)
         arr[gen.random(n) < 0.1] = 0.0
+        if exp:
+            arr = -np.abs(arr)
         a = np.ascontiguousarray(arr)
         out = np.empty(n)
         o = out
-        np_tanh(&a[0], &o[0], n)
+        if exp:
+            np_exp(&a[0], &o[0], n)
+        else:
+            np_tanh(&a[0], &o[0], n)
         for i in range(n):
             one_in = a[i]
-            np_tanh(&one_in, &one_out, 1)
+            if exp:
+                np_exp(&one_in, &one_out, 1)
+            else:
+                np_tanh(&one_in, &one_out, 1)
             if not (one_out == o[i] and copysign(1.0, one_out) == copysign(1.0, o[i])):
                 return False
     return True
@@ -567,6 +577,12 @@ def _set_tanh_batch(bint on):
     """Batch the multiclass logistic gradients' sigmoids (True, once checked) or not."""
     global _tanh_batch
     _tanh_batch = on
+
+
+def _set_exp_batch(bint on):
+    """Batch the Hedge prediction's softmax exponentials (True, once checked) or not."""
+    global _exp_batch
+    _exp_batch = on
 
 
 def _set_tanh_odd(bint on):
@@ -1218,6 +1234,7 @@ cdef object RankingPairPotential = None
 cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
 cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (walk.TANH_ODD)
 cdef bint _tanh_batch = False  # NumPy's tanh is elementwise to the bit (walk.TANH_BATCH)
+cdef bint _exp_batch = False  # and its exp (walk.EXP_BATCH)
 cdef object _GL12 = None
 cdef object _GL32 = None
 cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
@@ -1241,7 +1258,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
-    global _tanh_odd, _tanh_batch
+    global _tanh_odd, _tanh_batch, _exp_batch
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -1264,6 +1281,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     _numpy_exact = names["numpy_exact"]
     _tanh_odd = names["tanh_odd"]
     _tanh_batch = names["tanh_batch"]
+    _exp_batch = names["exp_batch"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
@@ -3460,9 +3478,8 @@ cdef class Plan:
 
     cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
         """MulticlassTask.proba_vector."""
-        cdef int i, j, n = self.n, k = cw.k
-        cdef double* e = self.kb
-        cdef double* t = self.kb + k
+        cdef int i, j, n = self.n, k = cw.k, rows
+        cdef double* e
         cdef double* srow
         cdef double v, m, esum, total
         cdef double* weights
@@ -3475,17 +3492,32 @@ cdef class Plan:
             out[j] = 0.0
         weights = self._sd(S_WEIGHTS)
         if self.prediction == P_HEDGE:
+            # the experts' shifted scores gathered; their exponentials in one NumPy call when
+            # NumPy's exp gives each element what it gives it alone (walk.EXP_BATCH), else
+            # one call per expert; then the same sums in the same order
+            self._nkbuf(k)
+            rows = 0
+            for i in range(n):
+                if weights[i]:
+                    srow = cw.scores + i * k
+                    m = np_max(srow, k)
+                    e = self.nk + rows * k
+                    for j in range(k):
+                        e[j] = srow[j] - m
+                    if not _exp_batch:
+                        np_exp(e, e, k)
+                    rows += 1
+            if _exp_batch:
+                np_exp(self.nk, self.nk, rows * k)
+            rows = 0
             for i in range(n):
                 v = weights[i]
                 if v:
-                    srow = cw.scores + i * k
-                    m = np_max(srow, k)
-                    for j in range(k):
-                        t[j] = srow[j] - m
-                    np_exp(t, e, k)
+                    e = self.nk + rows * k
                     esum = np_sum(e, k)
                     for j in range(k):
                         out[j] = out[j] + v * e[j] / esum
+                    rows += 1
         else:
             for i in range(n):
                 j = self._argbest(cw.scores + i * k, k, True, rank)

@@ -258,6 +258,11 @@ TANH_ODD = bool(_c._check_tanh_odd(np)) if NUMPY_EXACT else False
 #: learner otherwise.
 TANH_BATCH = bool(_c._check_tanh_batch(np)) if NUMPY_EXACT else False
 
+#: Whether NumPy's exp is elementwise to the bit in the same way, so that the multiclass
+#: Hedge prediction's softmax exponentials (one per expert and class) take one NumPy call per
+#: prediction on the compiled walk (the same floats); one call per expert otherwise.
+EXP_BATCH = bool(_c._check_tanh_batch(np, exp=True)) if NUMPY_EXACT else False
+
 
 def _dense_dp_exact(trials: int = 40) -> bool:
     """Whether the compiled dense DP (``_walk.capped_votes``) gives NumPy's floats (the
@@ -394,6 +399,7 @@ if AVAILABLE:
             "numpy_exact": NUMPY_EXACT,
             "tanh_odd": TANH_ODD,
             "tanh_batch": TANH_BATCH,
+            "exp_batch": EXP_BATCH,
             "GL12": potentials._GL12,
             "GL32": potentials._GL32,
             "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,

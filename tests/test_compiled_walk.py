@@ -1007,6 +1007,23 @@ def test_adaboost_olm_learns_as_on_the_python_walk_with_its_sigmoids_batched_or_
         _walk._set_tanh_batch(walk.TANH_BATCH)
 
 
+@pytest.mark.parametrize("batch", [True, False])
+def test_adaboost_olm_predicts_as_on_the_python_walk_with_its_softmax_batched_or_not(
+    batch, monkeypatch
+):
+    """The Hedge prediction's softmax exponentials of one prediction in one NumPy exp call
+    (NumPy's exp is elementwise to the bit here) or one call per expert: the same
+    predictions and probabilities as the Python walk."""
+    from river_boost import _walk
+
+    assert walk.EXP_BATCH  # its import-time check passed, so the walk batches them
+    _walk._set_exp_batch(batch)
+    try:
+        _drive(rb.AdaBoostOLM, {}, _events(STREAMS["multiclass"](260, seed=16)), monkeypatch)
+    finally:
+        _walk._set_exp_batch(walk.EXP_BATCH)
+
+
 @pytest.mark.parametrize("odd", [True, False])
 def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd):
     """The walk builds learner i's cost matrix from learner i - 1's pairs, computing again

@@ -177,6 +177,8 @@ def parse(path: str) -> dict:
 
 def _short(obj: str) -> str:
     base = os.path.basename(obj or "?")
+    if base.startswith("[kernel"):  # (perf's name for the kernel's own code)
+        return "kernel"
     if base.startswith("_walk."):
         return "walk (C)"
     if base.startswith("libpython") or base.startswith("python"):

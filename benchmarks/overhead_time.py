@@ -94,9 +94,11 @@ def child(stream: str, model_name: str, seconds: float, windows_path: str) -> No
 
 
 def classify(script_lines, windows) -> dict:
-    """Time (sum of periods) of the samples inside ``windows``: inside the forest, and the
-    rest by the object of the sampled instruction (None: a stack that ended in a library
-    frame before reaching the program, so that it cannot be placed)."""
+    """Time (sum of periods) of the samples inside ``windows``: inside the forest, the rest
+    by the object of the sampled instruction (and, with ``sym`` in the fields, by its
+    function), the part of the rest whose stack ended in a library before reaching the
+    interpreter (``unplaced``: it may have lost a forest frame), and each window's inside
+    and total (``per_window``, in time order)."""
     windows = sorted(windows)
     inside = 0
     total = 0

@@ -537,7 +537,7 @@ def _check_tanh_odd(object np, int trials=2000):
                 and (np.signbit(out[half:]) != np.signbit(out[:half])).all())
 
 
-def _check_tanh_batch(object np, int trials=400, bint exp=False):
+def _check_elementwise(object np, int trials=400, bint exp=False):
     """Whether NumPy's float64 tanh (``exp``: its exp), as the walk calls it, gives each
     element of an array what it gives that element alone, wherever it sits in the array (its
     SIMD kernels compute lane by lane, partial vectors included): on random runs of 1 to 70
@@ -1468,8 +1468,9 @@ cdef inline double _draw(object rng) except? -1.0:
 # The booster __dict__ whose plan _plan_of returned last, that plan, and the dict's version
 # then (PEP 509), all borrowed: while a booster's __dict__ is at this address with this version,
 # it is that very dict, unchanged since (versions are unique to a dict and a change), so it
-# still holds the plan under "_compiled_walk" and the plan is alive. Plan._bset carries the
-# version along its own writes. Saves the dict lookup of "_compiled_walk" per call.
+# still holds the plan under "_compiled_walk" and the plan is alive (the walk writes nothing
+# there with versions: _n_seen is counted in place). Saves the dict lookup of
+# "_compiled_walk" per call.
 cdef PyObject* _last_bdict = NULL
 cdef PyObject* _last_plan = NULL
 cdef unsigned long long _last_ver = 0
@@ -2392,6 +2393,10 @@ cdef class Plan:
         cdef array.array a = _typed(owner, j, typecode)
         if Py_SIZE(a) < n or (exact and Py_SIZE(a) != n):
             raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
+        return self._pin(a, slot)
+
+    cdef int _pin(self, object a, int slot) except -1:
+        """Hold the buffer of the typed array ``a`` in st_buf[slot], its data in st_ptr."""
         PyObject_GetBuffer(a, &self.st_buf[slot], PyBUF_WRITABLE)
         self.st_held[slot] = 1
         self.st_ptr[slot] = self.st_buf[slot].buf
@@ -2447,10 +2452,7 @@ cdef class Plan:
             self.bdict["_n_seen"] = a
         if Py_SIZE(a) != 1:
             raise ValueError(f"_n_seen holds {Py_SIZE(a)} counts, expected 1")
-        PyObject_GetBuffer(a, &self.st_buf[S_N_SEEN], PyBUF_WRITABLE)
-        self.st_held[S_N_SEEN] = 1
-        self.st_ptr[S_N_SEEN] = self.st_buf[S_N_SEEN].buf
-        return 0
+        return self._pin(a, S_N_SEEN)
 
     cdef inline double* _sd(self, int slot) noexcept:
         return <double*>self.st_ptr[slot]
@@ -2462,8 +2464,9 @@ cdef class Plan:
         """Whether the booster (its ``__dict__``) still has the parts this plan was made for.
 
         Checked in full (nine lookups: most of this call's cost, on every prediction and
-        learning) only when one of the three dicts changed since the last full check; the
-        walk's own writes of other names (``_bset``) keep the booster's version current."""
+        learning) only when one of the three dicts changed since the last full check (with
+        dict versions the walk writes nothing into the booster's: _n_seen is counted in
+        place)."""
         cdef dict pd = self.pa.d
         cdef bint ok
         if (RB_DICT_VERSIONS and self.bver != 0 and rb_dict_version(d) == self.bver
@@ -2488,26 +2491,6 @@ cdef class Plan:
         else:
             self.bver = 0
         return ok
-
-    cdef int _bset(self, str name, object value) except -1:
-        """``booster.<name> = value`` for a name valid_for does not check (``_walk_memo``,
-        without dict versions) and the walk does not depend on: the recorded versions follow the
-        write when nothing else had changed the booster's dict since they were recorded."""
-        global _last_ver
-        cdef bint current = (RB_DICT_VERSIONS and self.bver != 0
-                             and rb_dict_version(self.bdict) == self.bver)
-        cdef bint walk = (RB_DICT_VERSIONS and self.walk_ver != 0
-                          and rb_dict_version(self.bdict) == self.walk_ver)
-        cdef bint last = (RB_DICT_VERSIONS and _last_bdict == <PyObject*>self.bdict
-                          and rb_dict_version(self.bdict) == _last_ver)
-        PyDict_SetItem(self.bdict, name, value)
-        if last:  # _plan_of's remembered plan follows too
-            _last_ver = rb_dict_version(self.bdict)
-        if current:
-            self.bver = rb_dict_version(self.bdict)
-        if walk:
-            self.walk_ver = rb_dict_version(self.bdict)
-        return 0
 
     cdef inline bint _rows_current(self, CWalk cw, object clean):
         """Whether cw holds the learners' rows for the clean x (no learner learned since)."""
@@ -2544,15 +2527,15 @@ cdef class Plan:
     cdef inline int _walk_made(self) except -1:
         if RB_DICT_VERSIONS:
             self.walk_ver = rb_dict_version(self.bdict)
-        else:
-            self._bset("_walk_memo", self.walk_memo)
+        else:  # (the booster's Python walk reads it; valid_for does not check it)
+            PyDict_SetItem(self.bdict, "_walk_memo", self.walk_memo)
         return 0
 
     cdef inline int _walk_stale(self) except -1:
         if RB_DICT_VERSIONS:
             self.walk_ver = 0
         else:
-            self._bset("_walk_memo", None)
+            PyDict_SetItem(self.bdict, "_walk_memo", None)
         return 0
 
     # -------------------------------------------------------------- the rows and the walk
@@ -2880,8 +2863,8 @@ cdef class Plan:
         cdef double total
         cdef double* vec
         cdef double* s = self.kb
-        cdef double* D = self.kb + k
-        cdef double* prod = self.kb + k + k * k
+        cdef double* D  # the normalised costs, read where the matrix table holds them
+        cdef double* prod = self.kb + k + k * k  # (past s and k^2 doubles kept free)
         cdef double* C
         cdef list rank = self.task._rank
         cdef double* alphas = self._sd(S_ALPHAS) if self.experts is not None else NULL
@@ -3013,8 +2996,9 @@ cdef class Plan:
                              double* C) except NULL:
         """C = pot.cost_matrix(n_left, s), and its normalised form D (_normalised_costs)
         returned where the table holds it (read it before the next call: a later key may
-        take the slot over), both kept in a bounded cache: the potential's own cache is Python (a tuple key and a method
-        call per learner and example) and D would be computed again each time. The matrices
+        take the slot over), both kept in a bounded cache: the potential's own cache is
+        Python (a tuple key and a method call per learner and example) and D would be
+        computed again each time. The matrices
         are a pure function of the potential, n_left and s: a hit is the same floats, and a
         miss asks the potential as before (an entry overwritten costs only time).
 
@@ -3376,7 +3360,7 @@ cdef class Plan:
         cdef int off = 0, start
         # The gradients' inputs do not depend on one another (learner i's scores are the
         # walk's), so they are all gathered first; with _tanh_batch (NumPy's tanh gives each
-        # element what it gives it alone, _check_tanh_batch at import) their sigmoids take
+        # element what it gives it alone, _check_elementwise at import) their sigmoids take
         # one NumPy call per example, otherwise one per learner: the same floats.
         self._nkbuf(k)
         zs = self.nk

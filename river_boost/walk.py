@@ -256,12 +256,12 @@ TANH_ODD = bool(_c._check_tanh_odd(np)) if NUMPY_EXACT else False
 #: (its SIMD kernels work lane by lane), so that AdaBoost.OLM's gradient sigmoids of one
 #: example are computed in one call on the compiled walk (the same floats); one call per
 #: learner otherwise.
-TANH_BATCH = bool(_c._check_tanh_batch(np)) if NUMPY_EXACT else False
+TANH_BATCH = bool(_c._check_elementwise(np)) if NUMPY_EXACT else False
 
 #: Whether NumPy's exp is elementwise to the bit in the same way, so that the multiclass
 #: Hedge prediction's softmax exponentials (one per expert and class) take one NumPy call per
 #: prediction on the compiled walk (the same floats); one call per expert otherwise.
-EXP_BATCH = bool(_c._check_tanh_batch(np, exp=True)) if NUMPY_EXACT else False
+EXP_BATCH = bool(_c._check_elementwise(np, exp=True)) if NUMPY_EXACT else False
 
 
 def _dense_dp_exact(trials: int = 40) -> bool:

@@ -54,12 +54,16 @@ fn=(4)
 """
 
 
-@pytest.fixture(scope="module")
-def overhead():
-    spec = importlib.util.spec_from_file_location("overhead_tool", TOOL)
+def _load_tool(path: pathlib.Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def overhead():
+    return _load_tool(TOOL, "overhead_tool")
 
 
 def test_calls_into_the_forest_count_inclusively_and_the_rest_by_object(overhead, tmp_path):
@@ -101,10 +105,7 @@ SCRIPT = (
 
 @pytest.fixture(scope="module")
 def overhead_time():
-    spec = importlib.util.spec_from_file_location("overhead_time_tool", TIME_TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load_tool(TIME_TOOL, "overhead_time_tool")
 
 
 def test_samples_with_a_forest_frame_are_the_trees_and_the_rest_by_leaf(overhead_time):

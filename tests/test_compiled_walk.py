@@ -1685,3 +1685,77 @@ def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls, monkeypatch):
         assert b.learner_updates == reference.learner_updates
         for x, _, _ in data[::20]:
             assert _same(b.predict_proba_one(x), reference.predict_proba_one(x))
+
+
+@pytest.mark.parametrize("k", [2, 3, 14, 30])
+def test_the_walks_own_difference_laws_are_numpys_to_the_bit(k):
+    """OnlineBMR's difference laws computed by the compiled walk (its convolutions in C,
+    NumPy's dot for their ramps, the suffix sums in cumsum's order): the very arrays of
+    RankingPairPotential.difference_law, for every number of relevant labels and votes
+    left, with the edge capped (|Y| gamma > 1) or not; put into and read from the potential's
+    own cache as the method does."""
+    from river_boost import _walk
+
+    assert walk.PAIR_LAWS  # its import-time check passed, so the walk uses it
+    for gamma in (0.01, 0.1, 0.45, 0.9):
+        for nr in range(1, k + 1):
+            for n in range(0, 31):
+                ref = potentials.RankingPairPotential(gamma).difference_law(n, nr, k)
+                pot = potentials.RankingPairPotential(gamma)
+                got = _walk.difference_law(pot, n, nr, k)
+                for a, b in zip(ref, got, strict=True):
+                    assert (a.dtype, a.shape, a.tobytes()) == (b.dtype, b.shape, b.tobytes())
+                assert pot._cache[(n, nr, k)] is got
+                assert _walk.difference_law(pot, n, nr, k) is got
+    pot = potentials.RankingPairPotential(0.1)
+    pot._cache[(2, 1, k)] = law = pot.difference_law(2, 1, k)
+    assert _walk.difference_law(pot, 2, 1, k) is law  # a cached law is read, not recomputed
+
+
+def test_the_ranking_walks_floor_is_libms_for_every_double():
+    """The pair terms' floor without libm's call: truncation, less one below a negative
+    non-integer, for |x| < 2**52; libm's floor beyond, and for infinities and NaN (the same
+    conversion)."""
+    from river_boost import _walk
+
+    rng = random.Random(7)
+    big = 2.0**52
+    values = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1 - 2**-53, -(1 - 2**-53), 2**-1074, -(2**-1074)]
+    values += [big, -big, big - 0.5, -big + 0.5, big + 2, -big - 2, 2.0**62, -(2.0**62)]
+    values += [2.0**63, -(2.0**63), 1e300, -1e300, math.inf, -math.inf, math.nan]
+    values += [rng.uniform(-50, 50) for _ in range(2000)]
+    values += [rng.randint(-100, 100) + rng.choice((0.0, 1e-9, -1e-9)) for _ in range(500)]
+    for x in values:
+        fast, libm = _walk._floor_for_test(x)
+        assert fast == libm, x
+        if math.isfinite(x) and abs(x) < 2.0**63:
+            assert fast == math.floor(x), x
+
+
+def test_onlinebmr_learns_the_same_with_the_walks_own_difference_laws(monkeypatch):
+    """OnlineBMR's compiled walk with its own difference laws and with the potential's method,
+    and the Python walk: the same scores along a stream."""
+    from river_boost import _walk
+
+    data = _ranking_stream(120, 5)
+    method = potentials.RankingPairPotential.difference_law
+    calls = []
+
+    def counted(self, *args):
+        calls.append(args)
+        return method(self, *args)
+
+    monkeypatch.setattr(potentials.RankingPairPotential, "difference_law", counted)
+    outputs, asked = [], []
+    for enabled, own in [(True, True), (True, False), (False, True)]:
+        monkeypatch.setattr(walk, "ENABLED", enabled)
+        _walk._set_pair_laws(own and walk.PAIR_LAWS)
+        calls.clear()
+        try:
+            model = rb.OnlineBMR(n_models=5, gamma=0.2, seed=4)
+            outputs.append([(model.score_one(x), model.learn_one(x, y, w=w)) for x, y, w in data])
+        finally:
+            _walk._set_pair_laws(walk.PAIR_LAWS)
+        asked.append(len(calls))
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert asked[0] == 0 < asked[1]  # the compiled walk did not ask the method for its laws

@@ -2379,6 +2379,12 @@ cdef class Plan:
     cdef Py_ssize_t mc_keys_cap, mc_vals_cap
     cdef long long mc_epoch
     cdef int mc_k  # the labels the table is for (0: no table)
+    # the potentials the matrices are assembled from (_mbbm_cost_matrix), in a second
+    # direct-mapped table of the same epoch: per slot its epoch, n_left and the k - 1 sorted
+    # gaps (pv_keys, k + 1 words) and the potential (pv_vals); pv_slots a power of two
+    cdef long long* pv_keys
+    cdef double* pv_vals
+    cdef Py_ssize_t pv_slots, pv_keys_cap, pv_vals_cap
     cdef TensorTables tensor_tables  # the dense DP's tables for tensor_pot (_tensor_value)
     cdef object tensor_pot
     # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
@@ -2429,6 +2435,8 @@ cdef class Plan:
         free(self.kb)
         free(self.mc_keys)
         free(self.mc_vals)
+        free(self.pv_keys)
+        free(self.pv_vals)
         free(self.mbbm_maxw)
         free(self.log_fact)
         free(self.log_max)
@@ -3138,7 +3146,7 @@ cdef class Plan:
         of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
         slots never used are never touched."""
         cdef Py_ssize_t entry = (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double)
-        cdef Py_ssize_t slots = 1
+        cdef Py_ssize_t slots = 1, pv
         while slots < 65536 and 2 * slots * entry <= MBBM_CACHE_BYTES:
             slots *= 2
         self.mc_k = 0
@@ -3156,9 +3164,30 @@ cdef class Plan:
             if self.mc_vals == NULL:
                 raise MemoryError()
             self.mc_vals_cap = slots * 2 * k * k
+        # the potentials' table: an eighth of the budget, at most 16,384 slots
+        entry = (k + 1) * sizeof(long long) + sizeof(double)
+        pv = 1
+        while pv < 16384 and 2 * pv * entry <= MBBM_CACHE_BYTES // 8:
+            pv *= 2
+        self.pv_slots = 0
+        if self.pv_keys == NULL or self.pv_keys_cap < pv * (k + 1):
+            free(self.pv_keys)
+            self.pv_keys_cap = 0
+            self.pv_keys = <long long*>calloc(pv * (k + 1), sizeof(long long))
+            if self.pv_keys == NULL:
+                raise MemoryError()
+            self.pv_keys_cap = pv * (k + 1)
+        if self.pv_vals == NULL or self.pv_vals_cap < pv:
+            free(self.pv_vals)
+            self.pv_vals_cap = 0
+            self.pv_vals = <double*>malloc(pv * sizeof(double))
+            if self.pv_vals == NULL:
+                raise MemoryError()
+            self.pv_vals_cap = pv
         if self.mc_epoch < (1LL << 32):
             self.mc_epoch = 1LL << 32
         self.mc_epoch += 1
+        self.pv_slots = pv
         self.mc_slots = slots
         self.mc_k = k
         self.mbbm_pot = None
@@ -3173,7 +3202,13 @@ cdef class Plan:
         computes it with the compiled DPs while walk.ENABLED, and caches it, exactly as
         cost_matrix would). The Python assembly
         (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
-        for small boosters."""
+        for small boosters.
+
+        Each potential read is kept in the plan's own table of potentials (pv_keys, direct
+        mapped, emptied with the matrix table), read before the potential's cache: a cold
+        matrix mostly needs potentials other matrices needed before, and the tuple key, its
+        hash and the dict lookup were about 4% of OnlineMBBM's time on RandomRBF. A potential
+        is a pure function of its key, so a hit is the very float the cache holds."""
         cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
         cdef long long* u  # distinct scores, ascending
         cdef long long* cnt  # how many labels have each
@@ -3183,6 +3218,12 @@ cdef class Plan:
         cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
         cdef int r, l, j, G = 0, a, b, c, t, pos
         cdef long long right, g
+        cdef long long* pk
+        cdef unsigned long long h
+        cdef Py_ssize_t slot
+        cdef double v
+        # the potentials' table holds this potential's values (_mbbm_costs reset it for pot)
+        cdef bint use_pv = self.pv_slots > 0 and pot is self.mbbm_pot and k == self.mc_k
         cdef object cache = pot._cache
         if sv == NULL:
             raise MemoryError()
@@ -3234,6 +3275,24 @@ cdef class Plan:
                             if kbuf[j] == g:
                                 kbuf[j] -= 1
                                 break
+                    pk = NULL
+                    if use_pv:  # the plan's table first: no tuple, no dict, no method
+                        h = 14695981039346656037ULL
+                        for j in range(k):
+                            h = (h ^ <unsigned long long>kbuf[j]) * 1099511628211ULL
+                        h ^= h >> 29
+                        slot = <Py_ssize_t>(h & <unsigned long long>(self.pv_slots - 1))
+                        pk = self.pv_keys + slot * (k + 1)
+                        if pk[0] == self.mc_epoch:
+                            for j in range(k):
+                                if pk[j + 1] != kbuf[j]:
+                                    break
+                            else:
+                                if b == G:
+                                    diag[a] = self.pv_vals[slot]
+                                else:
+                                    off[a * G + b] = self.pv_vals[slot]
+                                continue
                     gaps = tuple([kbuf[j] for j in range(1, k)])
                     key = (n_left, gaps)
                     value = cache.get(key)
@@ -3246,10 +3305,16 @@ cdef class Plan:
                                                              self.tensor_tables))
                     elif value is None:  # computed and cached by the potential (DPs in C)
                         value = pot.value_from_gaps(n_left, gaps)
+                    v = <double>value
+                    if pk != NULL:
+                        pk[0] = self.mc_epoch
+                        for j in range(k):
+                            pk[j + 1] = kbuf[j]
+                        self.pv_vals[slot] = v
                     if b == G:
-                        diag[a] = <double>value
+                        diag[a] = v
                     else:
-                        off[a * G + b] = <double>value
+                        off[a * G + b] = v
             for r in range(k):
                 for l in range(k):
                     C[r * k + l] = off[inv[r] * G + inv[l]]

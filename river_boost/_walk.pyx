@@ -42,6 +42,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIG
 from cpython.buffer cimport PyBUF_WRITABLE
 from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memcpy, memcmp
+from libc.stdint cimport uint64_t
 from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
 from libc.math cimport copysign, INFINITY, HUGE_VAL, nextafter, fmin
 from libc.errno cimport errno, ERANGE, EDOM
@@ -134,6 +135,24 @@ cdef inline double py_max(double a, double b) noexcept:
     return b if b > a else a
 
 
+cdef inline int _argbest(const double* v, int k, bint maximize, list rank) except -2:
+    """MulticlassTask.argbest: the best value, ties to the best-ranked label (0 if k < 1).
+    A function, not a method, so that the walks' calls (one per learner or expert and
+    example) are inlined."""
+    cdef int j, best_j = 0
+    cdef double best, x
+    if k < 1:
+        return 0
+    best = v[0]
+    for j in range(1, k):
+        x = v[j]
+        if ((x > best if maximize else x < best)
+                or (x == best and <long>rank[j] < <long>rank[best_j])):
+            best = x
+            best_j = j
+    return best_j
+
+
 cdef inline long long _floor_ll(double x) noexcept:
     """``<long long>floor(x)`` without libm's call (the baseline x86-64 build has no
     ``roundsd``): truncation, one less below a non-integer negative value; exact for
@@ -191,6 +210,22 @@ cdef double fsum(const double* v, int n, double* p) except? -1.0:
     return _fsum_partials(v, n, p)
 
 
+cdef inline double _next_up(double r) noexcept:
+    """``nextafter(r, inf)`` for a finite nonzero ``r`` below the largest double: the
+    neighbouring bit pattern (away from zero above 0, towards it below), without libm's
+    call."""
+    cdef uint64_t u
+    memcpy(&u, &r, sizeof(double))
+    u = u + 1 if r > 0.0 else u - 1
+    memcpy(&r, &u, sizeof(double))
+    return r
+
+
+cdef inline double _next_down(double r) noexcept:
+    """``nextafter(r, -inf)`` for a finite nonzero ``r`` above the lowest double."""
+    return -_next_up(-r)
+
+
 cdef bint _fsum_fast(const double* v, int n, double* out) noexcept:
     """fsum's fast path: whether it decided, and then the sum in ``out``."""
     cdef double s = 0.0, e = 0.0, a = 0.0, x, t, z, err, r, rem, bound, half_gap, margin
@@ -211,12 +246,17 @@ cdef bint _fsum_fast(const double* v, int n, double* out) noexcept:
             # |fl(sum of the errors) - their exact sum| <= (n - 1) 2**-53 a (1 + O(n u)):
             # (n + 2) 2**-52 a is over twice that
             bound = a * (n + 2) * TWO_M52
-            half_gap = 0.5 * fmin(nextafter(r, INFINITY) - r, r - nextafter(r, -INFINITY))
+            half_gap = 0.5 * fmin(_next_up(r) - r, r - _next_down(r))
             margin = half_gap - fabs(rem)  # exact (Sterbenz) whenever it is small
             if margin > 2.0 * bound:
                 out[0] = r
                 return True
     return False
+
+
+def _next_for_test(double r):
+    """(_next_up(r), nextafter(r, inf), _next_down(r), nextafter(r, -inf)): a test hook."""
+    return _next_up(r), nextafter(r, INFINITY), _next_down(r), nextafter(r, -INFINITY)
 
 
 def _fsum_for_test(values):
@@ -2943,19 +2983,6 @@ cdef class Plan:
 
     # -------------------------------------------------------------- multiclass
 
-    cdef int _argbest(self, const double* v, int k, bint maximize, list rank) except -2:
-        """MulticlassTask.argbest: the best value, ties to the best-ranked label."""
-        cdef int j, best_j = 0
-        cdef double best = 0.0
-        cdef bint first = True
-        for j in range(k):
-            if (first or (v[j] > best if maximize else v[j] < best)
-                    or (v[j] == best and <long>rank[j] < <long>rank[best_j])):
-                best = v[j]
-                best_j = j
-                first = False
-        return best_j
-
     cdef int _mc_walk(self, CWalk cw) except -1:
         """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
         cdef int i, j, r, l, n = self.n, k = cw.k, lab, n_ok
@@ -3004,9 +3031,9 @@ cdef class Plan:
                 else:
                     D = self._mbbm_costs(pot, n - i - 1, s, k, C)
                     np_vecmat(vec, D, prod, k, k)
-                lab = self._argbest(prod, k, False, rank)
+                lab = _argbest(prod, k, False, rank)
             else:
-                lab = self._argbest(vec, k, True, rank)
+                lab = _argbest(vec, k, True, rank)
             if alphas == NULL:
                 s[lab] = s[lab] + 1
             else:
@@ -3571,7 +3598,7 @@ cdef class Plan:
         self._record_edges()
         self._ogd_step(k - 1)
         for i in range(n):
-            self.tmp[i] = 0.0 if self._argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
+            self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
@@ -3660,7 +3687,7 @@ cdef class Plan:
                     rows += 1
         else:
             for i in range(n):
-                j = self._argbest(cw.scores + i * k, k, True, rank)
+                j = _argbest(cw.scores + i * k, k, True, rank)
                 out[j] = out[j] + weights[i]
         total = np_sum(out, k)
         for j in range(k):
@@ -3699,10 +3726,10 @@ cdef class Plan:
         cw = self._walk(clean)
         if self.prediction == P_RANDOM:
             idx = self.experts.draw(self.booster._rng)
-            return classes[self._argbest(cw.scores + idx * k, k, True, rank)]
+            return classes[_argbest(cw.scores + idx * k, k, True, rank)]
         out = self.kb + 2 * k
         self._mc_proba_vector(cw, out)
-        return classes[self._argbest(out, k, True, rank)]
+        return classes[_argbest(out, k, True, rank)]
 
     cdef double _bbm_probability(self, int i, double s) except? -1.0:
         """BinomialPotential.sampling_probability(i, s)."""

@@ -1759,3 +1759,20 @@ def test_onlinebmr_learns_the_same_with_the_walks_own_difference_laws(monkeypatc
         asked.append(len(calls))
     assert outputs[0] == outputs[1] == outputs[2]
     assert asked[0] == 0 < asked[1]  # the compiled walk did not ask the method for its laws
+
+
+def test_fsums_neighbours_are_libms_nextafter():
+    """fsum's fast path finds the neighbours of its sum from the bits (no libm call): the
+    doubles of nextafter for every finite nonzero sum it takes (|r| < 2**1020), subnormals
+    and powers of two included."""
+    from river_boost import _walk
+
+    rng = random.Random(11)
+    values = [5e-324, 1e-310, 2.0**-1022, 1.0, 2.0, 0.75, 2.0**1019, 3.0 * 2.0**1018]
+    values += [math.ldexp(rng.random(), rng.randint(-1074, 1019)) for _ in range(3000)]
+    for v in values:
+        for r in (v, -v):
+            if r != 0.0:
+                up, libm_up, down, libm_down = _walk._next_for_test(r)
+                assert (up, math.copysign(1, up)) == (libm_up, math.copysign(1, libm_up)), r
+                assert (down, math.copysign(1, down)) == (libm_down, math.copysign(1, libm_down))

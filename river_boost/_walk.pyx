@@ -165,6 +165,70 @@ cdef inline long long _floor_ll(double x) noexcept:
     return <long long>floor(x)
 
 
+cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
+                               const double* SD) noexcept:
+    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``, given
+    ``|one| < 2**52`` (the floor by truncation, as _floor_ll's first branch)."""
+    cdef double x = -one
+    cdef long long i0 = <long long>x
+    if <double>i0 > x:
+        i0 -= 1
+    i0 += 1 + n
+    if i0 < 0:
+        i0 = 0
+    elif i0 > top:
+        i0 = top
+    return one * SP[i0] + SD[i0]
+
+
+cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const double* SD,
+                        double* F, double* Fm, double* Fp) noexcept:
+    """The hinge pair terms of the gaps g, g - 1 and g + 1 (cost_vector's three calls of
+    pair_terms: the same floats, 1.0 + (g + shift) as NumPy computes it), in one pass over
+    the gaps: one range check per gap (|g| < 2**50 keeps all three |1 + g'| below 2**52),
+    libm's floor beyond it."""
+    cdef int j
+    cdef long long top = 2 * <long long>n + 1
+    cdef double gj, one
+    for j in range(q):
+        gj = g[j]
+        if fabs(gj) < 1125899906842624.0:
+            F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
+            Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
+            Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
+        else:
+            one = 1.0 + (gj + 0.0)
+            F[j] = _hinge_slow(one, n, top, SP, SD)
+            one = 1.0 + (gj + -1.0)
+            Fm[j] = _hinge_slow(one, n, top, SP, SD)
+            one = 1.0 + (gj + 1.0)
+            Fp[j] = _hinge_slow(one, n, top, SP, SD)
+
+
+cdef double _hinge_slow(double one, long long n, long long top, const double* SP,
+                        const double* SD) noexcept:
+    cdef long long i0 = _floor_ll(-one) + 1 + n
+    if i0 < 0:
+        i0 = 0
+    elif i0 > top:
+        i0 = top
+    return one * SP[i0] + SD[i0]
+
+
+def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
+    """_hinge_terms3 of the gaps with ``pot``'s difference law for (n, nr, k): a test hook."""
+    cdef int q = len(gaps), j
+    cdef double[::1] g = _np.ascontiguousarray(gaps, dtype=_np.float64)
+    cdef double[::1] SP, SD
+    out = _np.empty((3, q if q > 0 else 1))
+    cdef double[:, ::1] o = out
+    P_, SP_, SD_ = pot.difference_law(n, nr, k)
+    SP, SD = SP_, SD_
+    if q:
+        _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
+    return out[:, :q]
+
+
 def _floor_for_test(double x):
     """``_floor_ll(x)`` and ``<long long>floor(x)``: a test hook."""
     return _floor_ll(x), <long long>floor(x)
@@ -2457,6 +2521,9 @@ cdef class Plan:
     cdef double* nk  # ranking: each learner's cost vector (n x k)
     cdef int* oi     # the offers: learner, weight
     cdef double* op
+    cdef int* oy     # (ranking) each offer's label, by index into the task's labels
+    cdef char* rk_rel  # (ranking) y's relevant labels, as _rk_commit_known read them
+    cdef int rk_relcap
     cdef int nkcap
     # the pool's FeatureSubsets while feature_fraction="auto" is undecided (_decide), or None
     cdef object subsets
@@ -2492,6 +2559,8 @@ cdef class Plan:
         free(self.has_edge)
         free(self.nk)
         free(self.oi)
+        free(self.oy)
+        free(self.rk_rel)
         free(self.op)
 
     def __reduce__(self):
@@ -3853,7 +3922,7 @@ cdef class Plan:
         cdef int i
         for i in range(self.n):
             self.oi[i] = i
-        self._teach_offers(clean, y, None, self.oi, self.teach, self.n, sample_weight)
+        self._teach_offers(clean, y, None, NULL, self.oi, self.teach, self.n, sample_weight)
         return 0
 
     cdef inline int _learn_tree(self, int i, object label, double w) except -1:
@@ -3885,11 +3954,12 @@ cdef class Plan:
         self.loaded_clean = clean
         return 0
 
-    cdef int _teach_offers(self, object clean, object y, list ys, int* oi, double* op, int m,
-                           double sample_weight) except -1:
-        """WeakLearnerPool.learn with the offers (oi[j], ys[j] or y, op[j]), in order, each as
-        WeakLearnerPool._offer; then FeatureCleaner.learned. The forest converts x once
-        (``load``, then ``learn_loaded``: the same as ``learn_one`` with x, per its contract)."""
+    cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
+                           double* op, int m, double sample_weight) except -1:
+        """WeakLearnerPool.learn with the offers (oi[j], labels[oy[j]] or y, op[j]), in
+        order, each as WeakLearnerPool._offer; then FeatureCleaner.learned. The forest
+        converts x once (``load``, then ``learn_loaded``: the same as ``learn_one`` with x,
+        per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
         cdef double* offered = self._sd(S_OFFERED)
@@ -3940,7 +4010,7 @@ cdef class Plan:
                 self._forget()
                 forgot = True
             n_updates[i] = n_updates[i] + 1
-            label = y if ys is None else ys[j]
+            label = y if labels is None else labels[oy[j]]
             if _timing:
                 t0 = _now()
             if not loaded:  # x converted once for all the trees that learn it
@@ -3964,11 +4034,13 @@ cdef class Plan:
         if size > self.nkcap:
             free(self.nk)
             free(self.oi)
+            free(self.oy)
             free(self.op)
             self.nk = <double*>calloc(size, sizeof(double))
             self.oi = <int*>calloc(size, sizeof(int))
+            self.oy = <int*>calloc(size, sizeof(int))
             self.op = <double*>calloc(size, sizeof(double))
-            if self.nk == NULL or self.oi == NULL or self.op == NULL:
+            if self.nk == NULL or self.oi == NULL or self.oy == NULL or self.op == NULL:
                 self.nkcap = 0
                 raise MemoryError()
             self.nkcap = size
@@ -4154,8 +4226,11 @@ cdef class Plan:
         self._nkbuf(k)
         # past everything the steps use (up to 4k^2 + 4k: nxt of the last learner)
         rel = <char*>(self.kb + 5 * k * k + 5 * k)
-        for j in range(k):
-            rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
+        if fast:  # as _rk_commit_known read them (y is not read again)
+            memcpy(rel, self.rk_rel, k)
+        else:
+            for j in range(k):
+                rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
         errors = self._errors(cw, 0, rel) if self.adapt is not None else None
         if self.rule_id == R_LOG:
             self._rk_logistic_steps(cw, rel, wd)
@@ -4165,16 +4240,15 @@ cdef class Plan:
             bound = self.rule.cost_bound
         # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
-        ys = []
         for i in range(n):
             top = np_max(self.nk + i * k, k)
             for j in range(k):
                 if rel[j]:
                     self.oi[m] = i
+                    self.oy[m] = j
                     self.op[m] = py_min(1.0, (top - self.nk[i * k + j]) / bound)
-                    ys.append(labels[j])
                     m += 1
-        self._teach_offers(clean, None, ys, self.oi, self.op, m, wd)
+        self._teach_offers(clean, None, labels, self.oy, self.oi, self.op, m, wd)
         self._walk_stale()
         if errors is not None:
             self._observe(errors)
@@ -4187,9 +4261,16 @@ cdef class Plan:
         cdef object task = self.task
         cdef list labels = task.labels, support = task.support
         cdef int j, k = len(labels), n_rel = 0
+        cdef char* rel
+        if k + 1 > self.rk_relcap:
+            rel = <char*>realloc(self.rk_rel, k + 1)
+            if rel == NULL:
+                raise MemoryError()
+            self.rk_rel, self.rk_relcap = rel, k + 1
+        rel = self.rk_rel  # each label's relevance, read once (_rk_learn_one reads it too)
         for j in range(k):
-            if y.get(labels[j], False):
-                n_rel += 1
+            rel[j] = 1 if y.get(labels[j], False) else 0
+            n_rel += rel[j]
         # the same float operations as commit's `w * relevant.sum()` and `+= w`
         task._count_sum = task._count_sum + w * <double>n_rel
         task._count_weight = task._count_weight + w
@@ -4197,7 +4278,7 @@ cdef class Plan:
             task.n_skipped += 1
             return False
         for j in range(k):
-            if y.get(labels[j], False):
+            if rel[j]:
                 support[j] = support[j] + 1
                 if <long>support[j] == MIN_SUPPORT:  # the label now counts (walk_key changed)
                     self._walk_stale()
@@ -4270,24 +4351,14 @@ cdef class Plan:
         self._record_edges()
         return 0
 
-    cdef int _pair_terms(self, const double* g, int q, int n, const double* P,
-                         const double* SP, const double* SD, double shift,
-                         double* out) except -1:
-        """RankingPairPotential.pair_terms(g + shift) for q gaps (shift: the -1.0 / +1.0 of
-        cost_vector, applied first as NumPy does)."""
+    cdef int _rank_terms(self, const double* g, int q, int n, const double* P,
+                         const double* SP, double shift, double* out) except -1:
+        """RankingPairPotential.pair_terms(g + shift) of the rank loss for q gaps (shift: the
+        -1.0 / +1.0 of cost_vector, applied first as NumPy does; the hinge loss's terms are
+        _hinge_terms3's)."""
         cdef int j
         cdef long long i0, top = 2 * <long long>n + 1
-        cdef double gj, one
-        if self.pair_hinge:  # (one loop per loss: the flag is not read again per pair)
-            for j in range(q):
-                one = 1.0 + (g[j] + shift)
-                i0 = _floor_ll(-one) + 1 + n
-                if i0 < 0:
-                    i0 = 0
-                elif i0 > top:
-                    i0 = top
-                out[j] = one * SP[i0] + SD[i0]
-            return 0
+        cdef double gj
         for j in range(q):
             gj = g[j] + shift
             i0 = _floor_ll(-gj) + 1 + n
@@ -4353,9 +4424,12 @@ cdef class Plan:
         for a in range(nr):
             for b in range(ni):
                 G[a * ni + b] = s[ii[b]] - s[ri[a]]
-        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, 0.0, F)
-        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, -1.0, Fm)
-        self._pair_terms(G, q, n_left, law.P, law.SP, law.SD, 1.0, Fp)
+        if self.pair_hinge:
+            _hinge_terms3(G, q, n_left, law.SP, law.SD, F, Fm, Fp)
+        else:
+            self._rank_terms(G, q, n_left, law.P, law.SP, 0.0, F)
+            self._rank_terms(G, q, n_left, law.P, law.SP, -1.0, Fm)
+            self._rank_terms(G, q, n_left, law.P, law.SP, 1.0, Fp)
         total = np_sum(F, q)
         w = 1.0 / q
         for a in range(nr):

@@ -1776,3 +1776,25 @@ def test_fsums_neighbours_are_libms_nextafter():
                 up, libm_up, down, libm_down = _walk._next_for_test(r)
                 assert (up, math.copysign(1, up)) == (libm_up, math.copysign(1, libm_up)), r
                 assert (down, math.copysign(1, down)) == (libm_down, math.copysign(1, libm_down))
+
+
+def test_the_ranking_walks_hinge_terms_are_the_potentials():
+    """OnlineBMR's hinge pair terms of g, g - 1 and g + 1, computed in one pass over the gaps:
+    the floats of RankingPairPotential.pair_terms, for gaps of every size (libm's floor past
+    2**50), integers, halves and the edges of the law included."""
+    from river_boost import _walk
+
+    rng = random.Random(13)
+    pot = potentials.RankingPairPotential(gamma=0.1)
+    for n in (0, 1, 4, 9, 25):
+        gaps = [rng.uniform(-n - 3, n + 3) for _ in range(300)]
+        gaps += [
+            float(rng.randint(-n - 3, n + 3)) + rng.choice((0.0, 0.5, -0.5)) for _ in range(200)
+        ]
+        gaps += [0.0, -0.0, 2.0**50, -(2.0**50), 2.0**50 - 1, 2.0**53, -(2.0**60), 1e300, -1e300]
+        G = np.array(gaps)
+        got = _walk._hinge_terms_for_test(pot, gaps, n, 3, 8)
+        for row, shift in zip(got, (0.0, -1.0, 1.0), strict=True):
+            with np.errstate(invalid="ignore"):  # NumPy's cast of the largest gaps to int64
+                ref = pot.pair_terms(G + shift if shift else G, n, 3, 8)
+            assert row.tobytes() == ref.tobytes(), (n, shift)

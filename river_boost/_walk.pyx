@@ -499,34 +499,104 @@ cdef enum:
     CBLAS_TRANS = 112
 
 
+def _random_products(object np, int seed, int trials):
+    """The products the direct BLAS calls are checked on: ``(v, A, out)`` of every shape up
+    to 12 x 12 and some larger ones, v with exact zeros one time in three (the sign of a zero
+    sum), out filled with negative values (it must be cleared, not scaled)."""
+    rng = np.random.default_rng(seed)
+    shapes = [(r, c) for r in range(2, 13) for c in range(2, 13)] + [(40, 7), (7, 40), (100, 9)]
+    for t in range(trials):
+        rows, cols = shapes[t % len(shapes)]
+        v = rng.standard_normal(rows) * 10.0 ** rng.integers(-3, 4)
+        if t % 3 == 0:
+            v[rng.random(rows) < 0.5] = 0.0
+        A = np.ascontiguousarray(rng.standard_normal((rows, cols)) * rng.random((rows, cols)))
+        yield v, A, -rng.random(cols) - 1.0
+
+
 def set_direct_gemv(size_t address, object np, int trials=300):
     """Call the cblas_dgemv at ``address`` directly for ``v @ A`` (2 <= rows, cols), if it
-    gives NumPy's floats: ``trials`` random products of every shape up to 12 x 12 and some
-    larger ones, each compared to the bit with ``np.matmul`` (NumPy itself calls this
-    function: what is skipped is its loop's work around the call, about a quarter of the
-    product's time for the small matrices of the walk). Returns whether it is used."""
+    gives NumPy's floats on ``trials`` random products (_random_products), each compared to
+    the bit with ``np.matmul`` (NumPy itself calls this function: what is skipped is its
+    loop's work around the call, about a quarter of the product's time for the small
+    matrices of the walk). Returns whether it is used."""
     global _direct_gemv
-    cdef object rng = np.random.default_rng(16)
-    cdef object v, A, got
-    cdef int t, rows, cols
     cdef double[::1] vv, gv
     cdef double[:, ::1] aa
     _direct_gemv = NULL
     if address == 0:
         return False
-    shapes = [(r, c) for r in range(2, 13) for c in range(2, 13)] + [(40, 7), (7, 40), (100, 9)]
-    for t in range(trials):
-        rows, cols = shapes[t % len(shapes)]
-        scale = 10.0 ** rng.integers(-3, 4)
-        v = rng.standard_normal(rows) * scale
-        A = np.ascontiguousarray(rng.standard_normal((rows, cols)) * rng.random((rows, cols)))
-        got = np.empty(cols)
+    for v, A, got in _random_products(np, 16, trials):
         vv, aa, gv = v, A, got
-        (<rb_cblas_dgemv64>address)(CBLAS_ROW_MAJOR, CBLAS_TRANS, rows, cols, 1.0, &aa[0, 0],
-                                    cols, &vv[0], 1, 0.0, &gv[0], 1)
+        (<rb_cblas_dgemv64>address)(CBLAS_ROW_MAJOR, CBLAS_TRANS, vv.shape[0], gv.shape[0],
+                                    1.0, &aa[0, 0], gv.shape[0], &vv[0], 1, 0.0, &gv[0], 1)
         if got.tobytes() != (v @ A).tobytes():
             return False
     _direct_gemv = <rb_cblas_dgemv64>address
+    return True
+
+
+# OpenBLAS's own kernels below its cblas_dgemv (the ones its CPU detection chose: dscal_k to
+# clear y, then dgemv_n), or NULL (set_direct_kernels): what cblas_dgemv calls for the walk's
+# products, without the interface's checks and buffer around the call (about 250 of the 450
+# instructions of a 5 x 5 product)
+ctypedef int (*rb_dgemv_kernel)(long long m, long long n, long long dummy, double alpha,
+                                const double* a, long long lda, const double* x,
+                                long long incx, double* y, long long incy,
+                                double* buffer) noexcept nogil
+ctypedef int (*rb_dscal_kernel)(long long n, long long d0, long long d1, double alpha,
+                                double* x, long long incx, double* y, long long incy,
+                                double* dummy, long long flag) noexcept nogil
+cdef rb_dgemv_kernel _gemv_kernel = NULL
+cdef rb_dscal_kernel _scal_kernel = NULL
+cdef double* _kernel_buf = NULL  # the kernel's work buffer (as cblas_dgemv sizes it), aligned
+cdef void* _kernel_raw = NULL  # its allocation
+cdef Py_ssize_t _kernel_buf_len = 0
+
+
+cdef inline int _kernel_vecmat(const double* v, const double* A, double* out, Py_ssize_t rows,
+                               Py_ssize_t cols) noexcept:
+    """cblas_dgemv(RowMajor, Trans, rows, cols, 1.0, A, cols, v, 1, 0.0, out, 1) as the
+    interface runs it: column-major, no transpose, m = cols and n = rows; y scaled by 0
+    (dscal_k, as the interface calls it), then the kernel. -1 if its buffer cannot be had
+    (the caller then calls the interface)."""
+    global _kernel_buf, _kernel_raw, _kernel_buf_len
+    cdef Py_ssize_t need = ((rows + cols + 16 + 3) & ~3) + 64
+    cdef void* p
+    if need > _kernel_buf_len:
+        p = malloc((need + 8) * sizeof(double))
+        if p == NULL:
+            return -1
+        free(_kernel_raw)
+        _kernel_raw = p
+        _kernel_buf = <double*>((<size_t>p + 63) & ~(<size_t>63))  # 64-byte aligned
+        _kernel_buf_len = need
+    _scal_kernel(cols, 0, 0, 0.0, out, 1, NULL, 0, NULL, 0)
+    _gemv_kernel(cols, rows, 0, 1.0, A, cols, v, 1, out, 1, _kernel_buf)
+    return 0
+
+
+def set_direct_kernels(size_t gemv, size_t scal, object np, int trials=300):
+    """Call OpenBLAS's dgemv_n and dscal_k kernels at these addresses for ``v @ A``, as its
+    cblas_dgemv does, if that gives NumPy's floats on ``trials`` random products
+    (_random_products), each compared to the bit with ``np.matmul``. Needs the direct
+    cblas_dgemv (set_direct_gemv) and only replaces it. Returns whether it is used."""
+    global _gemv_kernel, _scal_kernel
+    cdef double[::1] vv, gv
+    cdef double[:, ::1] aa
+    _gemv_kernel = NULL
+    _scal_kernel = NULL
+    if gemv == 0 or scal == 0 or _direct_gemv == NULL:
+        return False
+    _gemv_kernel = <rb_dgemv_kernel>gemv
+    _scal_kernel = <rb_dscal_kernel>scal
+    for v, A, got in _random_products(np, 17, trials):
+        vv, aa, gv = v, A, got
+        if (_kernel_vecmat(&vv[0], &aa[0, 0], &gv[0], vv.shape[0], gv.shape[0]) != 0
+                or got.tobytes() != (v @ A).tobytes()):
+            _gemv_kernel = NULL
+            _scal_kernel = NULL
+            return False
     return True
 
 
@@ -537,6 +607,8 @@ cdef void np_vecmat(double* v, double* A, double* out, Py_ssize_t rows, Py_ssize
     cdef Py_ssize_t dims[4]
     cdef Py_ssize_t steps[9]
     if _direct_gemv != NULL and rows >= 2 and cols >= 2:
+        if _gemv_kernel != NULL and _kernel_vecmat(v, A, out, rows, cols) == 0:
+            return
         _direct_gemv(CBLAS_ROW_MAJOR, CBLAS_TRANS, rows, cols, 1.0, A, cols, v, 1, 0.0, out, 1)
         return
     args[0] = <char*>v

@@ -65,6 +65,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
+import os
 import random
 import sys
 import textwrap
@@ -214,14 +215,9 @@ def _numpy_kernels() -> tuple:
 NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
 
 
-def _cblas_dgemv_address() -> int:
-    """The address of the ``cblas_dgemv`` NumPy's matmul calls for a vector times a matrix:
-    that of the OpenBLAS NumPy's wheels bundle (``scipy_cblas_dgemv64_``, 64-bit integers),
-    found among the libraries the process has loaded; 0 if there is none (another BLAS,
-    another platform)."""
-    import ctypes
-    import os
-
+def _loaded_openblas() -> list:
+    """The paths of the OpenBLAS libraries the process has loaded (NumPy's bundled one), in
+    order; empty if there is none or the maps cannot be read (another platform)."""
     try:
         with open("/proc/self/maps") as f:
             paths = {
@@ -230,8 +226,18 @@ def _cblas_dgemv_address() -> int:
                 if len(parts) == 6 and "openblas" in os.path.basename(parts[5]).lower()
             }
     except OSError:
-        return 0
-    for path in sorted(paths):
+        return []
+    return sorted(paths)
+
+
+def _cblas_dgemv_address() -> int:
+    """The address of the ``cblas_dgemv`` NumPy's matmul calls for a vector times a matrix:
+    that of the OpenBLAS NumPy's wheels bundle (``scipy_cblas_dgemv64_``, 64-bit integers),
+    found among the libraries the process has loaded; 0 if there is none (another BLAS,
+    another platform)."""
+    import ctypes
+
+    for path in _loaded_openblas():
         try:
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
             return ctypes.cast(lib.scipy_cblas_dgemv64_, ctypes.c_void_p).value or 0
@@ -246,6 +252,38 @@ def _cblas_dgemv_address() -> int:
 #: instead of through NumPy's matmul loop, whose work around the call was about a quarter of
 #: such a small product's time.
 DIRECT_GEMV = bool(_c.set_direct_gemv(_cblas_dgemv_address(), np)) if NUMPY_EXACT else False
+
+
+def _openblas_kernel_addresses() -> tuple:
+    """The addresses of the ``dgemv_n`` and ``dscal_k`` kernels NumPy's bundled OpenBLAS chose
+    for this CPU (the kernel set its ``get_corename`` names, e.g. ``dgemv_n_HASWELL``), as
+    its ``cblas_dgemv`` calls them; (0, 0) if they cannot be found (another BLAS, a kernel set
+    the library does not export under that name)."""
+    import ctypes
+
+    for path in _loaded_openblas():
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
+            corename = lib.scipy_openblas_get_corename64_
+            corename.restype = ctypes.c_char_p
+            name = (corename() or b"").decode("ascii", "replace").upper()
+            if not name.isalnum():
+                return 0, 0
+            gemv = ctypes.cast(getattr(lib, f"dgemv_n_{name}"), ctypes.c_void_p).value
+            scal = ctypes.cast(getattr(lib, f"dscal_k_{name}"), ctypes.c_void_p).value
+            return gemv or 0, scal or 0
+        except (OSError, AttributeError):
+            continue
+    return 0, 0
+
+
+#: Whether those products go one step further down: to the OpenBLAS kernels its
+#: ``cblas_dgemv`` calls (found by the name of the kernel set OpenBLAS chose for this CPU, and
+#: giving NumPy's floats on random products: ``_walk.set_direct_kernels``), without the
+#: interface's argument checks and buffer around each call.
+DIRECT_KERNELS = (
+    bool(_c.set_direct_kernels(*_openblas_kernel_addresses(), np)) if DIRECT_GEMV else False
+)
 
 #: Whether NumPy's tanh is odd to the bit (``tanh(-x) == -tanh(x)``), so that AdaBoost.OLM's
 #: logistic cost matrices take one tanh per pair of labels on the compiled walk (the same

@@ -330,6 +330,42 @@ def test_the_direct_blas_call_is_numpys_and_a_wrong_function_is_refused():
         assert walk._c.set_direct_gemv(address, np)
 
 
+def test_the_blas_kernels_are_openblass_own_and_a_wrong_kernel_is_refused():
+    """One step below: OpenBLAS's dscal_k and dgemv_n kernels, found by the kernel set its
+    CPU detection chose, called as its cblas_dgemv calls them, give NumPy's floats; a kernel
+    that does not (here one summing in another order, or one that scales y instead of
+    clearing it) is refused, and the products go through cblas_dgemv again."""
+    assert walk.DIRECT_KERNELS  # found and checked at import (NumPy's bundled OpenBLAS)
+    gemv, scal = walk._openblas_kernel_addresses()
+    i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.POINTER(ctypes.c_double)
+    gemv_sig = ctypes.CFUNCTYPE(ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr, i64, ptr, i64, ptr)
+    scal_sig = ctypes.CFUNCTYPE(ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr, i64, ptr, i64)
+
+    def naive_gemv(m, n, dummy, alpha, a, lda, x, incx, y, incy, buffer):
+        for i in range(m):  # y += A x, each row summed backwards: not OpenBLAS's order
+            y[i] += alpha * sum(a[j * lda + i] * x[j] for j in reversed(range(n)))
+        return 0
+
+    def scaling(n, d0, d1, alpha, x, incx, y, incy, dummy, flag):
+        for i in range(n):  # x * 0: a negative x leaves -0.0, not the 0.0 NumPy gets
+            x[i] *= alpha
+        return 0
+
+    wrong_gemv, wrong_scal = gemv_sig(naive_gemv), scal_sig(scaling)
+    address = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+    try:
+        assert not walk._c.set_direct_kernels(address(wrong_gemv), scal, np, 60)
+        assert not walk._c.set_direct_kernels(gemv, address(wrong_scal), np, 60)
+        assert not walk._c.set_direct_kernels(0, scal, np)
+        data = _multiclass_stream(60, 2)  # the walk falls back to cblas_dgemv: same results
+        a, b = rb.OnlineMBBM(n_models=4, seed=1), rb.OnlineMBBM(n_models=4, seed=1)
+        outputs = [[(a.predict_proba_one(x), a.learn_one(x, y, w=w)) for x, y, w in data]]
+    finally:
+        assert walk._c.set_direct_kernels(gemv, scal, np)
+    outputs.append([(b.predict_proba_one(x), b.learn_one(x, y, w=w)) for x, y, w in data])
+    assert outputs[0] == outputs[1]
+
+
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])
 def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatch):
     data = STREAMS[stream](LENGTHS.get(stream, 400), seed=3)

@@ -2543,6 +2543,11 @@ cdef class Plan:
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
+    # _pot_for's last answer (pot_k labels), valid while the rule's __dict__ keeps version
+    # pot_rver and the answer's (pot_pdict, unless it is the rule) version pot_pver
+    cdef object pot_last, pot_pdict
+    cdef int pot_k
+    cdef unsigned long long pot_rver, pot_pver
     cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
     cdef object mbbm_maxw_pot
     cdef long long* mc_keys  # the table's keys: per slot its epoch, n_left, s (k + 2)
@@ -3251,13 +3256,28 @@ cdef class Plan:
         MulticlassZeroOnePotential)."""
         cdef object rule = self.rule
         cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
+        cdef dict pd
         cdef object r
+        if (RB_DICT_VERSIONS and self.pot_last is not None and k == self.pot_k
+                and self.pot_rver != 0 and rb_dict_version(rd) == self.pot_rver):
+            # neither dict changed since the last answer: it stands (no lookups)
+            if self.pot_last is rule:
+                return rule
+            pd = <dict>PyObject_GenericGetDict(self.pot_last, NULL)
+            if pd is self.pot_pdict and rb_dict_version(pd) == self.pot_pver:
+                return self.pot_last
         if rd.get("n_classes") == k:
-            return rule
-        r = rd.get("_resized")
-        if r is not None and (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") == k:
-            return r
-        return rule.for_classes(k)
+            r = rule
+        else:
+            r = rd.get("_resized")
+            if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
+                r = rule.for_classes(k)
+        self.pot_last, self.pot_k, self.pot_pdict, self.pot_pver = r, k, None, 0
+        self.pot_rver = rb_dict_version(<dict>PyObject_GenericGetDict(rule, NULL))
+        if r is not rule:
+            self.pot_pdict = PyObject_GenericGetDict(r, NULL)
+            self.pot_pver = rb_dict_version(<dict>self.pot_pdict)
+        return r
 
     cdef double* _mbbm_costs(self, object pot, int n_left, double* s, int k,
                              double* C) except NULL:

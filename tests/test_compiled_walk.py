@@ -1834,3 +1834,23 @@ def test_the_ranking_walks_hinge_terms_are_the_potentials():
             with np.errstate(invalid="ignore"):  # NumPy's cast of the largest gaps to int64
                 ref = pot.pair_terms(G + shift if shift else G, n, 3, 8)
             assert row.tobytes() == ref.tobytes(), (n, shift)
+
+
+def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monkeypatch):
+    """The compiled walk keeps the rule's potential for k labels between calls while neither
+    the rule's __dict__ nor the potential's changed: replacing the resized potential (here by
+    one of another edge) mid-stream is seen at once, as the Python walk sees it (the two
+    walks agree all along)."""
+    data = _multiclass_stream(240, 6)
+    outputs = []
+    for enabled in (True, False):
+        monkeypatch.setattr(walk, "ENABLED", enabled)
+        model = rb.OnlineMBBM(n_models=5, seed=2)
+        out = []
+        for t, (x, y, w) in enumerate(data):
+            if t in (80, 160):  # another potential for the same labels, of another edge
+                k = len(model._task.classes)
+                model._rule._resized = potentials.MulticlassZeroOnePotential(k, 0.3 / (t // 80))
+            out.append((model.predict_proba_one(x), model.learn_one(x, y, w=w)))
+        outputs.append(out)
+    assert outputs[0] == outputs[1]

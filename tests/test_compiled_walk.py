@@ -1854,3 +1854,48 @@ def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monk
             out.append((model.predict_proba_one(x), model.learn_one(x, y, w=w)))
         outputs.append(out)
     assert outputs[0] == outputs[1]
+
+
+def test_the_hedge_prediction_skips_only_terms_that_cannot_move_its_sum():
+    """AdaBoost.OL's Hedge prediction, fsum of w * tanh(s / 2), leaves out the terms whose
+    weights are below 2**-60 of the largest when the others' sum is decided with their
+    weights' sum as slack: always the float of math.fsum over every term. Random weights
+    spread over 300 orders of magnitude, zeros, infinite and NaN scores, and sums placed
+    exactly on a rounding tie that only the skipped terms break (decided by every term)."""
+    from river_boost import _walk
+
+    def reference(ws, ss):
+        return math.fsum(w * math.tanh(0.5 * s) for w, s in zip(ws, ss, strict=True))
+
+    def same(a, b):
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
+
+    rng = random.Random(29)
+    skipped = 0
+    for _ in range(4000):
+        n = rng.randint(1, 20)
+        ws = [
+            rng.random() if rng.random() < 0.3 else 10.0 ** -rng.uniform(10, 300) for _ in range(n)
+        ]
+        ss = [rng.uniform(-60, 60) for _ in range(n)]
+        for j in range(n):
+            roll = rng.random()
+            if roll < 0.03:
+                ws[j] = 0.0
+            elif roll < 0.05:
+                ss[j] = rng.choice((math.inf, -math.inf))
+            elif roll < 0.055:
+                ss[j] = math.nan
+        got, skip = _walk._hedge_lean_for_test(ws, ss)
+        assert same(got, reference(ws, ss)), (ws, ss)
+        skipped += skip
+    assert skipped > 2000  # the skipping path is the one under test
+    # 1 + 2**-53 is a tie (to even: 1.0); the skipped terms decide which way it rounds
+    for tiny_score in (5.0, -5.0, 0.0):
+        ws = [1.0, 2.0**-53] + [1e-300] * 5
+        ss = [math.inf, math.inf] + [tiny_score] * 5
+        got, skip = _walk._hedge_lean_for_test(ws, ss)
+        assert skip and same(got, reference(ws, ss))
+    assert _walk._hedge_lean_for_test([1.0, 2.0**-53, 1e-300], [math.inf] * 3)[0] == 1.0 + 2.0**-52

@@ -4041,7 +4041,13 @@ cdef class Plan:
         ps_init(&acc)
         for i in range(n):
             lw[i] = self.partials[i]
-            self.partials[i] = py_exp(self.partials[i])
+            # exp of anything at or below -1024 is 0.0 (below half the least subnormal by
+            # hundreds of orders of magnitude; glibc's exp returns its underflow there):
+            # the experts Hedge has all but dropped cost no libm call
+            if self.partials[i] <= -1024.0:
+                self.partials[i] = 0.0
+            else:
+                self.partials[i] = py_exp(self.partials[i])
             ps_add(&acc, self.partials[i])
         total = ps_result(&acc)
         for i in range(n):

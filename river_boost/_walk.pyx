@@ -165,19 +165,19 @@ cdef inline long long _floor_ll(double x) noexcept:
     return <long long>floor(x)
 
 
+cdef inline long long _law_index(double x, long long n, long long top) noexcept:
+    """Where a difference law's arrays are read for the bound ``x`` of its suffix sums:
+    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``)."""
+    cdef long long i0 = _floor_ll(x) + 1 + n
+    if i0 < 0:
+        return 0
+    return top if i0 > top else i0
+
+
 cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
                                const double* SD) noexcept:
-    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``, given
-    ``|one| < 2**52`` (the floor by truncation, as _floor_ll's first branch)."""
-    cdef double x = -one
-    cdef long long i0 = <long long>x
-    if <double>i0 > x:
-        i0 -= 1
-    i0 += 1 + n
-    if i0 < 0:
-        i0 = 0
-    elif i0 > top:
-        i0 = top
+    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``."""
+    cdef long long i0 = _law_index(-one, n, top)
     return one * SP[i0] + SD[i0]
 
 
@@ -185,34 +185,15 @@ cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const d
                         double* F, double* Fm, double* Fp) noexcept:
     """The hinge pair terms of the gaps g, g - 1 and g + 1 (cost_vector's three calls of
     pair_terms: the same floats, 1.0 + (g + shift) as NumPy computes it), in one pass over
-    the gaps: one range check per gap (|g| < 2**50 keeps all three |1 + g'| below 2**52),
-    libm's floor beyond it."""
+    the gaps."""
     cdef int j
     cdef long long top = 2 * <long long>n + 1
-    cdef double gj, one
+    cdef double gj
     for j in range(q):
         gj = g[j]
-        if fabs(gj) < 1125899906842624.0:
-            F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
-            Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
-            Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
-        else:
-            one = 1.0 + (gj + 0.0)
-            F[j] = _hinge_slow(one, n, top, SP, SD)
-            one = 1.0 + (gj + -1.0)
-            Fm[j] = _hinge_slow(one, n, top, SP, SD)
-            one = 1.0 + (gj + 1.0)
-            Fp[j] = _hinge_slow(one, n, top, SP, SD)
-
-
-cdef double _hinge_slow(double one, long long n, long long top, const double* SP,
-                        const double* SD) noexcept:
-    cdef long long i0 = _floor_ll(-one) + 1 + n
-    if i0 < 0:
-        i0 = 0
-    elif i0 > top:
-        i0 = top
-    return one * SP[i0] + SD[i0]
+        F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
+        Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
+        Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
 
 
 def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
@@ -1313,6 +1294,46 @@ def difference_law(object pot, int n, int nr, int k):
     """The law _difference_law computes (and caches in ``pot``): a test hook, and
     river_boost.walk's check."""
     return _difference_law(pot, n, nr, k)
+
+
+# The plan's direct-mapped tables hash their keys' words with FNV-1a, then a final mix
+cdef unsigned long long FNV_BASIS = 14695981039346656037ULL
+
+
+cdef inline unsigned long long _fnv(unsigned long long h, long long word) noexcept:
+    return (h ^ <unsigned long long>word) * 1099511628211ULL
+
+
+cdef inline Py_ssize_t _fnv_slot(unsigned long long h, Py_ssize_t slots) noexcept:
+    """The slot of hash ``h`` in a table of ``slots`` (a power of two)."""
+    h ^= h >> 29
+    return <Py_ssize_t>(h & <unsigned long long>(slots - 1))
+
+
+cdef int _reserve(void** buf, Py_ssize_t* cap, Py_ssize_t need, size_t size,
+                  bint zero) except -1:
+    """Keep ``buf[0]`` if it holds ``need`` items of ``size`` bytes (``cap[0]``), else free it
+    and allocate anew: calloc'd when ``zero`` (the pages of a new table's slots never used
+    are never touched), malloc'd otherwise. On failure ``buf[0]`` is NULL (MemoryError)."""
+    if buf[0] != NULL and cap[0] >= need:
+        return 0
+    free(buf[0])
+    buf[0] = NULL
+    cap[0] = 0
+    buf[0] = calloc(need, size) if zero else malloc(need * size)
+    if buf[0] == NULL:
+        raise MemoryError()
+    cap[0] = need
+    return 0
+
+
+cdef Py_ssize_t _table_slots(Py_ssize_t entry, Py_ssize_t budget, Py_ssize_t most) noexcept:
+    """The largest power of two of slots (at least 1, at most ``most``) of ``entry`` bytes
+    each whose table fits twice in ``budget`` bytes."""
+    cdef Py_ssize_t slots = 1
+    while slots < most and 2 * slots * entry <= budget:
+        slots *= 2
+    return slots
 
 
 cdef int _grow(double** buf, Py_ssize_t n) except -1:
@@ -3325,7 +3346,7 @@ cdef class Plan:
             if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
                 r = rule.for_classes(k)
         self.pot_last, self.pot_k, self.pot_pdict, self.pot_pver = r, k, None, 0
-        self.pot_rver = rb_dict_version(<dict>PyObject_GenericGetDict(rule, NULL))
+        self.pot_rver = rb_dict_version(rd)  # (after for_classes, which may set _resized)
         if r is not rule:
             self.pot_pdict = PyObject_GenericGetDict(r, NULL)
             self.pot_pver = rb_dict_version(<dict>self.pot_pdict)
@@ -3348,16 +3369,14 @@ cdef class Plan:
         cdef Py_ssize_t kk = <Py_ssize_t>k * k, slot, j
         cdef long long* key
         cdef double* val
-        cdef unsigned long long h = 14695981039346656037ULL
-        cdef long long word
+        cdef unsigned long long h
         if pot is not self.mbbm_pot or k != self.mc_k:  # another potential: start over
             self._mc_reset(k)
             self.mbbm_pot = pot
-        for j in range(k + 1):  # FNV-1a over the key's words, then a final mix
-            word = n_left if j == 0 else <long long>s[j - 1]
-            h = (h ^ <unsigned long long>word) * 1099511628211ULL
-        h ^= h >> 29
-        slot = <Py_ssize_t>(h & <unsigned long long>(self.mc_slots - 1))
+        h = _fnv(FNV_BASIS, n_left)
+        for j in range(k):
+            h = _fnv(h, <long long>s[j])
+        slot = _fnv_slot(h, self.mc_slots)
         key = self.mc_keys + slot * (k + 2)
         val = self.mc_vals + slot * 2 * kk
         if key[0] == self.mc_epoch:  # a filled slot: the same key?
@@ -3385,45 +3404,17 @@ cdef class Plan:
         one by one at the start of a stream: zeroing the keys again for each was about 1%
         of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
         slots never used are never touched."""
-        cdef Py_ssize_t entry = (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double)
-        cdef Py_ssize_t slots = 1, pv
-        while slots < 65536 and 2 * slots * entry <= MBBM_CACHE_BYTES:
-            slots *= 2
-        self.mc_k = 0
-        if self.mc_keys == NULL or self.mc_keys_cap < slots * (k + 2):
-            free(self.mc_keys)
-            self.mc_keys_cap = 0
-            self.mc_keys = <long long*>calloc(slots * (k + 2), sizeof(long long))
-            if self.mc_keys == NULL:
-                raise MemoryError()
-            self.mc_keys_cap = slots * (k + 2)
-        if self.mc_vals == NULL or self.mc_vals_cap < slots * 2 * k * k:
-            free(self.mc_vals)
-            self.mc_vals_cap = 0
-            self.mc_vals = <double*>malloc(slots * 2 * k * k * sizeof(double))
-            if self.mc_vals == NULL:
-                raise MemoryError()
-            self.mc_vals_cap = slots * 2 * k * k
+        cdef Py_ssize_t slots = _table_slots(
+            (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double), MBBM_CACHE_BYTES, 65536)
         # the potentials' table: an eighth of the budget, at most 16,384 slots
-        entry = (k + 1) * sizeof(long long) + sizeof(double)
-        pv = 1
-        while pv < 16384 and 2 * pv * entry <= MBBM_CACHE_BYTES // 8:
-            pv *= 2
+        cdef Py_ssize_t pv = _table_slots(
+            (k + 1) * sizeof(long long) + sizeof(double), MBBM_CACHE_BYTES // 8, 16384)
+        self.mc_k = 0
         self.pv_slots = 0
-        if self.pv_keys == NULL or self.pv_keys_cap < pv * (k + 1):
-            free(self.pv_keys)
-            self.pv_keys_cap = 0
-            self.pv_keys = <long long*>calloc(pv * (k + 1), sizeof(long long))
-            if self.pv_keys == NULL:
-                raise MemoryError()
-            self.pv_keys_cap = pv * (k + 1)
-        if self.pv_vals == NULL or self.pv_vals_cap < pv:
-            free(self.pv_vals)
-            self.pv_vals_cap = 0
-            self.pv_vals = <double*>malloc(pv * sizeof(double))
-            if self.pv_vals == NULL:
-                raise MemoryError()
-            self.pv_vals_cap = pv
+        _reserve(<void**>&self.mc_keys, &self.mc_keys_cap, slots * (k + 2), sizeof(long long), 1)
+        _reserve(<void**>&self.mc_vals, &self.mc_vals_cap, slots * 2 * k * k, sizeof(double), 0)
+        _reserve(<void**>&self.pv_keys, &self.pv_keys_cap, pv * (k + 1), sizeof(long long), 1)
+        _reserve(<void**>&self.pv_vals, &self.pv_vals_cap, pv, sizeof(double), 0)
         if self.mc_epoch < (1LL << 32):
             self.mc_epoch = 1LL << 32
         self.mc_epoch += 1
@@ -3517,11 +3508,10 @@ cdef class Plan:
                                 break
                     pk = NULL
                     if use_pv:  # the plan's table first: no tuple, no dict, no method
-                        h = 14695981039346656037ULL
+                        h = FNV_BASIS
                         for j in range(k):
-                            h = (h ^ <unsigned long long>kbuf[j]) * 1099511628211ULL
-                        h ^= h >> 29
-                        slot = <Py_ssize_t>(h & <unsigned long long>(self.pv_slots - 1))
+                            h = _fnv(h, kbuf[j])
+                        slot = _fnv_slot(h, self.pv_slots)
                         pk = self.pv_keys + slot * (k + 1)
                         if pk[0] == self.mc_epoch:
                             for j in range(k):
@@ -4511,11 +4501,7 @@ cdef class Plan:
         cdef double gj
         for j in range(q):
             gj = g[j] + shift
-            i0 = _floor_ll(-gj) + 1 + n
-            if i0 < 0:
-                i0 = 0
-            elif i0 > top:
-                i0 = top
+            i0 = _law_index(-gj, n, top)
             out[j] = SP[i0]
             if gj == rint(gj) and fabs(gj) <= n:
                 out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]

@@ -1817,7 +1817,7 @@ def test_fsums_neighbours_are_libms_nextafter():
 def test_the_ranking_walks_hinge_terms_are_the_potentials():
     """OnlineBMR's hinge pair terms of g, g - 1 and g + 1, computed in one pass over the gaps:
     the floats of RankingPairPotential.pair_terms, for gaps of every size (libm's floor past
-    2**50), integers, halves and the edges of the law included."""
+    2**52), integers, halves and the edges of the law included."""
     from river_boost import _walk
 
     rng = random.Random(13)

@@ -522,130 +522,12 @@ cdef inline void np_exp(double* x, double* out, Py_ssize_t n) noexcept:
     np_unary(_exp_loop, _exp_data, x, out, n)
 
 
-# NumPy's bundled OpenBLAS's cblas_dgemv (64-bit integers), called as NumPy's matmul calls it
-# for a vector times a C-contiguous matrix (set_direct_gemv), or NULL: through the matmul loop.
-ctypedef void (*rb_cblas_dgemv64)(int order, int trans, long long m, long long n, double alpha,
-                                  const double* a, long long lda, const double* x,
-                                  long long incx, double beta, double* y,
-                                  long long incy) noexcept nogil
-cdef rb_cblas_dgemv64 _direct_gemv = NULL
-cdef enum:
-    CBLAS_ROW_MAJOR = 101
-    CBLAS_TRANS = 112
-
-
-def _random_products(object np, int seed, int trials):
-    """The products the direct BLAS calls are checked on: ``(v, A, out)`` of every shape up
-    to 12 x 12 and some larger ones, v with exact zeros one time in three (the sign of a zero
-    sum), out filled with negative values (it must be cleared, not scaled)."""
-    rng = np.random.default_rng(seed)
-    shapes = [(r, c) for r in range(2, 13) for c in range(2, 13)] + [(40, 7), (7, 40), (100, 9)]
-    for t in range(trials):
-        rows, cols = shapes[t % len(shapes)]
-        v = rng.standard_normal(rows) * 10.0 ** rng.integers(-3, 4)
-        if t % 3 == 0:
-            v[rng.random(rows) < 0.5] = 0.0
-        A = np.ascontiguousarray(rng.standard_normal((rows, cols)) * rng.random((rows, cols)))
-        yield v, A, -rng.random(cols) - 1.0
-
-
-def set_direct_gemv(size_t address, object np, int trials=300):
-    """Call the cblas_dgemv at ``address`` directly for ``v @ A`` (2 <= rows, cols), if it
-    gives NumPy's floats on ``trials`` random products (_random_products), each compared to
-    the bit with ``np.matmul`` (NumPy itself calls this function: what is skipped is its
-    loop's work around the call, about a quarter of the product's time for the small
-    matrices of the walk). Returns whether it is used."""
-    global _direct_gemv
-    cdef double[::1] vv, gv
-    cdef double[:, ::1] aa
-    _direct_gemv = NULL
-    if address == 0:
-        return False
-    for v, A, got in _random_products(np, 16, trials):
-        vv, aa, gv = v, A, got
-        (<rb_cblas_dgemv64>address)(CBLAS_ROW_MAJOR, CBLAS_TRANS, vv.shape[0], gv.shape[0],
-                                    1.0, &aa[0, 0], gv.shape[0], &vv[0], 1, 0.0, &gv[0], 1)
-        if got.tobytes() != (v @ A).tobytes():
-            return False
-    _direct_gemv = <rb_cblas_dgemv64>address
-    return True
-
-
-# OpenBLAS's own kernels below its cblas_dgemv (the ones its CPU detection chose: dscal_k to
-# clear y, then dgemv_n), or NULL (set_direct_kernels): what cblas_dgemv calls for the walk's
-# products, without the interface's checks and buffer around the call (about 250 of the 450
-# instructions of a 5 x 5 product)
-ctypedef int (*rb_dgemv_kernel)(long long m, long long n, long long dummy, double alpha,
-                                const double* a, long long lda, const double* x,
-                                long long incx, double* y, long long incy,
-                                double* buffer) noexcept nogil
-ctypedef int (*rb_dscal_kernel)(long long n, long long d0, long long d1, double alpha,
-                                double* x, long long incx, double* y, long long incy,
-                                double* dummy, long long flag) noexcept nogil
-cdef rb_dgemv_kernel _gemv_kernel = NULL
-cdef rb_dscal_kernel _scal_kernel = NULL
-cdef double* _kernel_buf = NULL  # the kernel's work buffer (as cblas_dgemv sizes it), aligned
-cdef void* _kernel_raw = NULL  # its allocation
-cdef Py_ssize_t _kernel_buf_len = 0
-
-
-cdef inline int _kernel_vecmat(const double* v, const double* A, double* out, Py_ssize_t rows,
-                               Py_ssize_t cols) noexcept:
-    """cblas_dgemv(RowMajor, Trans, rows, cols, 1.0, A, cols, v, 1, 0.0, out, 1) as the
-    interface runs it: column-major, no transpose, m = cols and n = rows; y scaled by 0
-    (dscal_k, as the interface calls it), then the kernel. -1 if its buffer cannot be had
-    (the caller then calls the interface)."""
-    global _kernel_buf, _kernel_raw, _kernel_buf_len
-    cdef Py_ssize_t need = ((rows + cols + 16 + 3) & ~3) + 64
-    cdef void* p
-    if need > _kernel_buf_len:
-        p = malloc((need + 8) * sizeof(double))
-        if p == NULL:
-            return -1
-        free(_kernel_raw)
-        _kernel_raw = p
-        _kernel_buf = <double*>((<size_t>p + 63) & ~(<size_t>63))  # 64-byte aligned
-        _kernel_buf_len = need
-    _scal_kernel(cols, 0, 0, 0.0, out, 1, NULL, 0, NULL, 0)
-    _gemv_kernel(cols, rows, 0, 1.0, A, cols, v, 1, out, 1, _kernel_buf)
-    return 0
-
-
-def set_direct_kernels(size_t gemv, size_t scal, object np, int trials=300):
-    """Call OpenBLAS's dgemv_n and dscal_k kernels at these addresses for ``v @ A``, as its
-    cblas_dgemv does, if that gives NumPy's floats on ``trials`` random products
-    (_random_products), each compared to the bit with ``np.matmul``. Needs the direct
-    cblas_dgemv (set_direct_gemv) and only replaces it. Returns whether it is used."""
-    global _gemv_kernel, _scal_kernel
-    cdef double[::1] vv, gv
-    cdef double[:, ::1] aa
-    _gemv_kernel = NULL
-    _scal_kernel = NULL
-    if gemv == 0 or scal == 0 or _direct_gemv == NULL:
-        return False
-    _gemv_kernel = <rb_dgemv_kernel>gemv
-    _scal_kernel = <rb_dscal_kernel>scal
-    for v, A, got in _random_products(np, 17, trials):
-        vv, aa, gv = v, A, got
-        if (_kernel_vecmat(&vv[0], &aa[0, 0], &gv[0], vv.shape[0], gv.shape[0]) != 0
-                or got.tobytes() != (v @ A).tobytes()):
-            _gemv_kernel = NULL
-            _scal_kernel = NULL
-            return False
-    return True
-
-
 cdef void np_vecmat(double* v, double* A, double* out, Py_ssize_t rows, Py_ssize_t cols) noexcept:
     """``v @ A`` for a contiguous vector (rows) and a C-contiguous rows x cols matrix (with
     cols == 1 it is a dot product: NumPy's matmul treats both as its core dimensions)."""
     cdef char* args[3]
     cdef Py_ssize_t dims[4]
     cdef Py_ssize_t steps[9]
-    if _direct_gemv != NULL and rows >= 2 and cols >= 2:
-        if _gemv_kernel != NULL and _kernel_vecmat(v, A, out, rows, cols) == 0:
-            return
-        _direct_gemv(CBLAS_ROW_MAJOR, CBLAS_TRANS, rows, cols, 1.0, A, cols, v, 1, 0.0, out, 1)
-        return
     args[0] = <char*>v
     args[1] = <char*>A
     args[2] = <char*>out
@@ -1599,7 +1481,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _ADWIN, _walk_globals
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _walk_globals, _changes
     global _tanh_odd, _tanh_batch, _exp_batch
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
@@ -1631,7 +1513,7 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     DriftAdaptation = names["DriftAdaptation"]
-    _ADWIN = names["ADWIN"]
+    _changes = names["CHANGES"]
     _fast_clean = fast_clean
     _erfcx = NULL
     name = b"double (double, int __pyx_skip_dispatch)"
@@ -1643,179 +1525,23 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
 # ----------------------------------------------------------------------------- drift
 
 
-# river.drift.ADWIN when walk.ADWIN_FINGERPRINT matched its code (None otherwise): its
-# detectors are read through their window helper directly (_adwin_worse)
-cdef object _ADWIN = None
-
-
-cdef object _adwin_estimation(object helper):
-    """ADWIN.estimation: 0.0 on an empty window, else total / width (Python's division)."""
-    width = helper.get_width()
-    if width == 0:
-        return 0.0
-    return helper.get_total() / width
-
-
-cdef bint _adwin_worse(object detector, object err) except -1:
-    """_worse for River's ADWIN, its methods inlined (ADWIN.update: a detector that fired
-    restarts before the next value; estimation, drift_detected): the same calls into its
-    window helper, without the Python frames of the properties and of update."""
-    before = _adwin_estimation(detector._helper)
-    if detector._drift_detected:
-        detector._reset()
-    detected = detector._helper.update(err)
-    detector._drift_detected = detected
-    if not detected:
-        return False
-    return _adwin_estimation(detector._helper) > before
-
-
-cdef bint _worse(object detector, object err) except -1:
-    """river_boost.adaptation._worse: update ``detector``; whether it fired for the worse."""
-    if type(detector) is _ADWIN:  # never when _ADWIN is None
-        return _adwin_worse(detector, err)
-    before = getattr(detector, "estimation", None)
-    detector.update(err)
-    if not detector.drift_detected:
-        return False
-    return before is None or detector.estimation > before
-
-
 # ----------------------------------------------------------------------------- typed state
 
 cdef char TC_DOUBLE = 100  # array("d")
 cdef char TC_LONGLONG = 113  # array("q")
 
 
-cdef extern from *:
-    """
-    /* PEP 509's dict version: changed by every modification of a dict. Read on CPython
-       3.11 to 3.13 (deprecated since 3.12); elsewhere the plan checks in full instead. */
-    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) \\
-        && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
-    #if defined(__GNUC__)
-    #pragma GCC diagnostic push
-    #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    #endif
-    static inline unsigned long long rb_dict_version(PyObject *d) {
-        return (unsigned long long)((PyDictObject *)d)->ma_version_tag;
-    }
-    #if defined(__GNUC__)
-    #pragma GCC diagnostic pop
-    #endif
-    #define RB_DICT_VERSIONS 1
-    #else
-    static inline unsigned long long rb_dict_version(PyObject *d) { (void)d; return 0; }
-    #define RB_DICT_VERSIONS 0
-    #endif
-    """
-    unsigned long long rb_dict_version(dict d) noexcept
-    const bint RB_DICT_VERSIONS
+cdef array.array _changes = _pyarray.array("q", [0])  # core.CHANGES (set by _setup)
 
 
-cdef extern from *:
-    """
-    /* A new dict with room for n items (no resizing while they are inserted), where CPython
-       has _PyDict_NewPresized (3.11, 3.12); an empty dict elsewhere. Same dict either way. */
-    static inline PyObject *rb_dict_presized(Py_ssize_t n) {
-    #if !defined(Py_LIMITED_API) && !defined(PYPY_VERSION) \
-        && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
-        return _PyDict_NewPresized(n);
-    #else
-        (void)n;
-        return PyDict_New();
-    #endif
-    }
-    """
-    dict rb_dict_presized(Py_ssize_t n)
-
-
-cdef extern from *:
-    """
-    /* random.Random.random() read straight from the generator's state: CPython's _random
-       object is its header, the index into the state and the 624 words of MT19937, and
-       random() is genrand_res53 (two words: 27 and 26 bits). Used only for exactly
-       random.Random, and only once _set_fast_random found it equal, draw for draw and state
-       for state, to the method it replaces. */
-    #include <stdint.h>
-    typedef struct { PyObject_HEAD int index; uint32_t state[624]; } rb_mt_object;
-    static uint32_t rb_mt_word(rb_mt_object *r) {
-        uint32_t y, *mt = r->state;
-        int i;
-        if (r->index >= 624) {  /* the next 624 words at once (the twist), as CPython's
-                                   three loops: no index wraps inside them */
-            for (i = 0; i < 624 - 397; i++) {
-                y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
-                mt[i] = mt[i + 397] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-            }
-            for (; i < 623; i++) {
-                y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
-                mt[i] = mt[i + 397 - 624] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-            }
-            y = (mt[623] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-            mt[623] = mt[396] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-            r->index = 0;
-        }
-        y = mt[r->index++];
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c5680U;
-        y ^= (y << 15) & 0xefc60000U;
-        return y ^ (y >> 18);
-    }
-    static double rb_mt_random(PyObject *o) {
-        uint32_t a = rb_mt_word((rb_mt_object *)o) >> 5;
-        uint32_t b = rb_mt_word((rb_mt_object *)o) >> 6;
-        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-    }
-    """
-    double rb_mt_random(object o) noexcept
-    Py_ssize_t RB_MT_SIZE "sizeof(rb_mt_object)"
-
-
-cdef type _mt_type = None  # random.Random, once _set_fast_random checked the draws
-
-
-def _set_fast_random(type cls, int draws=1500):
-    """Draw random.Random's numbers in C (no method call per draw) if ``cls`` is
-    ``random.Random`` with CPython's generator: its ``random`` the C method, its objects
-    large enough, and on a few seeds the same draws and the same state afterwards as its
-    own method (across the regeneration of the state). Returns whether the fast draws are
-    on."""
-    global _mt_type
-    import _random
-    _mt_type = None
-    if (not issubclass(cls, _random.Random) or cls.random is not _random.Random.random
-            or cls.__basicsize__ < RB_MT_SIZE):
-        return False
-    for seed in (0, 1, 2718, 2**40 + 3):
-        mine, ref = cls(seed), cls(seed)
-        ref.random()
-        mine.random()  # both past the first regeneration of the state
-        for _ in range(draws):
-            if rb_mt_random(mine) != ref.random():
-                return False
-        if mine.getstate() != ref.getstate():
-            return False
-    _mt_type = cls
-    return True
+cdef inline long long _moved() noexcept:
+    """core.CHANGES: attribute assignments on the boosters' parts so far."""
+    return _changes.data.as_longlongs[0]
 
 
 cdef inline double _draw(object rng) except? -1.0:
     """rng.random()."""
-    if type(rng) is _mt_type:
-        return rb_mt_random(rng)
     return rng.random()
-
-
-# The booster __dict__ whose plan _plan_of returned last, that plan, and the dict's version
-# then (PEP 509), all borrowed: while a booster's __dict__ is at this address with this version,
-# it is that very dict, unchanged since (versions are unique to a dict and a change), so it
-# still holds the plan under "_compiled_walk" and the plan is alive (the walk writes nothing
-# there with versions: _n_seen is counted in place). Saves the dict lookup of
-# "_compiled_walk" per call.
-cdef PyObject* _last_bdict = NULL
-cdef PyObject* _last_plan = NULL
-cdef unsigned long long _last_ver = 0
 
 
 cdef inline object _aget(object obj, dict d, str name):
@@ -1840,11 +1566,8 @@ cdef inline bint _holds(dict d, str name, object expected):
 
 cdef class Attrs:
     """Some plain instance attributes of one object (the pool, its memo, the OGD, Hedge),
-    read through a cache that holds while the object's ``__dict__`` is unchanged (its PEP 509
-    version): a version compare instead of a dict lookup (about 130 instructions, and the
-    walk reads some thirty per example). Writes through ``set`` keep the cache current; any
-    other write to the dict changes its version and the next read looks all the names up
-    again. Without dict versions (other Pythons than CPython 3.11-3.13) every read is a lookup.
+    read from its ``__dict__`` (a class default otherwise) and kept until any attribute of
+    these objects is assigned in Python (:data:`river_boost.core.CHANGES` moves).
 
     ``names``: attributes every such object has (on the instance or as a class default),
     read and written by position (the enums below); none is a property or a slot. The
@@ -1855,43 +1578,37 @@ cdef class Attrs:
     cdef dict d
     cdef tuple names
     cdef list values
-    cdef unsigned long long ver  # the dict's version when values were read (0: stale)
+    cdef long long seen  # core.CHANGES when values were read (-1: never)
 
     def __cinit__(self, object obj, tuple names):
         self.obj = obj
         self.d = obj.__dict__
         self.names = names
         self.values = [None] * len(names)
-        self.ver = 0
+        self.seen = -1
 
     def __reduce__(self):
         return (object, ())
-
-    cdef inline bint _current(self) noexcept:
-        return RB_DICT_VERSIONS and self.ver != 0 and rb_dict_version(self.d) == self.ver
 
     cdef int _refresh(self) except -1:
         cdef Py_ssize_t j
         for j in range(PyTuple_GET_SIZE(self.names)):
             self.values[j] = _aget(self.obj, self.d, <str>PyTuple_GET_ITEM(self.names, j))
-        self.ver = rb_dict_version(self.d)
+        self.seen = _moved()
         return 0
 
     cdef inline object get(self, int j):
-        """``obj.<names[j]>``."""
-        if not RB_DICT_VERSIONS:
-            return _aget(self.obj, self.d, <str>PyTuple_GET_ITEM(self.names, j))
-        if not self._current():
+        """``obj.<names[j]>`` (read again after any assignment counted in core.CHANGES)."""
+        if self.seen != _moved():
             self._refresh()
         return <object>PyList_GET_ITEM(self.values, j)
 
     cdef int set(self, int j, object value) except -1:
-        """``obj.<names[j]> = value`` (into the ``__dict__``, as setattr would)."""
-        cdef bint current = self._current()
+        """``obj.<names[j]> = value`` (into the ``__dict__``, as setattr would, but not
+        counted in core.CHANGES: the values read stay current)."""
         PyDict_SetItem(self.d, <str>PyTuple_GET_ITEM(self.names, j), value)
-        if current:
+        if self.seen == _moved():
             self.values[j] = value
-            self.ver = rb_dict_version(self.d)
         return 0
 
 
@@ -2010,7 +1727,7 @@ cdef class CleanX:
     cdef dict as_dict(self):
         cdef int j
         if self.d is None:
-            self.d = rb_dict_presized(self.n)
+            self.d = {}
             for j in range(self.n):
                 PyDict_SetItem(self.d, <object>self.k[j], <object>self.v[j])
         return self.d
@@ -2237,7 +1954,7 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
             c.n = q + 1
         out = c
     else:
-        out = rb_dict_presized(m)
+        out = {}
         for q in range(m):
             kp = order.sel[q]
             PyDict_SetItem(out, <object>PyList_GET_ITEM(okeys, kp), <object>order.vals[kp])
@@ -2271,60 +1988,12 @@ cdef dict _filtered(dict clean, dict nominal):
 
 
 cdef object _cleaned(object memo, object x, KeyOrder order):
-    """FeatureCleaner.cleaned(memo, x).
-
-    With dict versions and an exact dict ``x``, the clean x is kept by the order itself, with
-    a reference to that very ``x`` (no copy) and the versions of ``x`` and of the learned
-    kinds (``memo.nominal``) when it was made: while both are unchanged, ``x`` holds what was
-    cleaned, so the same ``x``, or a dict equal to it, gets the same clean x (what
-    ``memo.x == x`` decided, without copying ``x`` and writing the copy and the clean x into
-    the memo on every example). The memo then remembers no ``x`` (``memo.x`` is None), so
-    the Python walk cleans again whatever it is given. Otherwise, as FeatureCleaner does."""
-    cdef object mx, out, cx
+    """FeatureCleaner.cleaned(memo, x): the memo's clean x while ``x`` equals its ``x``."""
+    cdef object mx, out
     cdef Attrs ma = order.ma
-    cdef dict nominal
-    cdef bint current
-    cdef int scanned
     if not _fast_clean:
         out = memo.cleaned(x)
         order.cur_clean = out
-        return out
-    if RB_DICT_VERSIONS and type(x) is dict:
-        nominal = ma.get(A_NOMINAL)
-        cx = order.cur_x
-        current = (cx is not None and rb_dict_version(<dict>cx) == order.cur_xver
-                   and nominal is order.cur_nominal
-                   and rb_dict_version(nominal) == order.cur_nver)
-        if current and x is cx:
-            return order.cur_clean
-        order.built = False
-        scanned = _scan(<dict>x, order, current and order.pvals_ok)
-        if scanned == 1:  # equal to cur_x
-            return order.cur_clean
-        if scanned < 0 and current:
-            try:
-                same = x == cx
-            except Exception:  # values that refuse comparison (arrays)
-                same = False
-            if same:
-                return order.cur_clean
-        order.cur_x = None  # (a failed cleaning remembers nothing)
-        if scanned == 0:  # the usual row: the first pass is done
-            out = _clean_build(<dict>x, nominal, order, PyDict_GET_SIZE(x), True)
-        else:
-            out = _cleaned_fast(x, nominal, order, True)
-        order.cur_x, order.cur_xver, order.cur_clean = x, rb_dict_version(<dict>x), out
-        order.cur_nominal, order.cur_nver = nominal, rb_dict_version(nominal)
-        # x's values, for _scan's comparison of the next x (only from the compiled
-        # cleaning's own pass, which read them all in x's order)
-        order.pvals_ok = order.built
-        if order.built:
-            memcpy(order.pvals, order.vals, PyDict_GET_SIZE(x) * sizeof(PyObject*))
-        if ma.get(A_X) is not None:  # what the Python walk remembered is not this x
-            ma.set(A_X, None)
-            ma.set(A_CLEAN, None)
-        if ma.get(A_VALUE) is not None:
-            ma.set(A_VALUE, None)
         return out
     order.cur_x = None
     mx = ma.get(A_X)
@@ -2599,30 +2268,15 @@ cdef class Plan:
     cdef list row_ids
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, edict  # the booster's and the experts' __dict__ (the pool's: pa.d)
-    # the versions (PEP 509) of bdict, pa.d and edict when valid_for last checked them in
-    # full: unchanged since, the plan is still valid without looking (0: check in full)
-    cdef unsigned long long bver, pver, ever
     cdef Attrs pa, oa, ha  # the pool's, OGD's, Hedge's attributes (oa, ha: None without experts)
     cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
-    # With dict versions (RB_DICT_VERSIONS), what cw holds is current while a dict is
-    # unchanged since it was made, instead of marks written into the Python objects on every
-    # example: its rows while the memo's __dict__ is at rows_ver (any write there, a forget
-    # or the Python walk's cleaning, changes it) for the clean x rows_clean, its walk while
-    # the booster's is at walk_ver (the walk writes nothing there: _n_seen is counted in
-    # place). 0: not current. Without
-    # versions, cw is the memo's ``value`` and walk_memo the booster's ``_walk_memo``.
-    cdef unsigned long long rows_ver, walk_ver
-    cdef object rows_clean  # the clean x cw's rows are for (with rows_ver: a new x is seen)
+    # cw is current while it is the memo's ``value`` (its rows) and walk_memo the booster's
+    # ``_walk_memo`` (its walk)
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
-    # _pot_for's last answer (pot_k labels), valid while the rule's __dict__ keeps version
-    # pot_rver and the answer's (pot_pdict, unless it is the rule) version pot_pver
-    cdef object pot_last, pot_pdict
-    cdef int pot_k
-    cdef unsigned long long pot_rver, pot_pver
     cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
     cdef object mbbm_maxw_pot
     cdef long long* mc_keys  # the table's keys: per slot its epoch, n_left, s (k + 2)
@@ -2681,13 +2335,13 @@ cdef class Plan:
     cdef object subsets
     # The pool's, OGD's and Hedge's per-learner arrays (S_*), held between calls: their
     # buffers (st_buf; a held buffer also makes any resize a BufferError, never a dangling
-    # pointer), their data (st_ptr) and the scalars read with them, all read again when one
-    # of the three __dict__ changed since (st_ver_p 0: read again on the next call).
+    # pointer), their data (st_ptr) and the scalars read with them, read again on each call.
     cdef Py_buffer st_buf[S_COUNT]
     cdef char st_held[S_COUNT]
     cdef void* st_ptr[S_COUNT]
-    cdef unsigned long long st_ver_p, st_ver_o, st_ver_h, st_ver_b
     cdef double st_decay, st_lr, st_bound
+    # core.CHANGES when valid_for and _sync last checked in full (-1: check in full)
+    cdef long long valid_seen, sync_seen
 
     def __dealloc__(self):
         self._release()
@@ -2718,6 +2372,24 @@ cdef class Plan:
     def __reduce__(self):
         return (object, ())
 
+    # The boosters' methods call these (Booster.learn_one and the predictions, through
+    # plan_for): the compiled walk of one booster.
+
+    def learn_one(self, x, y, w):
+        self._learn_one(x, y, w)
+
+    def predict_proba_one(self, x):
+        return self._predict_proba_one(x)
+
+    def predict_one(self, x):
+        return self._predict_one(x)
+
+    def score_one(self, x):
+        return self._score_one(x)
+
+    def rank_proba_one(self, x, bint labels_only):
+        return self._rank_proba_one(x, labels_only)
+
     cdef int _alloc(self) except -1:
         cdef int n = self.n
         self.teach = <double*>calloc(n + 1, sizeof(double))
@@ -2738,7 +2410,7 @@ cdef class Plan:
 
     cdef int _release(self) except -1:
         cdef int j
-        self.st_ver_p = 0
+        self.sync_seen = -1
         for j in range(S_COUNT):
             if self.st_held[j]:
                 self.st_held[j] = 0
@@ -2764,17 +2436,37 @@ cdef class Plan:
 
     cdef inline int _sync(self) except -1:
         """The per-learner arrays (st_ptr) for this call: those held since the last call
-        while the pool's, OGD's and Hedge's __dict__ are unchanged (the arrays themselves
-        are written in place, by this walk and by the Python one), read again otherwise.
-        _plan_of calls it before every entry's work; the walk calls no Python code that
-        could replace them before its last use of them (drift replacements come last)."""
-        if (RB_DICT_VERSIONS and self.st_ver_p != 0
-                and rb_dict_version(self.pa.d) == self.st_ver_p
-                and rb_dict_version(self.bdict) == self.st_ver_b
-                and (self.oa is None or rb_dict_version(self.oa.d) == self.st_ver_o)
-                and (self.ha is None or rb_dict_version(self.ha.d) == self.st_ver_h)):
+        while the pool, the OGD, Hedge and the booster still hold the very same arrays (held
+        buffers cannot be resized: the same object has the same size), read again
+        otherwise; the scalars read again. _plan_of calls it before every entry's work; the
+        walk calls no Python code that could replace them before its last use of them
+        (drift replacements come last)."""
+        if self.sync_seen == _moved():  # nothing assigned since: the same arrays
             return 0
-        return self._resync()
+        if not (self.st_held[S_N_SEEN]
+                and self._holding(self.pa, A_OFFERED, S_OFFERED)
+                and self._holding(self.pa, A_N_OFFERED, S_N_OFFERED)
+                and self._holding(self.pa, A_N_ZERO, S_N_ZERO)
+                and self._holding(self.pa, A_N_UPDATES, S_N_UPDATES)
+                and self._holding(self.pa, A_WEIGHT_SCALES, S_SCALES)
+                and self._holding(self.pa, A_EDGE_NUM, S_EDGE_NUM)
+                and self._holding(self.pa, A_EDGE_DEN, S_EDGE_DEN)
+                and (self.oa is None or (self._holding(self.oa, A_VALUES, S_ALPHAS)
+                                         and self._holding(self.oa, A_T, S_T)))
+                and (self.ha is None or (self._holding(self.ha, A_LOG_WEIGHTS, S_LOG_WEIGHTS)
+                                         and self._holding(self.ha, A_WEIGHTS, S_WEIGHTS)))
+                and _aget(self.booster, self.bdict, "_n_seen") is self.st_buf[S_N_SEEN].obj):
+            return self._resync()
+        self.st_decay = self.pa.get(A_EDGE_DECAY)
+        if self.oa is not None:
+            self.st_lr = self.oa.get(A_LR)
+            self.st_bound = self.oa.get(A_BOUND)
+        self.sync_seen = _moved()
+        return 0
+
+    cdef inline bint _holding(self, Attrs owner, int j, int slot):
+        """Whether attribute j of ``owner`` is the array held in st_buf[slot]."""
+        return self.st_held[slot] and owner.get(j) is self.st_buf[slot].obj
 
     cdef int _resync(self) except -1:
         cdef int n = self.n
@@ -2796,11 +2488,7 @@ cdef class Plan:
             self._hold(self.ha, A_LOG_WEIGHTS, TC_DOUBLE, S_LOG_WEIGHTS, n, True)
             self._hold(self.ha, A_WEIGHTS, TC_DOUBLE, S_WEIGHTS, n, True)
         self._hold_n_seen()
-        if RB_DICT_VERSIONS:  # after the holds: _typed may have converted a list
-            self.st_ver_b = rb_dict_version(self.bdict)
-            self.st_ver_o = rb_dict_version(self.oa.d) if self.oa is not None else 0
-            self.st_ver_h = rb_dict_version(self.ha.d) if self.ha is not None else 0
-            self.st_ver_p = rb_dict_version(self.pa.d)
+        self.sync_seen = _moved()
         return 0
 
     cdef int _hold_n_seen(self) except -1:
@@ -2829,9 +2517,7 @@ cdef class Plan:
         place)."""
         cdef dict pd = self.pa.d
         cdef bint ok
-        if (RB_DICT_VERSIONS and self.bver != 0 and rb_dict_version(d) == self.bver
-                and rb_dict_version(pd) == self.pver
-                and (self.edict is None or rb_dict_version(self.edict) == self.ever)):
+        if self.valid_seen == _moved():  # no part assigned since the last full check
             return True
         ok = (
             _holds(d, "_rule", self.rule)
@@ -2844,33 +2530,20 @@ cdef class Plan:
             and (self.experts is None or (_holds(self.edict, "ogd", self.ogd)
                                           and _holds(self.edict, "hedge", self.hedge)))
         )
-        if ok and RB_DICT_VERSIONS:
-            self.bver = rb_dict_version(d)
-            self.pver = rb_dict_version(pd)
-            self.ever = rb_dict_version(self.edict) if self.edict is not None else 0
-        else:
-            self.bver = 0
+        self.valid_seen = _moved() if ok else -1
         return ok
 
     cdef inline bint _rows_current(self, CWalk cw, object clean):
         """Whether cw holds the learners' rows for the clean x (no learner learned since)."""
-        if RB_DICT_VERSIONS:
-            return (self.rows_ver != 0 and clean is self.rows_clean
-                    and rb_dict_version(self.order.ma.d) == self.rows_ver)
         return self.order.ma.get(A_VALUE) is cw
 
     cdef inline int _rows_made(self, CWalk cw, object clean) except -1:
-        if RB_DICT_VERSIONS:
-            self.rows_ver = rb_dict_version(self.order.ma.d)
-            self.rows_clean = clean
-        else:
-            self.order.ma.set(A_VALUE, cw)
+        self.order.ma.set(A_VALUE, cw)
         return 0
 
     cdef int _forget(self) except -1:
         """FeatureCleaner.forget(memo): a learner changes, the remembered rows are stale (the
         Python walk's too, if it left any for this x)."""
-        self.rows_ver = 0
         if not _fast_clean:
             self.memo.forget()
         elif self.order.ma.get(A_VALUE) is not None:
@@ -2880,22 +2553,15 @@ cdef class Plan:
     cdef inline bint _walk_current(self):
         """Whether cw's walk (its scores, votes...) is current: made from its rows, and
         neither the experts nor the booster's Python walk changed anything since."""
-        if RB_DICT_VERSIONS:
-            return self.walk_ver != 0 and rb_dict_version(self.bdict) == self.walk_ver
         return _aget(self.booster, self.bdict, "_walk_memo") is self.walk_memo
 
     cdef inline int _walk_made(self) except -1:
-        if RB_DICT_VERSIONS:
-            self.walk_ver = rb_dict_version(self.bdict)
-        else:  # (the booster's Python walk reads it; valid_for does not check it)
-            PyDict_SetItem(self.bdict, "_walk_memo", self.walk_memo)
+        # (the booster's Python walk reads it; valid_for does not check it)
+        PyDict_SetItem(self.bdict, "_walk_memo", self.walk_memo)
         return 0
 
     cdef inline int _walk_stale(self) except -1:
-        if RB_DICT_VERSIONS:
-            self.walk_ver = 0
-        else:
-            PyDict_SetItem(self.bdict, "_walk_memo", None)
+        PyDict_SetItem(self.bdict, "_walk_memo", None)
         return 0
 
     # -------------------------------------------------------------- the rows and the walk
@@ -3044,29 +2710,9 @@ cdef class Plan:
         return 0
 
     cdef int _observe(self, list errors) except -1:
-        """Booster._adapt(adapt, errors): DriftAdaptation.observe's loop over the detectors
-        here (each detector is still called, as River defines it), and the booster acts only
-        when a detector fired."""
-        cdef object adapt = self.adapt, err
-        cdef list detectors, watchers, warned = [], drifted = []
-        cdef int i
-        if type(adapt) is not DriftAdaptation:
-            self.booster._adapt(adapt, errors)
-            return 0
-        detectors = adapt.detectors
-        watchers = adapt.warning_detectors
-        for i in range(len(errors)):
-            err = errors[i]
-            if watchers is not None and _worse(watchers[i], err):
-                warned.append(i)
-                adapt.warnings[i] += 1
-                watchers[i] = adapt.warning_detector.clone()
-            if _worse(detectors[i], err):
-                drifted.append(i)
-        if drifted:
-            drifted = adapt.select(drifted, self._sq(S_N_SEEN)[0])
-        if warned or drifted:
-            self.booster._act(adapt, warned, drifted)
+        """Booster._adapt(adapt, errors): the detectors are River objects, called by
+        DriftAdaptation.observe in Python (the one copy of that loop)."""
+        self.booster._adapt(self.adapt, errors)
         return 0
 
     cdef list _errors(self, CWalk cw, int target, const char* rel):
@@ -3329,27 +2975,13 @@ cdef class Plan:
         MulticlassZeroOnePotential)."""
         cdef object rule = self.rule
         cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
-        cdef dict pd
         cdef object r
-        if (RB_DICT_VERSIONS and self.pot_last is not None and k == self.pot_k
-                and self.pot_rver != 0 and rb_dict_version(rd) == self.pot_rver):
-            # neither dict changed since the last answer: it stands (no lookups)
-            if self.pot_last is rule:
-                return rule
-            pd = <dict>PyObject_GenericGetDict(self.pot_last, NULL)
-            if pd is self.pot_pdict and rb_dict_version(pd) == self.pot_pver:
-                return self.pot_last
         if rd.get("n_classes") == k:
             r = rule
         else:
             r = rd.get("_resized")
             if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
                 r = rule.for_classes(k)
-        self.pot_last, self.pot_k, self.pot_pdict, self.pot_pver = r, k, None, 0
-        self.pot_rver = rb_dict_version(rd)  # (after for_classes, which may set _resized)
-        if r is not rule:
-            self.pot_pdict = PyObject_GenericGetDict(r, NULL)
-            self.pot_pver = rb_dict_version(<dict>self.pot_pdict)
         return r
 
     cdef double* _mbbm_costs(self, object pot, int n_left, double* s, int k,
@@ -4674,6 +4306,7 @@ cdef Plan _build(object b):
     plan.pa = Attrs(pool, POOL_NAMES)
     plan.edict = experts.__dict__ if experts is not None else None
     plan.n = b.n_models
+    plan.valid_seen = plan.sync_seen = -1
     plan.subsets = subsets if undecided else None
     # the forest's trees: the n learners, then drift adaptation's background trees, if any
     if (plan.n != pool.n_models or plan.n < 1
@@ -4735,45 +4368,20 @@ def plan_for(b):
     return _plan_of(b)
 
 
-cdef unsigned long long _enabled_ver = 0  # walk's __dict__ version when ENABLED was read
-cdef bint _enabled = False
-
-
-cdef inline bint _walk_enabled() except -1:
-    """river_boost.walk.ENABLED, read again only when walk's globals changed (PEP 509)."""
-    global _enabled_ver, _enabled
-    if RB_DICT_VERSIONS and _enabled_ver != 0 and rb_dict_version(_walk_globals) == _enabled_ver:
-        return _enabled
-    _enabled = bool(_walk_globals["ENABLED"])
-    _enabled_ver = rb_dict_version(_walk_globals)
-    return _enabled
-
-
 cdef object _plan_of(object b):
     """plan_for(b)."""
-    global _last_bdict, _last_plan, _last_ver
     # b.__dict__ without the attribute lookup: what the __dict__ descriptor of a class
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p
     cdef object memo
-    if _walk_enabled():
-        if (RB_DICT_VERSIONS and <PyObject*>d == _last_bdict and _last_ver != 0
-                and rb_dict_version(d) == _last_ver):
-            p = <object>_last_plan
-            if (<Plan>p).valid_for(d):
-                (<Plan>p)._sync()
-                return p
-        _last_bdict = NULL
+    if _walk_globals["ENABLED"]:
         p = d.get("_compiled_walk")
         if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
             p = _build(b)
             d["_compiled_walk"] = p
         if p is not None:
             (<Plan>p)._sync()
-            if RB_DICT_VERSIONS:
-                _last_bdict, _last_plan = <PyObject*>d, <PyObject*>p
-                _last_ver = rb_dict_version(d)
             return p
     # The Python walk: a prediction the compiled walk remembered is not its kind.
     pool = d.get("_pool")
@@ -4782,192 +4390,6 @@ cdef object _plan_of(object b):
         if memo is not None and type(getattr(memo, "value", None)) is CWalk:
             memo.forget()
     return None
-
-
-# ------------------------------------------------------------------ the boosters' methods
-#
-# Booster.learn_one, predict_proba_one, predict_one and RankingBooster's predict_proba_one,
-# predict_one and score_one, entered in C (river_boost.walk.enter_in_c puts these functions on
-# the classes in place of the Python methods, which it keeps as ``_py_<name>``). The Python
-# methods cost a Python frame, the call of plan_for and a bound method of the plan per call:
-# about 9% of a prequential step on SEA with ten learners. Without a plan (the Python walk:
-# walk.ENABLED off, custom learners) each calls the Python method, which is the reference.
-
-
-def booster_learn_one(self, x, y, w=1.0, **kwargs):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_learn_one(x, y, w, **kwargs)
-    (<Plan>p)._learn_one(x, y, w)
-
-
-def booster_predict_proba_one(self, x, **kwargs):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_predict_proba_one(x, **kwargs)
-    return (<Plan>p)._predict_proba_one(x)
-
-
-def booster_predict_one(self, x, **kwargs):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_predict_one(x, **kwargs)
-    return (<Plan>p)._predict_one(x)
-
-
-def ranking_predict_proba_one(self, x, **kwargs):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_predict_proba_one(x, **kwargs)
-    return (<Plan>p)._rank_proba_one(x, False)
-
-
-def ranking_predict_one(self, x, **kwargs):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_predict_one(x, **kwargs)
-    return (<Plan>p)._rank_proba_one(x, True)
-
-
-def ranking_score_one(self, x):
-    cdef object p = _plan_of(self)
-    if p is None:
-        return self._py_score_one(x)
-    return (<Plan>p)._score_one(x)
-
-
-# ------------------------------------------------------------------ the entries' fast calls
-#
-# A call of an entry above (a Cython function) builds an empty **kwargs dict and parses its
-# arguments by name: about 200 instructions, twice per example. method_entry makes for a
-# class a method descriptor of CPython's own kind (METH_FASTCALL | METH_KEYWORDS: no tuple,
-# no dict) whose C function takes the usual call (positional, without keywords) straight to
-# the plan, or to the Python method without a plan, and hands any other call to the entry
-# itself, as it came: the same results and the same errors.
-
-cdef extern from "Python.h":
-    ctypedef struct rb_methoddef "PyMethodDef":
-        const char* ml_name
-        void* ml_meth
-        int ml_flags
-        const char* ml_doc
-    object PyDescr_NewMethod(PyTypeObject* type, rb_methoddef* method)
-    int METH_FASTCALL
-    int METH_KEYWORDS
-
-cdef rb_methoddef _entry_defs[6]
-cdef list _entry_strings = []  # the names and docs the descriptors point to, kept alive
-
-
-cdef object _as_called(object entry, PyObject* self, PyObject** args, Py_ssize_t nargs,
-                       PyObject* kwnames):
-    """entry(self, *args, **kwargs) for a vectorcall's arguments."""
-    cdef Py_ssize_t j
-    cdef list positional = [<object>self]
-    cdef dict keywords = {}
-    for j in range(nargs):
-        positional.append(<object>args[j])
-    if kwnames != NULL:
-        for j in range(PyTuple_GET_SIZE(<object>kwnames)):
-            keywords[<object>PyTuple_GET_ITEM(<object>kwnames, j)] = <object>args[nargs + j]
-    return entry(*positional, **keywords)
-
-
-cdef inline PyObject* _new_ref(object r):
-    Py_INCREF(r)
-    return <PyObject*>r
-
-
-cdef PyObject* _fast_learn_one(PyObject* self, PyObject** args, Py_ssize_t nargs,
-                               PyObject* kwnames) except NULL:
-    cdef object p, b = <object>self, w
-    if kwnames != NULL or nargs < 2 or nargs > 3:
-        return _new_ref(_as_called(booster_learn_one, self, args, nargs, kwnames))
-    w = <object>args[2] if nargs == 3 else 1.0
-    p = _plan_of(b)
-    if p is None:
-        return _new_ref(b._py_learn_one(<object>args[0], <object>args[1], w))
-    (<Plan>p)._learn_one(<object>args[0], <object>args[1], w)
-    return _new_ref(None)
-
-
-cdef enum:  # the entries that take x alone
-    E_PROBA, E_PREDICT, E_RANK_PROBA, E_RANK_PREDICT, E_SCORE
-
-
-cdef PyObject* _fast_x(int which, PyObject* self, PyObject** args, Py_ssize_t nargs,
-                       PyObject* kwnames) except NULL:
-    """The fast call of the entries that take x alone (``which``)."""
-    cdef object p, b = <object>self, x
-    if kwnames != NULL or nargs != 1:
-        entry = (booster_predict_proba_one, booster_predict_one, ranking_predict_proba_one,
-                 ranking_predict_one, ranking_score_one)[which]
-        return _new_ref(_as_called(entry, self, args, nargs, kwnames))
-    x = <object>args[0]
-    p = _plan_of(b)
-    if p is None:
-        if which == E_PROBA or which == E_RANK_PROBA:
-            return _new_ref(b._py_predict_proba_one(x))
-        if which == E_SCORE:
-            return _new_ref(b._py_score_one(x))
-        return _new_ref(b._py_predict_one(x))
-    if which == E_PROBA:
-        return _new_ref((<Plan>p)._predict_proba_one(x))
-    if which == E_PREDICT:
-        return _new_ref((<Plan>p)._predict_one(x))
-    if which == E_SCORE:
-        return _new_ref((<Plan>p)._score_one(x))
-    return _new_ref((<Plan>p)._rank_proba_one(x, which == E_RANK_PREDICT))
-
-
-cdef PyObject* _fast_predict_proba_one(PyObject* s, PyObject** a, Py_ssize_t n,
-                                       PyObject* k) except NULL:
-    return _fast_x(E_PROBA, s, a, n, k)
-
-
-cdef PyObject* _fast_predict_one(PyObject* s, PyObject** a, Py_ssize_t n,
-                                 PyObject* k) except NULL:
-    return _fast_x(E_PREDICT, s, a, n, k)
-
-
-cdef PyObject* _fast_ranking_predict_proba_one(PyObject* s, PyObject** a, Py_ssize_t n,
-                                               PyObject* k) except NULL:
-    return _fast_x(E_RANK_PROBA, s, a, n, k)
-
-
-cdef PyObject* _fast_ranking_predict_one(PyObject* s, PyObject** a, Py_ssize_t n,
-                                         PyObject* k) except NULL:
-    return _fast_x(E_RANK_PREDICT, s, a, n, k)
-
-
-cdef PyObject* _fast_ranking_score_one(PyObject* s, PyObject** a, Py_ssize_t n,
-                                       PyObject* k) except NULL:
-    return _fast_x(E_SCORE, s, a, n, k)
-
-
-def method_entry(object cls, str entry_name, str name, str text_signature, str doc):
-    """A method descriptor for ``cls`` that runs the entry ``entry_name`` (one of the
-    functions above) through its fast call; ``text_signature`` (``($self, x, ...)``) is what
-    inspect.signature reads, ``doc`` its docstring."""
-    cdef int i = ["booster_learn_one", "booster_predict_proba_one", "booster_predict_one",
-                  "ranking_predict_proba_one", "ranking_predict_one",
-                  "ranking_score_one"].index(entry_name)
-    cdef void* fns[6]
-    fns[0] = <void*>_fast_learn_one
-    fns[1] = <void*>_fast_predict_proba_one
-    fns[2] = <void*>_fast_predict_one
-    fns[3] = <void*>_fast_ranking_predict_proba_one
-    fns[4] = <void*>_fast_ranking_predict_one
-    fns[5] = <void*>_fast_ranking_score_one
-    cdef bytes name_b = name.encode(), doc_b = f"{name}{text_signature}\n--\n\n{doc}".encode()
-    if not isinstance(cls, type):
-        raise TypeError("method_entry needs a class")
-    _entry_strings.append((name_b, doc_b))
-    _entry_defs[i].ml_name = name_b
-    _entry_defs[i].ml_meth = fns[i]
-    _entry_defs[i].ml_flags = METH_FASTCALL | METH_KEYWORDS
-    _entry_defs[i].ml_doc = doc_b
-    return PyDescr_NewMethod(<PyTypeObject*>cls, &_entry_defs[i])
 
 
 def replay(object forest, list calls):

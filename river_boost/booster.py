@@ -26,6 +26,7 @@ from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
     Experts,
+    Watched,
     WeakLearnerPool,
     check_sample_weight,
     default_model,
@@ -42,7 +43,7 @@ def _from_pool(name: str) -> property:
     )
 
 
-class Booster(base.Estimator):
+class Booster(Watched, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
@@ -232,6 +233,10 @@ class Booster(base.Estimator):
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:  # the compiled walk (river_boost.walk)
+            plan.learn_one(x, y, w)
+            return
         # Everything is validated before any state changes: a rejected event leaves no trace.
         w = check_sample_weight(w)
         task = self._task
@@ -303,10 +308,16 @@ class Booster(base.Estimator):
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:
+            return plan.predict_proba_one(x)
         return self._task.proba(self._walk(x), self._experts)
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:
+            return plan.predict_one(x)
         return self._task.predict(self._walk(x), self._experts, self._rng)
 
     # ------------------------------------------------------------------ diagnostics
@@ -407,15 +418,24 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:
+            return plan.score_one(x)
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
         q}}``, from the label's score and the learned label count."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:
+            return plan.rank_proba_one(x, False)
         return self._task.proba(self.score_one(x))
 
     def predict_one(self, x, **kwargs):
         """The labels predicted relevant to ``x``: ``{label: bool}``."""
+        plan = _compiled.plan_for(self)
+        if plan is not None:
+            return plan.rank_proba_one(x, True)
         return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
 
     @property
@@ -427,9 +447,3 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
     def n_skipped(self) -> int:
         """Labelled examples with an empty or full label set (nothing to rank, not learned)."""
         return self._task.n_skipped
-
-
-# With the compiled walk, the boosters' methods are entered in C (river_boost.walk.enter_in_c):
-# a booster with a plan runs it there, and the methods above (the Python walk, the reference)
-# run when it has none, and without the extension.
-_compiled.enter_in_c(Booster, RankingBooster)

@@ -198,7 +198,27 @@ def clean_features(x) -> dict:
     return dict(items)
 
 
-class FeatureCleaner:
+#: How many attribute assignments the objects the compiled walk reads (boosters, their
+#: pools, memos and experts) have had, all together: the compiled walk
+#: (:mod:`river_boost.walk`) reads those objects' attributes again only when it moved.
+CHANGES = array("q", [0])
+
+
+class Watched:
+    """An object whose attribute assignments and deletions count in :data:`CHANGES`."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        CHANGES[0] += 1
+
+    def __delattr__(self, name):
+        object.__delattr__(self, name)
+        CHANGES[0] += 1
+
+
+class FeatureCleaner(Watched):
     """Cleans feature dicts once, remembers one value computed from the last one, and keeps
     each feature's kind.
 
@@ -474,7 +494,7 @@ def make_learners(models: list, subsets: FeatureSubsets):
     return ModelLearners(models, subsets)
 
 
-class WeakLearnerPool:
+class WeakLearnerPool(Watched):
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
 
     The pool owns its invariants: it takes the raw feature dict, cleans it once
@@ -797,7 +817,7 @@ class WeakLearnerPool:
 # ----------------------------------------------------------------------------- experts
 
 
-class Hedge:
+class Hedge(Watched):
     """Exponential weights over ``n`` experts, kept in log space so they never underflow.
 
     ``update(losses, scale)`` multiplies expert ``i``'s weight by ``exp(-scale * losses[i])``.
@@ -847,7 +867,7 @@ class Hedge:
         return rng.choices(range(len(self.log_weights)), weights=self.weights)[0]
 
 
-class ProjectedOGD:
+class ProjectedOGD(Watched):
     """Online gradient descent on a vector, projected coordinate-wise on ``[-bound, bound]``.
 
     The learning rate at step ``t`` (1-based, one step per example) is ``lr / sqrt(t)``.
@@ -907,7 +927,7 @@ class ProjectedOGD:
         return self.lr / math.sqrt(max(t, 1))
 
 
-class Experts:
+class Experts(Watched):
     """The adaptive boosters' learner weights and experts.
 
     Expert ``i`` predicts with the first ``i`` learners weighted by ``alpha``; ``alpha``

@@ -65,7 +65,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
-import os
 import random
 import sys
 import textwrap
@@ -91,7 +90,6 @@ __all__ = [
     "ENABLED",
     "UNAVAILABLE_REASON",
     "CLEANING_FINGERPRINT",
-    "enter_in_c",
     "plan_for",
 ]
 
@@ -156,39 +154,6 @@ def _fast_cleaning() -> bool:
         return False
 
 
-#: River's ``drift.ADWIN`` members the compiled detectors' loop reads directly (its window
-#: helper's ``update``, ``get_width`` and ``get_total``, skipping the Python property and
-#: method frames), by the fingerprint of their code; see :func:`adwin_fingerprint`.
-ADWIN_FINGERPRINT = "19d7a612c17474af"
-
-
-def adwin_fingerprint() -> str:
-    """A hash of the code of River's ADWIN members the compiled detectors' loop reproduces."""
-    from river.base import drift_detector
-    from river.drift import ADWIN
-
-    return _code_digest(
-        (
-            ADWIN.update,
-            ADWIN.estimation.fget,
-            ADWIN.width.fget,
-            ADWIN.total.fget,
-            drift_detector.DriftDetector.drift_detected.fget,
-        )
-    )
-
-
-def _fast_adwin():
-    """River's ``drift.ADWIN`` if the compiled loop may read it directly, else None (each
-    detector is then called through its Python methods, as for any other detector)."""
-    from river.drift import ADWIN
-
-    try:
-        return ADWIN if adwin_fingerprint() == ADWIN_FINGERPRINT else None
-    except (OSError, TypeError):
-        return None
-
-
 def _erfcx_capsule():
     try:
         from scipy.special import cython_special
@@ -214,76 +179,6 @@ def _numpy_kernels() -> tuple:
 #: (:func:`_numpy_kernels`); ``NUMPY_REASON`` says why not.
 NUMPY_EXACT, NUMPY_REASON = _numpy_kernels() if AVAILABLE else (False, UNAVAILABLE_REASON)
 
-
-def _loaded_openblas() -> list:
-    """The paths of the OpenBLAS libraries the process has loaded (NumPy's bundled one), in
-    order; empty if there is none or the maps cannot be read (another platform)."""
-    try:
-        with open("/proc/self/maps") as f:
-            paths = {
-                parts[5]
-                for parts in (line.rstrip("\n").split(maxsplit=5) for line in f)
-                if len(parts) == 6 and "openblas" in os.path.basename(parts[5]).lower()
-            }
-    except OSError:
-        return []
-    return sorted(paths)
-
-
-def _cblas_dgemv_address() -> int:
-    """The address of the ``cblas_dgemv`` NumPy's matmul calls for a vector times a matrix:
-    that of the OpenBLAS NumPy's wheels bundle (``scipy_cblas_dgemv64_``, 64-bit integers),
-    found among the libraries the process has loaded; 0 if there is none (another BLAS,
-    another platform)."""
-    import ctypes
-
-    for path in _loaded_openblas():
-        try:
-            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
-            return ctypes.cast(lib.scipy_cblas_dgemv64_, ctypes.c_void_p).value or 0
-        except (OSError, AttributeError):
-            continue
-    return 0
-
-
-#: Whether the compiled walk's vector-matrix products (AdaBoost.OLM's and OnlineMBBM's weak
-#: labels, the ranking boosters' scores) call NumPy's BLAS function directly, as NumPy's matmul
-#: calls it (found, and giving NumPy's floats on random products: ``_walk.set_direct_gemv``),
-#: instead of through NumPy's matmul loop, whose work around the call was about a quarter of
-#: such a small product's time.
-DIRECT_GEMV = bool(_c.set_direct_gemv(_cblas_dgemv_address(), np)) if NUMPY_EXACT else False
-
-
-def _openblas_kernel_addresses() -> tuple:
-    """The addresses of the ``dgemv_n`` and ``dscal_k`` kernels NumPy's bundled OpenBLAS chose
-    for this CPU (the kernel set its ``get_corename`` names, e.g. ``dgemv_n_HASWELL``), as
-    its ``cblas_dgemv`` calls them; (0, 0) if they cannot be found (another BLAS, a kernel set
-    the library does not export under that name)."""
-    import ctypes
-
-    for path in _loaded_openblas():
-        try:
-            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
-            corename = lib.scipy_openblas_get_corename64_
-            corename.restype = ctypes.c_char_p
-            name = (corename() or b"").decode("ascii", "replace").upper()
-            if not name.isalnum():
-                return 0, 0
-            gemv = ctypes.cast(getattr(lib, f"dgemv_n_{name}"), ctypes.c_void_p).value
-            scal = ctypes.cast(getattr(lib, f"dscal_k_{name}"), ctypes.c_void_p).value
-            return gemv or 0, scal or 0
-        except (OSError, AttributeError):
-            continue
-    return 0, 0
-
-
-#: Whether those products go one step further down: to the OpenBLAS kernels its
-#: ``cblas_dgemv`` calls (found by the name of the kernel set OpenBLAS chose for this CPU, and
-#: giving NumPy's floats on random products: ``_walk.set_direct_kernels``), without the
-#: interface's argument checks and buffer around each call.
-DIRECT_KERNELS = (
-    bool(_c.set_direct_kernels(*_openblas_kernel_addresses(), np)) if DIRECT_GEMV else False
-)
 
 #: Whether NumPy's tanh is odd to the bit (``tanh(-x) == -tanh(x)``), so that AdaBoost.OLM's
 #: logistic cost matrices take one tanh per pair of labels on the compiled walk (the same
@@ -435,11 +330,6 @@ if AVAILABLE:  # the potentials take the compiled DPs on any walk while ENABLED
         _c.capped_rows if POISSON_DP_EXACT else None,
     )
 
-#: Whether the compiled walk draws ``random.Random``'s numbers itself (the importance
-#: weights' draws from the learners' pool's ``_rng``): the same draws and the same generator
-#: state as ``random()``, checked here on a few seeds, without a method call per draw.
-FAST_RANDOM = bool(_c._set_fast_random(random.Random)) if AVAILABLE else False
-
 if AVAILABLE:
     _c._setup(
         {
@@ -473,7 +363,7 @@ if AVAILABLE:
             "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
             "MIN_SUPPORT": tasks.MIN_SUPPORT,
             "DriftAdaptation": adaptation.DriftAdaptation,
-            "ADWIN": _fast_adwin(),
+            "CHANGES": core.CHANGES,
         },
         _fast_cleaning(),
         _erfcx_capsule(),
@@ -485,53 +375,3 @@ else:
     def plan_for(booster):
         """The compiled walk for ``booster``: never, without the extension."""
         return None
-
-
-#: the boosters' methods entered in C: (class name, method name) -> the compiled entry's name
-ENTRIES = {
-    ("Booster", "learn_one"): "booster_learn_one",
-    ("Booster", "predict_proba_one"): "booster_predict_proba_one",
-    ("Booster", "predict_one"): "booster_predict_one",
-    ("RankingBooster", "predict_proba_one"): "ranking_predict_proba_one",
-    ("RankingBooster", "predict_one"): "ranking_predict_one",
-    ("RankingBooster", "score_one"): "ranking_score_one",
-}
-
-
-def enter_in_c(*classes) -> None:
-    """Put the compiled entries of :data:`ENTRIES` on ``classes`` (river_boost.booster's
-    ``Booster`` and ``RankingBooster``) in place of their Python methods, which stay on the
-    class as ``_py_<name>``: each entry runs the booster's compiled walk, without a Python
-    frame, and calls ``_py_<name>`` when the booster has no plan (the Python walk). The
-    class holds a method descriptor (``_walk.method_entry``) whose call by position goes
-    straight to the plan, and which hands a call with keywords to the entry's function.
-    Without the extension the classes keep their Python methods."""
-    if not AVAILABLE:
-        return
-    for cls in classes:
-        for (owner, name), entry_name in ENTRIES.items():
-            if owner != cls.__name__:
-                continue
-            if "_py_" + name in cls.__dict__:  # entered already (keep the Python method)
-                continue
-            python = cls.__dict__[name]
-            entry = getattr(_c, entry_name)
-            doc = inspect.getdoc(python) or ""  # River's, when the method has none
-            entry.__name__ = name
-            entry.__qualname__ = python.__qualname__
-            entry.__module__ = python.__module__
-            entry.__doc__ = doc
-            entry.__wrapped__ = python  # inspect.signature and help() read the Python method
-            # the class gets a method descriptor whose fast call runs the usual call (the
-            # arguments by position) without parsing them, and hands any other to the entry
-            # (without annotations: a text signature holds only names and plain defaults)
-            plain = inspect.signature(python)
-            plain = plain.replace(
-                parameters=[p.replace(annotation=p.empty) for p in plain.parameters.values()],
-                return_annotation=plain.empty,
-            )
-            signature = str(plain)
-            if signature.startswith("(self"):
-                entry = _c.method_entry(cls, entry_name, name, "($" + signature[1:], doc)
-            setattr(cls, "_py_" + name, python)
-            setattr(cls, name, entry)

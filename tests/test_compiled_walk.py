@@ -12,7 +12,6 @@ fallbacks), and for ranking empty and full label sets.
 from __future__ import annotations
 
 import array
-import ctypes
 import itertools
 import math
 import pickle
@@ -302,68 +301,6 @@ def test_the_numpy_kernels_and_the_cleaning_are_the_ones_checked():
     walk.CLEANING_FINGERPRINT (until then the Python cleaning runs, correctly but slower)."""
     assert walk.NUMPY_EXACT, walk.NUMPY_REASON
     assert walk.cleaning_fingerprint() == walk.CLEANING_FINGERPRINT
-    # River's ADWIN read directly by the detectors' loop: if River changes it, review
-    # _walk._adwin_worse and update walk.ADWIN_FINGERPRINT (until then: its Python methods)
-    assert walk.adwin_fingerprint() == walk.ADWIN_FINGERPRINT
-    assert walk._fast_adwin() is drift.ADWIN
-
-
-def test_the_direct_blas_call_is_numpys_and_a_wrong_function_is_refused():
-    """The vector-matrix products call NumPy's BLAS function directly (as NumPy's matmul
-    calls it) when it gives NumPy's floats; a function that does not is refused."""
-    assert walk.DIRECT_GEMV  # NumPy's wheels bundle OpenBLAS: found and checked at import
-    address = walk._cblas_dgemv_address()
-    i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.POINTER(ctypes.c_double)
-    signature = ctypes.CFUNCTYPE(
-        None, ctypes.c_int, ctypes.c_int, i64, i64, dbl, ptr, i64, ptr, i64, dbl, ptr, i64
-    )
-
-    def naive(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy):
-        for j in range(n):  # y = A^T x, summed in row order: not OpenBLAS's kernel
-            y[j] = sum(a[i * lda + j] * x[i] for i in range(m))
-
-    wrong = signature(naive)
-    try:
-        assert not walk._c.set_direct_gemv(ctypes.cast(wrong, ctypes.c_void_p).value, np)
-        assert not walk._c.set_direct_gemv(0, np)
-    finally:
-        assert walk._c.set_direct_gemv(address, np)
-
-
-def test_the_blas_kernels_are_openblass_own_and_a_wrong_kernel_is_refused():
-    """One step below: OpenBLAS's dscal_k and dgemv_n kernels, found by the kernel set its
-    CPU detection chose, called as its cblas_dgemv calls them, give NumPy's floats; a kernel
-    that does not (here one summing in another order, or one that scales y instead of
-    clearing it) is refused, and the products go through cblas_dgemv again."""
-    assert walk.DIRECT_KERNELS  # found and checked at import (NumPy's bundled OpenBLAS)
-    gemv, scal = walk._openblas_kernel_addresses()
-    i64, dbl, ptr = ctypes.c_int64, ctypes.c_double, ctypes.POINTER(ctypes.c_double)
-    gemv_sig = ctypes.CFUNCTYPE(ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr, i64, ptr, i64, ptr)
-    scal_sig = ctypes.CFUNCTYPE(ctypes.c_int, i64, i64, i64, dbl, ptr, i64, ptr, i64, ptr, i64)
-
-    def naive_gemv(m, n, dummy, alpha, a, lda, x, incx, y, incy, buffer):
-        for i in range(m):  # y += A x, each row summed backwards: not OpenBLAS's order
-            y[i] += alpha * sum(a[j * lda + i] * x[j] for j in reversed(range(n)))
-        return 0
-
-    def scaling(n, d0, d1, alpha, x, incx, y, incy, dummy, flag):
-        for i in range(n):  # x * 0: a negative x leaves -0.0, not the 0.0 NumPy gets
-            x[i] *= alpha
-        return 0
-
-    wrong_gemv, wrong_scal = gemv_sig(naive_gemv), scal_sig(scaling)
-    address = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
-    try:
-        assert not walk._c.set_direct_kernels(address(wrong_gemv), scal, np, 60)
-        assert not walk._c.set_direct_kernels(gemv, address(wrong_scal), np, 60)
-        assert not walk._c.set_direct_kernels(0, scal, np)
-        data = _multiclass_stream(60, 2)  # the walk falls back to cblas_dgemv: same results
-        a, b = rb.OnlineMBBM(n_models=4, seed=1), rb.OnlineMBBM(n_models=4, seed=1)
-        outputs = [[(a.predict_proba_one(x), a.learn_one(x, y, w=w)) for x, y, w in data]]
-    finally:
-        assert walk._c.set_direct_kernels(gemv, scal, np)
-    outputs.append([(b.predict_proba_one(x), b.learn_one(x, y, w=w)) for x, y, w in data])
-    assert outputs[0] == outputs[1]
 
 
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])
@@ -1188,28 +1125,16 @@ def _drawing_stream(n):
     "cls, params",
     [(rb.AdaBoostOL, {}), (rb.OnlineBBM, {"weighting": "sampling"}), (rb.AdaBoostOLM, {})],
 )
-def test_the_walks_own_draws_are_random_randoms(cls, params):
-    """The compiled walk draws random.Random's numbers itself (walk.FAST_RANDOM): the same
-    predictions and the same generator state as with the method called for every draw;
-    a generator of a subclass that overrides random() is called, not read."""
-    from river_boost import _walk
-
-    assert walk.FAST_RANDOM
-    data = _drawing_stream(400)
-    runs = {}
-    try:
-        for fast in (True, False):
-            assert _walk._set_fast_random(random.Random if fast else int) == fast
-            model = cls(n_models=5, seed=9, **params)
-            start = model._pool._rng.getstate()
-            runs[fast] = [
-                (model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data
-            ]
-            runs[fast].append(model._pool._rng.getstate())
-    finally:
-        assert _walk._set_fast_random(random.Random)
-    assert _same(runs[True], runs[False])
-    assert runs[True][-1] != start  # it drew
+def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
+    """The compiled walk draws its random numbers from the pool's ``random.Random`` by its
+    ``random`` method: a subclass that counts its draws is called, and the booster predicts
+    and learns as with the plain generator, which ends in the same state."""
+    data = _drawing_stream(300)
+    model = cls(n_models=5, seed=9, **params)
+    start = model._pool._rng.getstate()
+    plain = [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
+    end = model._pool._rng.getstate()
+    assert end != start  # it drew
 
     class Counting(random.Random):
         calls = 0
@@ -1223,8 +1148,8 @@ def test_the_walks_own_draws_are_random_randoms(cls, params):
     model._pool._rng.setstate(start)
     outputs = [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
     assert Counting.calls > 0
-    assert _same(outputs, runs[True][:-1])
-    assert model._pool._rng.getstate() == runs[True][-1]
+    assert _same(outputs, plain)
+    assert model._pool._rng.getstate() == end
 
 
 @pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
@@ -1381,142 +1306,6 @@ def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(
 # ----------------------------------------------------------------------------- entered in C
 
 
-@pytest.mark.parametrize(
-    "cls, owner, names",
-    [
-        (rb.AdaBoostOL, "Booster", ("learn_one", "predict_proba_one", "predict_one")),
-        (rb.OnlineMBBM, "Booster", ("learn_one", "predict_proba_one", "predict_one")),
-        (rb.OnlineBMR, "RankingBooster", ("predict_proba_one", "predict_one", "score_one")),
-    ],
-)
-def test_the_boosters_methods_are_entered_in_c_and_read_as_the_python_ones(cls, owner, names):
-    import inspect
-
-    from river_boost import booster as booster_module
-
-    model = cls(n_models=2, seed=1)
-    entries = {}
-    for name in names:
-        entry = getattr(cls, name)
-        python = getattr(cls, "_py_" + name)
-        # a method descriptor of the class, CPython's own kind (its fast call, see
-        # _walk.method_entry), which hands calls with keywords to the compiled entry
-        assert type(entry).__name__ == "method_descriptor"
-        assert entry.__objclass__ is getattr(booster_module, owner)
-        assert python is getattr(booster_module, owner).__dict__["_py_" + name]
-        assert inspect.isfunction(python)  # the Python method, kept as the reference
-        # the same parameters (self is positional-only on a descriptor) and, bound, the same
-        assert (
-            list(inspect.signature(entry).parameters)[1:]
-            == list(inspect.signature(python).parameters)[1:]
-        )
-        bound = inspect.signature(python.__get__(model))  # (annotations are not kept)
-        assert inspect.signature(getattr(model, name)) == bound.replace(
-            parameters=[p.replace(annotation=p.empty) for p in bound.parameters.values()],
-            return_annotation=bound.empty,
-        )
-        assert entry.__qualname__ == f"{owner}.{name}"
-        assert entry.__doc__ == inspect.cleandoc(python.__doc__)
-        compiled = getattr(walk._c, walk.ENTRIES[(owner, name)])
-        assert inspect.signature(compiled) == inspect.signature(python)
-        entries[name] = entry
-    walk.enter_in_c(getattr(booster_module, owner))  # again: nothing changes
-    for name in names:
-        assert getattr(cls, name) is entries[name]
-        assert getattr(cls, "_py_" + name) is getattr(booster_module, owner).__dict__["_py_" + name]
-        assert inspect.isfunction(getattr(cls, "_py_" + name))
-
-
-@pytest.mark.parametrize("cls, stream", [(rb.AdaBoostOL, "binary"), (rb.AdaOLMR, "ranking")])
-def test_the_entries_take_arguments_as_the_python_methods_do(cls, stream, monkeypatch):
-    """Positional and keyword arguments (River's pipelines pass x= and y=; unknown keywords
-    are ignored, as River's methods ignore them) give what the Python walk gives, and wrong
-    arguments the Python methods' TypeError, leaving the plan in place."""
-    data = STREAMS[stream](80, seed=7)
-    fast, keywords, python = (cls(n_models=3, seed=1) for _ in range(3))
-    for x, y, w in data:
-        outputs = []
-        for model, how in ((fast, "positional"), (keywords, "keywords"), (python, "python")):
-            if how == "python":
-                monkeypatch.setattr(walk, "ENABLED", False)
-                out = (model.predict_proba_one(x, extra=1), model.predict_one(x))
-                model.learn_one(x, y, w)
-                monkeypatch.setattr(walk, "ENABLED", True)
-            elif how == "keywords":
-                out = (model.predict_proba_one(x=x, extra=1), model.predict_one(x=x))
-                model.learn_one(x=x, y=y, w=w, extra=None)
-            else:
-                out = (model.predict_proba_one(x), model.predict_one(x))
-                model.learn_one(x, y, w)
-            outputs.append(out)
-        assert _same(outputs[0], outputs[1]) and _same(outputs[0], outputs[2])
-    x, y, _ = data[0]
-    calls = [
-        lambda m: m.learn_one(x),
-        lambda m: m.learn_one(x, y, 1.0, 2.0),
-        lambda m: m.learn_one(x, y, y=y),
-        lambda m: m.predict_one(),
-        lambda m: m.predict_proba_one(x, x),
-    ]
-    for call in calls:
-        with pytest.raises(TypeError):
-            call(fast)
-        assert walk.plan_for(fast) is not None
-    if stream == "ranking":
-        compiled = fast.score_one(x)
-        assert compiled == keywords.score_one(x=x)
-        monkeypatch.setattr(walk, "ENABLED", False)
-        assert python.score_one(x) == compiled
-        monkeypatch.setattr(walk, "ENABLED", True)
-        with pytest.raises(TypeError):
-            fast.score_one(x, extra=1)  # score_one takes no keywords, as in Python
-        with pytest.raises(TypeError):
-            python._py_score_one(x, extra=1)
-
-
-@pytest.mark.parametrize(
-    "cls, stream",
-    [(rb.AdaBoostOL, "binary"), (rb.AdaBoostOLM, "multiclass"), (rb.AdaOLMR, "ranking")],
-)
-def test_the_entries_run_the_python_methods_exactly_when_there_is_no_plan(cls, stream, monkeypatch):
-    """walk.ENABLED is read on every call (it is cached by the version of walk's globals, and
-    a change must be seen at once); off, each entry calls the Python method, on, never."""
-    from river_boost import booster as booster_module
-
-    calls = []
-    owner = booster_module.RankingBooster if stream == "ranking" else booster_module.Booster
-    for name in ("learn_one", "predict_proba_one", "predict_one"):
-        python = getattr(cls, "_py_" + name)
-
-        def counted(self, *args, _python=python, _name=name, **kwargs):
-            calls.append(_name)
-            return _python(self, *args, **kwargs)
-
-        monkeypatch.setattr(
-            owner if name != "learn_one" else booster_module.Booster, "_py_" + name, counted
-        )
-    data = STREAMS[stream](120, seed=5)
-    on = cls(n_models=3, seed=1)
-    off = cls(n_models=3, seed=1)
-    for x, y, w in data:
-        for model, enabled in ((on, True), (off, False)):
-            monkeypatch.setattr(walk, "ENABLED", enabled)
-            planned = walk.plan_for(model) is not None
-            before = len(calls)
-            outputs = (model.predict_proba_one(x), model.predict_one(x))
-            model.learn_one(x=x, y=y, w=w)  # keywords, as River's pipelines pass them
-            if planned:
-                assert calls[before:] == []
-            elif not enabled:  # (enabled, a ranking booster plans once it has seen an x)
-                assert {"learn_one", "predict_proba_one", "predict_one"} <= set(calls[before:])
-            if enabled:
-                reference = outputs
-            else:
-                assert _same(outputs, reference)
-    monkeypatch.setattr(walk, "ENABLED", True)
-    assert walk.plan_for(on) is not None
-
-
 def test_a_subclass_overriding_a_method_reaches_the_entry_through_super(monkeypatch):
     seen = []
 
@@ -1582,9 +1371,8 @@ def test_the_fast_fsum_is_math_fsum_and_decides_most_sums():
     "cls, stream", [(rb.AdaBoostOL, "binary"), (rb.OnlineMBBM, "multiclass")], ids=["OL", "MBBM"]
 )
 def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream):
-    """The compiled walk keeps its rows current while the memo's __dict__ is unchanged (PEP
-    509): learners replaced from the Python side (the pool's forget, with nothing
-    remembered on the Python side) must still make the next prediction of the same x new."""
+    """Learners replaced from the Python side (the pool's forget) make the next prediction
+    of the same x new on the compiled walk."""
     data = STREAMS[stream](200, seed=8)
     a = cls(n_models=4, seed=3)
     for x, y, w in data[:-1]:
@@ -1593,7 +1381,6 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     b = pickle.loads(pickle.dumps(a))
     x = data[-1][0]
     before = a.predict_proba_one(x)
-    assert a.pool._memo.value is None  # the compiled walk remembers nothing there
     for i in range(4):  # every learner starts over
         a.pool.replace(i)
         b.pool.replace(i)
@@ -1602,23 +1389,21 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     assert not _same(after, before)  # the replaced learners mattered
 
 
-def test_without_the_compiled_walk_the_classes_keep_their_python_methods():
-    """A build without river_boost._walk (no compiler): the Python methods stay on the
-    classes and the boosters learn and predict on the Python walk."""
+def test_without_the_compiled_walk_the_boosters_take_the_python_walk():
+    """A build without river_boost._walk (no compiler): the boosters learn and predict on the
+    Python walk, with the same results."""
     import subprocess
     import sys
     import textwrap
 
     code = textwrap.dedent(
         """
-        import inspect, sys
+        import sys
         sys.modules["river_boost._walk"] = None  # importing it raises ImportError
         import river_boost as rb
         from river_boost import walk
         from river import datasets
         assert not walk.AVAILABLE and walk.plan_for(rb.AdaBoostOL()) is None
-        for cls in (rb.AdaBoostOL, rb.OnlineBMR):
-            assert inspect.isfunction(cls.predict_one) and not hasattr(cls, "_py_predict_one")
         model = rb.AdaBoostOL(n_models=3, seed=1)
         for x, y in datasets.Phishing().take(100):
             model.predict_one(x)

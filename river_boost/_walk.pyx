@@ -624,73 +624,14 @@ cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
     return m
 
 
-def _check_tanh_odd(object np, int trials=2000):
-    """Whether NumPy's float64 tanh, as the walk calls it, gives ``-tanh(x)`` for ``-x`` to the
-    bit (its SIMD kernels and the C library's compute on ``|x|`` and restore the sign), on
-    random values of every magnitude and the edge cases (what river_boost.walk checks at
-    import before the logistic cost matrices take one tanh per pair of labels)."""
-    cdef double[::1] a, o
-    cdef Py_ssize_t n
-    gen = np.random.default_rng(2718)
-    x = gen.standard_normal(trials) * 10.0 ** gen.uniform(-12, 3, trials)
-    edges = [0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1e-8, 0.5, 0.54930614433405,
-             1.0, 19.0, 20.0, 22.0, 354.0, 1e300, 1.7976931348623157e308]
-    x = np.concatenate([x, edges, np.nextafter(edges, 1.0), np.nextafter(edges, 0.0)])
-    arr = np.concatenate([x, -x])
-    n = arr.shape[0]
-    a = arr
-    out = np.empty(n)
-    o = out
-    np_tanh(&a[0], &o[0], n)
-    half = n // 2
-    return bool((out[half:] == -out[:half]).all()
-                and (np.signbit(out[half:]) != np.signbit(out[:half])).all())
-
-
-def _check_elementwise(object np, int trials=400, bint exp=False):
-    """Whether NumPy's float64 tanh (``exp``: its exp), as the walk calls it, gives each
-    element of an array what it gives that element alone, wherever it sits in the array (its
-    SIMD kernels compute lane by lane, partial vectors included): on random runs of 1 to 70
-    values of every magnitude at every offset (what river_boost.walk checks at import before
-    the walk batches the multiclass logistic gradients' sigmoids, or the Hedge prediction's
-    softmax exponentials, of one example; exp is checked on values <= 0, as the softmax
-    shifts its inputs)."""
-    cdef double[::1] a, o
-    cdef double one_in, one_out
-    cdef Py_ssize_t n, i
-    gen = np.random.default_rng(1618)
-    for _ in range(trials):
-        n = int(gen.integers(1, 71))
-        arr = gen.standard_normal(n) * 10.0 ** gen.uniform(-12, 3, n)
-        arr[gen.random(n) < 0.1] = 0.0
-        if exp:
-            arr = -np.abs(arr)
-        a = np.ascontiguousarray(arr)
-        out = np.empty(n)
-        o = out
-        if exp:
-            np_exp(&a[0], &o[0], n)
-        else:
-            np_tanh(&a[0], &o[0], n)
-        for i in range(n):
-            one_in = a[i]
-            if exp:
-                np_exp(&one_in, &one_out, 1)
-            else:
-                np_tanh(&one_in, &one_out, 1)
-            if not (one_out == o[i] and copysign(1.0, one_out) == copysign(1.0, o[i])):
-                return False
-    return True
-
-
 def _set_tanh_batch(bint on):
-    """Batch the multiclass logistic gradients' sigmoids (True, once checked) or not."""
+    """A test hook: batch the multiclass logistic gradients' sigmoids (True) or not."""
     global _tanh_batch
     _tanh_batch = on
 
 
 def _set_exp_batch(bint on):
-    """Batch the Hedge prediction's softmax exponentials (True, once checked) or not."""
+    """A test hook: batch the Hedge prediction's softmax exponentials (True) or not."""
     global _exp_batch
     _exp_batch = on
 
@@ -699,60 +640,6 @@ def _set_tanh_odd(bint on):
     """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
     global _tanh_odd
     _tanh_odd = on
-
-
-def _selftest_numpy(object np, int trials=300):
-    """Compare the kernels above with NumPy on random data (what river_boost.walk checks at
-    import before it lets the multiclass and ranking walks run here); the name of the first
-    kernel that differs, or None."""
-    cdef double[::1] a, b, h, o
-    cdef double[:, ::1] A
-    cdef Py_ssize_t n, r, c, i
-    gen = np.random.default_rng(12345)
-    for _ in range(trials):
-        n = gen.integers(1, 300)  # every branch of the pairwise summation (8, 128)
-        arr = gen.standard_normal(n) * 10.0 ** gen.integers(-3, 3, n)
-        a = arr
-        if np_sum(&a[0], n) != float(arr.sum()):
-            return "sum"
-        out = np.empty(n)
-        o = out
-        np_tanh(&a[0], &o[0], n)
-        if not np.array_equal(out, np.tanh(arr)):
-            return "tanh"
-        np_exp(&a[0], &o[0], n)
-        if not np.array_equal(out, np.exp(arr)):
-            return "exp"
-        r, c = gen.integers(1, 30), gen.integers(1, 30)
-        M = gen.standard_normal((r, c)) * 3.0
-        A = M
-        v = gen.random(r)
-        b = v
-        res = np.empty(c)
-        o = res
-        np_vecmat(&b[0], &A[0, 0], &o[0], r, c)
-        if not np.array_equal(res, v @ M):
-            return "vecmat"
-        u, w = gen.random(c), gen.random(c)
-        b = u
-        h = w
-        res1 = np.empty(1)
-        o = res1
-        np_vecmat(&b[0], &h[0], &o[0], c, 1)
-        if res1[0] != float(u @ w):
-            return "dot"
-        res = np.empty(c)
-        o = res
-        np_sum_axis0(&A[0, 0], r, c, &o[0])
-        if not np.array_equal(res, M.sum(axis=0)):
-            return "sum(axis=0)"
-        rows = M.sum(axis=1)
-        for i in range(r):
-            if np_sum(&A[i, 0], c) != rows[i]:
-                return "sum(axis=1)"
-        if np_max(&A[0, 0], r * c) != M.max() or np_min(&A[0, 0], r * c) != M.min():
-            return "max/min"
-    return None
 
 
 # ----------------------------------------------------------------------------- dense DP
@@ -1455,13 +1342,15 @@ cdef object OSBoostPotential = None
 cdef object LogisticLoss = None
 cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
-cdef bint _numpy_exact = False  # the NumPy kernels passed their self-test
-cdef bint _tanh_odd = False  # NumPy's tanh is odd to the bit (walk.TANH_ODD)
-cdef bint _tanh_batch = False  # NumPy's tanh is elementwise to the bit (walk.TANH_BATCH)
-cdef bint _exp_batch = False  # and its exp (walk.EXP_BATCH)
+cdef bint _numpy_exact = False  # NumPy's float64 functions were found (walk.NUMPY_EXACT)
+# AdaBoost.OLM's shortcuts, on by default (the test hooks _set_* turn them off): tanh is odd
+# (one tanh per pair of labels), and NumPy's tanh and exp give each element of an array what
+# they give it alone (one call for the sigmoids of all learners, the softmax of all experts)
+cdef bint _tanh_odd = True
+cdef bint _tanh_batch = True
+cdef bint _exp_batch = True
 cdef object _GL12 = None
 cdef object _GL32 = None
-cdef bint _fast_clean = False  # the C cleaning is the Python one's (river_boost.walk checks)
 ctypedef double (*erfcx_t)(double, int) noexcept nogil
 cdef erfcx_t _erfcx = NULL
 
@@ -1474,15 +1363,14 @@ cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
 cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest.forest_api)
 
 
-def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_capsule):
+def _setup(dict names, object erfcx_capsule, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
-    global LogisticLoss, _GL12, _GL32, _fast_clean, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
+    global LogisticLoss, _GL12, _GL32, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _walk_globals, _changes
-    global _tanh_odd, _tanh_batch, _exp_batch
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -1503,9 +1391,6 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     RankingPairPotential = names["RankingPairPotential"]
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
     _numpy_exact = names["numpy_exact"]
-    _tanh_odd = names["tanh_odd"]
-    _tanh_batch = names["tanh_batch"]
-    _exp_batch = names["exp_batch"]
     _GL12 = names["GL12"]
     _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
@@ -1514,7 +1399,6 @@ def _setup(dict names, bint fast_clean, object erfcx_capsule, object forest_caps
     MIN_SUPPORT = names["MIN_SUPPORT"]
     DriftAdaptation = names["DriftAdaptation"]
     _changes = names["CHANGES"]
-    _fast_clean = fast_clean
     _erfcx = NULL
     name = b"double (double, int __pyx_skip_dispatch)"
     if erfcx_capsule is not None and PyCapsule_IsValid(erfcx_capsule, name):
@@ -1751,16 +1635,6 @@ cdef class KeyOrder:
     cdef object clean  # the last clean x made in this order
     cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
     cdef object cur_clean  # the clean x _cleaned returned last
-    # with dict versions: the exact dict x cur_clean was made from (not a copy; None: none),
-    # and the versions of x and of the learned kinds (cur_nominal) then (_cleaned)
-    cdef object cur_x
-    cdef object cur_nominal
-    cdef unsigned long long cur_xver, cur_nver
-    # cur_x's values in its order (borrowed from it: read only while its version is
-    # cur_xver), for _scan's comparison of the next x with it
-    cdef PyObject** pvals
-    cdef bint pvals_ok  # pvals holds cur_x's values
-    cdef bint built  # _clean_build made the last clean x (its pass read every value)
     # sel (its sel_m first entries) for the keep codes pkeep of sel_j values, made while
     # every kept value's kind was known (sel_ok): the same codes give the same sel
     cdef char* pkeep
@@ -1773,7 +1647,6 @@ cdef class KeyOrder:
         free(self.keep)
         free(self.kinds)
         free(self.sel)
-        free(self.pvals)
         free(self.pkeep)
 
     cdef int _grow(self, Py_ssize_t n) except -1:
@@ -1784,20 +1657,17 @@ cdef class KeyOrder:
         free(self.keep)
         free(self.kinds)
         free(self.sel)
-        free(self.pvals)
         free(self.pkeep)
-        self.cur_x = None  # (pvals is gone)
         self.sel_ok = False
         self.perm = <int*>calloc(n, sizeof(int))
         self.vals = <PyObject**>calloc(n, sizeof(PyObject*))
-        self.pvals = <PyObject**>calloc(n, sizeof(PyObject*))
         self.pkeep = <char*>calloc(n, sizeof(char))
         self.keep = <char*>calloc(n, sizeof(char))
         self.kinds = <signed char*>calloc(n, sizeof(signed char))
         self.sel = <int*>calloc(n, sizeof(int))
         self.keys = None  # the order is rebuilt
         if (self.perm == NULL or self.vals == NULL or self.keep == NULL or self.kinds == NULL
-                or self.sel == NULL or self.pvals == NULL or self.pkeep == NULL):
+                or self.sel == NULL or self.pkeep == NULL):
             self.cap = 0
             raise MemoryError()
         self.cap = <int>n
@@ -1857,45 +1727,6 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
         order.keys = keys
         order.nominal = None  # the kinds are read again
     return _clean_build(x, nominal, order, j, items)
-
-
-cdef int _scan(dict x, KeyOrder order, bint compare) except -2:
-    """_cleaned_fast's first pass for the usual row: the very key objects of the last x,
-    in the same order, and values of the kinds _keeps knows. Fills order.vals and
-    order.keep (-1: not such a row, nothing decided: the general code takes it). With
-    ``compare`` (order.cur_x is current), also decides ``x == order.cur_x`` on the way:
-    the same key objects, so the dicts are equal when each value equals the other's (the
-    same object, equal floats, or ``==`` for the other kinds), as dict equality decides;
-    1: equal, 0: not."""
-    cdef list okeys = order.keys
-    cdef PyObject* key
-    cdef PyObject* val
-    cdef PyObject* pv
-    cdef Py_ssize_t pos = 0
-    cdef int j = 0, code
-    cdef bint same = compare
-    if okeys is None or PyDict_GET_SIZE(x) != PyList_GET_SIZE(okeys):
-        return -1
-    while PyDict_Next(x, &pos, &key, &val):
-        if <PyObject*>PyList_GET_ITEM(okeys, j) != key:
-            return -1
-        code = _keep_code(<object>val)
-        if code == -2:
-            return -1
-        if same:
-            pv = order.pvals[j]
-            if pv != val:
-                if type(<object>val) is float and type(<object>pv) is float:
-                    same = PyFloat_AS_DOUBLE(<object>val) == PyFloat_AS_DOUBLE(<object>pv)
-                else:
-                    try:
-                        same = PyObject_RichCompareBool(<object>val, <object>pv, Py_EQ)
-                    except Exception:  # (as x == cur_x raising: not the same)
-                        same = False
-        order.vals[j] = val
-        order.keep[j] = code
-        j += 1
-    return 1 if same else 0
 
 
 cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items):
@@ -1959,7 +1790,6 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
             kp = order.sel[q]
             PyDict_SetItem(out, <object>PyList_GET_ITEM(okeys, kp), <object>order.vals[kp])
     order.clean = out
-    order.built = True
     return out
 
 
@@ -1991,11 +1821,6 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
     """FeatureCleaner.cleaned(memo, x): the memo's clean x while ``x`` equals its ``x``."""
     cdef object mx, out
     cdef Attrs ma = order.ma
-    if not _fast_clean:
-        out = memo.cleaned(x)
-        order.cur_clean = out
-        return out
-    order.cur_x = None
     mx = ma.get(A_X)
     try:
         same = mx is not None and x == mx
@@ -2022,9 +1847,6 @@ cdef int _learned(object memo, KeyOrder order) except -1:
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
-    if not _fast_clean:
-        memo.learned()
-        return 0
     cdef CleanX c
     cdef int j
     nominal = order.ma.get(A_NOMINAL)
@@ -2046,7 +1868,7 @@ cdef int _learned(object memo, KeyOrder order) except -1:
 cdef double _check_w(object w) except? -1.0:
     """core.check_sample_weight(w)."""
     cdef double d
-    if _fast_clean and type(w) is float:
+    if type(w) is float:
         d = PyFloat_AS_DOUBLE(w)
         if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
             return d if d >= MIN_SAMPLE_WEIGHT else 0.0
@@ -2544,9 +2366,7 @@ cdef class Plan:
     cdef int _forget(self) except -1:
         """FeatureCleaner.forget(memo): a learner changes, the remembered rows are stale (the
         Python walk's too, if it left any for this x)."""
-        if not _fast_clean:
-            self.memo.forget()
-        elif self.order.ma.get(A_VALUE) is not None:
+        if self.order.ma.get(A_VALUE) is not None:
             self.order.ma.set(A_VALUE, None)
         return 0
 
@@ -2923,7 +2743,7 @@ cdef class Plan:
         minus the row's other entries; for the learners in turn, ``changed`` being the label
         whose score changed since the previous learner's matrix (-1: compute every pair).
 
-        With NumPy's tanh odd to the bit (_tanh_odd, checked at import), one tanh serves a
+        With tanh odd (_tanh_odd; NumPy's is, to the bit), one tanh serves a
         pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
         C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
         the same floats as NumPy's elementwise sigmoid. The pairs' tanh are kept in the
@@ -3378,7 +3198,7 @@ cdef class Plan:
         cdef int off = 0, start
         # The gradients' inputs do not depend on one another (learner i's scores are the
         # walk's), so they are all gathered first; with _tanh_batch (NumPy's tanh gives each
-        # element what it gives it alone, _check_elementwise at import) their sigmoids take
+        # element what it gives it alone) their sigmoids take
         # one NumPy call per example, otherwise one per learner: the same floats.
         self._nkbuf(k)
         zs = self.nk

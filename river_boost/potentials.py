@@ -786,8 +786,8 @@ class MulticlassZeroOnePotential(Potential):
         """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels
         (``capped_votes``, ``capped_rows``: the DPs' compiled loops, see
         :meth:`_compute_tensor` and :meth:`_compute_poisson`; when neither is given, the
-        compiled ones while ``river_boost.walk.ENABLED``, so that the Python walk of a custom
-        weak learner gets them too: they give NumPy's floats)."""
+        compiled ones where the extension is built, so that every walk computes the same
+        potentials)."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
@@ -1052,17 +1052,14 @@ class MulticlassZeroOnePotential(Potential):
         return out
 
 
-#: ``(walk module, capped_votes, capped_rows)``: the compiled DP loops (each None when its
-#: import-time check failed), set by :mod:`river_boost.walk` when the extension is built
+#: ``(capped_votes, capped_rows)``: the compiled DP loops, set by :mod:`river_boost.walk` when
+#: the extension is built (both walks then compute every potential with them)
 _COMPILED_DP = None
 
 
 def _compiled_dp() -> tuple:
-    """The compiled DP loops while the compiled code is on (``walk.ENABLED``), else Nones."""
-    compiled = _COMPILED_DP
-    if compiled is None or not compiled[0].ENABLED:
-        return None, None
-    return compiled[1], compiled[2]
+    """The compiled DP loops, or Nones without the extension (NumPy's loops then)."""
+    return _COMPILED_DP or (None, None)
 
 
 #: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its original dense DP (results

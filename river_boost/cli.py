@@ -471,7 +471,7 @@ def cmd_bench(args):
     streams = [s for s in args.streams if any(r.stream == s for r in results)]
     tables = {
         "accuracy": f"Prequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
-        f"{args.n_models} weak learners, seeds {args.seeds}",
+        f"{args.n_models} weak learners, seeds {','.join(map(str, args.seeds))}",
         "throughput": "Throughput (examples/s, median over seeds)",
         "speed": "Throughput ÷ River.AdaBoost's on the same stream, same invocation",
     }
@@ -528,7 +528,7 @@ def cmd_tune(args):
     share = f"{100 * args.split:g}%"
     print(
         f"\nTuned on the first {share} of each stream (prequential accuracy), reported on "
-        f"the rest; seeds {args.seeds}"
+        f"the rest; seeds {','.join(map(str, args.seeds))}"
     )
     print("| model | stream | chosen (per seed) | tuning accuracy | held-out accuracy |")
     print("| --- | --- | --- | --- | --- |")

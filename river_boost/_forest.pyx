@@ -1017,6 +1017,52 @@ cdef long long tree_bytes(Node* nd) noexcept:
     return b
 
 
+# What the forest holds in memory (``ForestCore._allocated_bytes``: ``sys.getsizeof`` and so
+# River's memory measures), from the allocated capacities; unlike the *_bytes above, which
+# River's size-limit policy reads and which must not depend on capacities.
+
+cdef long long spl_allocated(Spl* s) noexcept:
+    cdef long long b = sizeof(Spl) + (s.cap_vals + s.vpos_cap + s.cix_cap + s.n_ins) * sizeof(int)
+    cdef int k
+    if s.set_ord != NULL:
+        b += s.set_n * sizeof(int)
+    if s.nominal:
+        b += s.cap_cls * sizeof(NCls)
+        for k in range(s.n_cls):
+            b += s.c[k].cap_ord * sizeof(int) + s.c[k].cap_w * (sizeof(double) + sizeof(char))
+    else:
+        b += s.cap_cls * sizeof(GCls)
+    return b
+
+
+cdef long long node_allocated(Node* nd) noexcept:
+    cdef long long b = sizeof(Node)
+    cdef int k
+    cdef Leaf* lf
+    if nd.is_leaf:
+        lf = nd.lf
+        b += sizeof(Leaf) + lf.cap_st * (sizeof(int) + sizeof(double))
+        b += lf.cap_spl * sizeof(Spl*) + lf.sidx_cap * sizeof(int)
+        for k in range(lf.n_spl):
+            b += spl_allocated(lf.spl[k])
+        return b
+    b += nd.cap_ch * sizeof(Node*) + nd.vmap_cap * sizeof(int)
+    b += nd.n_bst * (sizeof(int) + sizeof(double))
+    if nd.ch_vid != NULL:
+        b += nd.cap_ch * sizeof(int)
+    for k in range(nd.n_ch):
+        b += node_allocated(nd.ch[k])
+    return b
+
+
+cdef long long tree_allocated(Tree* t) noexcept:
+    cdef long long b = t.fcap + t.ccap + t.nbc_cap * sizeof(double)
+    b += t.nbc_xcap * (2 * sizeof(int) + sizeof(double))
+    if t.root != NULL:
+        b += node_allocated(t.root)
+    return b
+
+
 # ----------------------------------------------------------------------------- trees
 
 cdef void tree_free(Tree* t) noexcept:
@@ -1155,6 +1201,18 @@ cdef class ForestCore:
         free(self.f_nomany)
         free(self.f_truthy)
         free(self.lfid)
+
+    def _allocated_bytes(self):
+        """Bytes of C memory the forest holds: its trees (nodes, leaves, splitters and
+        per-tree buffers, by allocated capacity) and the tree table; not the per-call
+        scratch buffers, which do not grow with the trees."""
+        cdef long long b = self.tcap * (sizeof(Tree) + sizeof(int*))
+        cdef int i
+        for i in range(self.n):
+            b += tree_allocated(&self.trees[i])
+            if self.crank != NULL and self.crank[i] != NULL:
+                b += self.nc * sizeof(int)
+        return b
 
     def _init_core(self, list params, models, feature_filter):
         """params: one tuple per tree (see forest.py: _tree_params)."""

@@ -401,12 +401,19 @@ def runs_on(family: str, stream: str) -> bool:
     return entry is None or task_of(stream) in entry.tasks
 
 
+def missing_library(name: str) -> str | None:
+    """The library model ``name`` needs and that is not installed, or None."""
+    library = REGISTRY[name].library
+    if library is None or anchors.available(library):
+        return None
+    return library
+
+
 def usable_models(models):
     """``models`` without the anchors whose library is missing, and a notice for each."""
     keep, notices = [], []
     for name in models:
-        library = REGISTRY[name].library
-        if library is not None and not anchors.available(library):
+        if missing_library(name) is not None:
             notices.append(anchors.missing_notice(name))
         else:
             keep.append(name)
@@ -720,9 +727,12 @@ def grid(streams, models, gammas, seeds, osboost_gammas=None):
     ]
 
 
-def tuning_grid(streams, models, gammas, n_models_list, learning_rates, seeds, split=0.8):
-    """Every configuration to try: (stream, spec, seed, n_models, protocol) runs."""
-    protocol = Protocol(split=split)
+def tuning_grid(
+    streams, models, gammas, n_models_list, learning_rates, seeds, split=0.8, n_samples=None
+):
+    """Every configuration to try: (stream, spec, seed, n_models, protocol) runs, on the
+    first ``n_samples`` examples of each stream (None: the stream's length)."""
+    protocol = Protocol(n_samples=n_samples, split=split)
     runs = []
     for family in models:
         takes = REGISTRY[family].takes

@@ -139,6 +139,7 @@ class Booster(Watched, base.Estimator):
             min_weight=self.min_weight,
             seed=self._rng.getrandbits(64) if self.seed is not None else None,
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
+            multiclass=task.multiclass,
         )
         self._experts = None
         if rule.surrogate:

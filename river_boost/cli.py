@@ -1,4 +1,4 @@
-"""``river-boost``: command-line entry point.
+"""The ``river-boost`` command line: ``bench`` and ``tune``.
 
 ``river-boost bench`` compares the boosters with a single Hoeffding tree and River's own
 ensembles on streams bundled with River (nothing is downloaded), prints tables, and writes
@@ -41,20 +41,48 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"river-boost: error: {message} (see --help)\n")
 
 
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows every option's default, except where the help text already says it."""
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Shows every option's default (lists as the flags take them: comma-separated), except
+    where the help text already says it; keeps the description's and epilog's line breaks
+    (the examples)."""
 
     def _get_help_string(self, action):
-        if "default:" in (action.help or "") or action.default in (None, False):
+        default = action.default
+        if (
+            "default:" in (action.help or "")
+            or default in (None, False)
+            or default is argparse.SUPPRESS
+            or not action.option_strings
+        ):
             return action.help
-        return super()._get_help_string(action)
+        if isinstance(default, (list, tuple)):
+            default = ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in default)
+        # argparse %-formats the help text: a literal % in a default must be doubled
+        return f"{action.help} (default: {str(default).replace('%', '%%')})"
 
 
-def _resolve(kind, choices, aliases=None):
+def _resolve(kind, choices, aliases=None, missing=None):
     """Parse a comma-separated list of names from ``choices`` (or their ``aliases``, any
-    case), with a "did you mean" for the rest."""
+    case), with a "did you mean" for the rest.
+
+    ``missing(name)``, if given, says what a choice needs that is not installed (or None): a
+    suggestion prefers the choices that can run here, and names what the others need.
+    """
     folded = {c.lower(): c for c in choices}
     folded.update({a.lower(): c for a, c in (aliases or {}).items()})
+
+    def suggestions(item):
+        item = item.lower()
+        close = difflib.get_close_matches(item, list(folded), n=5, cutoff=0.6)
+        # "arf" for River.ARF and MOA.ARF: a name's last dotted part typed alone
+        close += [c for c in folded if c.rsplit(".", 1)[-1] == item]
+        names = list(dict.fromkeys(folded[c] for c in close))
+        if missing is None:
+            return names[:3]
+        ready = [n for n in names if missing(n) is None]
+        if ready:
+            return ready[:3]
+        return [f"{n} (needs {missing(n)})" for n in names[:3]]
 
     def parse(text):
         items = [t.strip() for t in text.split(",") if t.strip()]
@@ -64,8 +92,8 @@ def _resolve(kind, choices, aliases=None):
         for item in items:
             name = folded.get(item.lower())
             if name is None:
-                close = difflib.get_close_matches(item.lower(), list(folded), n=3, cutoff=0.6)
-                hint = f"; did you mean {', '.join(folded[c] for c in close)}?" if close else ""
+                close = suggestions(item)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
                 raise argparse.ArgumentTypeError(
                     f"unknown {kind} {item!r}{hint} (choose from {', '.join(choices)})"
                 )
@@ -127,7 +155,7 @@ def _run_options(p, streams, models, out):
     )
     p.add_argument(
         "--models",
-        type=_resolve("model", list(bench.REGISTRY), ALIASES),
+        type=_resolve("model", list(bench.REGISTRY), ALIASES, bench.missing_library),
         default=models,
         help=f"comma-separated models, bench names or class names (default: {','.join(models)}"
         f"; ablations: {', '.join(bench.ABLATIONS)}; outside anchors, when installed: "
@@ -166,16 +194,63 @@ def _run_options(p, streams, models, out):
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path(out), help="output folder")
 
 
+MAIN_DESCRIPTION = """\
+Online boosting for River, from the command line: compare the boosters with River's own
+ensembles on streams (bench), or tune their parameters on a prefix of a stream (tune).
+Every stream bundled with River runs without a download; the papers' data sets are read
+from a folder given by --data-dir."""
+
+MAIN_EPILOG = """\
+examples:
+  river-boost bench                                   the default comparison (a few minutes)
+  river-boost bench --streams phishing --n-samples 500 --jobs 1
+  river-boost bench --models AdaBoostOL,River.ARF --seeds 1,2,3
+  river-boost bench --suite drift                     the drifting streams
+  river-boost tune --streams phishing --models OnlineBBM --n-samples 1000
+
+'river-boost bench --help' and 'river-boost tune --help' list every option."""
+
+BENCH_EPILOG = """\
+examples:
+  river-boost bench
+      every booster, River's baselines, the default streams; tables on the screen,
+      results.csv, results.json and plots in ./river-boost-results
+  river-boost bench --streams phishing,sea --models AdaBoostOL,OnlineBBM,River.ARF \\
+                    --gammas 0.1 --n-samples 2000 --jobs 2 --out results
+  river-boost bench --streams nursery --data-dir ~/data     one of the papers' data sets
+  river-boost bench --details      also the booster-overhead and updates-per-pair tables
+
+Models take bench names or class names (AdaBoostOL = AdaBoost.OL), in any case.
+River's own models are cached between invocations (--no-cache runs them again)."""
+
+TUNE_EPILOG = """\
+examples:
+  river-boost tune --streams phishing --models OnlineBBM,AdaBoostOL
+  river-boost tune --streams bananas --models OnlineBBM --gammas 0.05,0.1,0.2 \\
+                   --n-models 5,10 --n-samples 2000 --split 0.5
+
+Writes tune.json (the chosen configurations and every run) to --out."""
+
+
 def make_parser():
-    parser = _OneLineParser(prog="river-boost", description=__doc__.splitlines()[0])
+    parser = _OneLineParser(
+        prog="river-boost",
+        description=MAIN_DESCRIPTION,
+        epilog=MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"river-boost {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    sub = parser.add_subparsers(
+        dest="command", required=True, parser_class=_OneLineParser, metavar="{bench,tune}"
+    )
     b = sub.add_parser(
         "bench",
         formatter_class=_Help,
         help="prequential comparison of the boosters and River's ensembles",
-        description="Progressive validation (predict, score, learn) of every booster beside a "
-        "single Hoeffding tree and River's AdaBoost, BOLE and ARF, on River's bundled streams.",
+        description="Progressive validation (predict, score, learn) of every booster beside a\n"
+        "single Hoeffding tree and River's AdaBoost, BOLE and ARF, on River's bundled\n"
+        "streams (or the papers' data sets, with --data-dir).",
+        epilog=BENCH_EPILOG,
     )
     _run_options(b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results")
     b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
@@ -183,6 +258,13 @@ def make_parser():
         "--osboost-gammas", type=_edges, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
+    b.add_argument(
+        "--details",
+        action="store_true",
+        help="also print the booster-overhead and weak-learner-updates tables (what share of "
+        "the time the boosters spend outside their weak learners, how many example-learner "
+        "pairs update a learner)",
+    )
     b.add_argument(
         "--no-cache",
         action="store_true",
@@ -204,10 +286,11 @@ def make_parser():
         "tune",
         formatter_class=_Help,
         help="tune γ / n_models / learning rate on a prefix, report on the rest",
-        description="The papers' protocol: every configuration runs prequentially over the "
-        "stream; the one with the best accuracy on the first --split share is chosen (per "
-        "seed) and its accuracy on the rest of the stream, where it keeps learning, is "
+        description="The papers' protocol: every configuration runs prequentially over the\n"
+        "stream; the one with the best accuracy on the first --split share is chosen (per\n"
+        "seed), and its accuracy on the rest of the stream, where it keeps learning, is\n"
         "reported.",
+        epilog=TUNE_EPILOG,
     )
     _run_options(t, ["phishing", "bananas"], ["OnlineBBM", "AdaBoost.OL"], "river-boost-tune")
     t.add_argument(
@@ -277,7 +360,16 @@ def _prepare(args):
     _check_writable(args.out)
     if args.backend == "dask":
         bench.check_dask(args.scheduler)
+    asked = args.models
     args.models, notices = bench.usable_models(args.models)
+    if not args.models:  # every model asked for needs a library that is not installed
+        libraries = {bench.missing_library(m) for m in asked}
+        needs = ", ".join(f"{m} needs {bench.missing_library(m)}" for m in asked)
+        java = " (and Java)" if "capymoa" in libraries else ""
+        raise RuntimeError(
+            f"no model to run: {needs}, which is not installed; pip install "
+            f"{' '.join(sorted(libraries))}{java}, or choose other --models"
+        )
     for notice in notices:
         print(f"river-boost: {notice}", file=sys.stderr)
 
@@ -379,18 +471,23 @@ def cmd_bench(args):
     streams = [s for s in args.streams if any(r.stream == s for r in results)]
     tables = {
         "accuracy": f"Prequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
-        f"{args.n_models} weak learners, seeds {args.seeds}",
+        f"{args.n_models} weak learners, seeds {','.join(map(str, args.seeds))}",
         "throughput": "Throughput (examples/s, median over seeds)",
         "speed": "Throughput ÷ River.AdaBoost's on the same stream, same invocation",
-        "overhead": "Booster overhead: share of time outside the weak learners' learn/predict",
-        "updates": "Weak-learner updates per (example, learner) pair (multi-label: one per "
-        "relevant label)",
     }
+    if args.details:
+        tables["overhead"] = (
+            "Booster overhead: share of time outside the weak learners' learn/predict"
+        )
+        tables["updates"] = (
+            "Weak-learner updates per (example, learner) pair (multi-label: one per relevant label)"
+        )
     if all(r["speed_vs_reference"] is None for r in rows.values()):
         del tables["speed"]
     cached = sorted({r.model for r in results if r.cached})
     if cached:
-        tables["speed"] = tables["speed"].replace("same invocation", "its cached run")
+        if "speed" in tables:  # absent without River.AdaBoost in the grid
+            tables["speed"] = tables["speed"].replace("same invocation", "its cached run")
         print(
             f"\nRiver's models read from the cache of earlier runs on this machine: "
             f"{', '.join(cached)} (their accuracy is the same; their times are from the run "
@@ -424,15 +521,14 @@ def cmd_bench(args):
 def cmd_tune(args):
     _prepare(args)
     grid = (args.gammas, args.n_models, args.learning_rates, args.seeds, args.split)
-    runs = bench.tuning_grid(args.streams, args.models, *grid)
+    runs = bench.tuning_grid(args.streams, args.models, *grid, n_samples=args.n_samples)
     _check_grid(runs, args.streams, args.models)
-    protocol = bench.Protocol(n_samples=args.n_samples, split=args.split)
-    results = _run(args, runs, "tune", protocol=protocol)
+    results = _run(args, runs, "tune")
     chosen = bench.pick_tuned(results)
     share = f"{100 * args.split:g}%"
     print(
         f"\nTuned on the first {share} of each stream (prequential accuracy), reported on "
-        f"the rest; seeds {args.seeds}"
+        f"the rest; seeds {','.join(map(str, args.seeds))}"
     )
     print("| model | stream | chosen (per seed) | tuning accuracy | held-out accuracy |")
     print("| --- | --- | --- | --- | --- |")
@@ -449,7 +545,7 @@ def cmd_tune(args):
         )
         entry = {"family": family, "stream": stream, "chosen": [(r.model, r.n_models) for r in rs]}
         summary.append({**entry, "tuning_accuracy": tune_acc, "held_out_accuracy": held})
-    keys = ("stream", "model", "n_models", "seed", "split_accuracy")
+    keys = ("stream", "model", "n_models", "seed", "n_samples", "split_accuracy")
     runs_out = [{k: getattr(r, k) for k in keys} for r in results]
     with open(args.out / "tune.json", "w") as f:
         json.dump({"chosen": summary, "runs": runs_out}, f, indent=1)

@@ -307,6 +307,13 @@ class BoundedCache(OrderedDict):
         return (type(self), (self.size,))
 
 
+def serves_multiclass(model) -> bool:
+    """Whether ``model`` can learn more than two classes: River's ``_multiclass`` property
+    (False for binary-only classifiers such as ``LogisticRegression``; a pipeline answers for
+    its last step). A learner that does not say is trusted."""
+    return bool(getattr(model, "_multiclass", True))
+
+
 def accepts_sample_weight(model) -> bool:
     """Whether ``model.learn_one`` takes a ``w`` keyword (or any keyword)."""
     try:
@@ -505,6 +512,9 @@ class WeakLearnerPool(Watched):
 
     The parameters are the boosters' (:class:`~river_boost.booster.Booster`); how they act:
 
+    - ``multiclass``: the learners will be taught other labels than ``True``/``False``
+      (multiclass and multi-label ranking boosters): a binary-only learner (River's
+      ``_multiclass`` False, e.g. ``LogisticRegression``) is refused with a ``ValueError``.
     - ``weighting="importance"``: learner ``i`` is called with ``w = sample_weight * p /
       mean_p_i``, ``mean_p_i`` the running mean of the ``p`` it was offered. Importance
       weighting is invariant to a common scale in theory, but Hoeffding trees count *weight*
@@ -537,9 +547,20 @@ class WeakLearnerPool(Watched):
         min_weight: float = 0.0,
         seed: int | None = None,
         wide_subsets: bool = True,
+        multiclass: bool = False,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
+        if multiclass and not serves_multiclass(model):
+            # refused here, not on the first multiclass label deep inside River
+            name = type(model).__name__
+            raise ValueError(
+                f"{name} is a binary classifier, and this booster teaches its weak learners "
+                f"more than two classes (multiclass and multi-label ranking boosters): give "
+                f"a multiclass learner, such as a Hoeffding tree (the default) or "
+                f"river.multiclass.OneVsRestClassifier({name}()); a classifier of your own "
+                "that learns any label says so with River's `_multiclass = True`"
+            )
         check_choice("weighting", weighting, WEIGHTINGS)
         check_choice("diversify", diversify, DIVERSIFY_MODES)
         check_feature_fraction(feature_fraction)

@@ -31,6 +31,9 @@ class FeatureVoter(base.Classifier):
     (``predict_proba_one`` returns ``{}``, like a fresh Hoeffding tree).
     """
 
+    # it learns (records) any label: a multiclass learner in River's sense
+    _multiclass = True
+
     def __init__(self, feature: str = "a", silent_until_learned: bool = False):
         self.feature = feature
         self.silent_until_learned = silent_until_learned

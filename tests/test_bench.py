@@ -26,9 +26,10 @@ SMALL = [
 
 def test_bench_prints_tables_and_writes_results_and_plots(tmp_path, capsys):
     out = tmp_path / "res"
-    assert cli.main(["bench", *SMALL, "--jobs", "1", "--out", str(out)]) == 0
+    assert cli.main(["bench", *SMALL, "--jobs", "1", "--details", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Prequential accuracy" in printed and "OnlineBBM(best γ)" in printed
+    assert "Booster overhead" in printed and "seeds 42\n" in printed  # not [42]
     for name in (
         "results.csv",
         "results.json",
@@ -51,7 +52,10 @@ def test_river_models_are_read_back_from_the_cache_and_boosters_always_run(tmp_p
     assert str(folder).startswith(str(tmp_path.parent.parent))  # the fixture's, not ~/.cache
     args = ["bench", *SMALL, "--jobs", "1", "--no-plot"]
     assert cli.main([*args, "--out", str(tmp_path / "a")]) == 0
-    assert "from the cache" not in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "from the cache" not in printed
+    # the diagnostic tables are behind --details
+    assert "Booster overhead" not in printed and "Weak-learner updates" not in printed
     assert len(list(folder.glob("*.pkl"))) == 2 * 2  # River's two models on two streams
     assert cli.main([*args, "--out", str(tmp_path / "b")]) == 0
     printed = capsys.readouterr().out
@@ -65,6 +69,70 @@ def test_river_models_are_read_back_from_the_cache_and_boosters_always_run(tmp_p
         assert (a["seconds"] == b["seconds"]) == river  # boosters ran again
     assert cli.main([*args, "--no-cache", "--out", str(tmp_path / "c")]) == 0
     assert "from the cache" not in capsys.readouterr().out
+
+
+def test_a_cached_river_model_without_river_adaboost_still_gives_tables_and_files(tmp_path, capsys):
+    # No River.AdaBoost in the grid: no speed table, and the notice of a cached run must not
+    # need one (the second run used to end in KeyError: 'speed', writing nothing).
+    args = ["bench", "--streams", "phishing", "--models", "AdaBoostOL,River.ARF"]
+    args += ["--n-models", "3", "--n-samples", "120", "--jobs", "1", "--no-plot"]
+    for run in "ab":
+        assert cli.main([*args, "--out", str(tmp_path / run)]) == 0
+        printed = capsys.readouterr().out
+        assert "Prequential accuracy" in printed and "Throughput (examples/s" in printed
+        assert "River.AdaBoost's" not in printed
+        data = json.loads((tmp_path / run / "results.json").read_text())
+        assert sorted(r["model"] for r in data["runs"]) == ["AdaBoost.OL", "River.ARF"]
+        assert (tmp_path / run / "results.csv").stat().st_size > 0
+    assert "River's models read from the cache of earlier runs" in printed
+    assert "River.ARF" in printed.split("read from the cache")[1].splitlines()[0]
+
+
+def test_help_has_examples_and_comma_separated_defaults(capsys):
+    for argv, example in (
+        ([], "river-boost bench --streams phishing"),
+        (["bench"], "river-boost bench --details"),
+        (["tune"], "river-boost tune --streams phishing"),
+    ):
+        with pytest.raises(SystemExit) as exc:
+            cli.main([*argv, "--help"])
+        assert exc.value.code == 0
+        text = capsys.readouterr().out
+        assert "examples:" in text and example in text and "``" not in text
+        assert "default: [" not in " ".join(text.split())  # no Python lists
+    cli.make_parser().parse_args(["bench"])  # the defaults still parse
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 0.05,0.1,0.2,0.3)" in text and "(default: 42)" in text
+    with pytest.raises(SystemExit):
+        cli.main(["tune", "--help"])
+    assert "(default: 5,10,20)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_did_you_mean_prefers_installed_models(capsys, monkeypatch):
+    from river_boost import anchors
+
+    monkeypatch.setattr(anchors, "available", lambda library: False)
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--models", "ARF"])
+    err = capsys.readouterr().err
+    assert "did you mean River.ARF?" in err
+    # only uninstalled candidates: named with what they need
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--models", "MOA.ARG"])
+    assert "did you mean MOA.ARF (needs capymoa)" in capsys.readouterr().err
+
+
+def test_only_uninstalled_models_is_a_complete_one_line_error(tmp_path, capsys, monkeypatch):
+    from river_boost import anchors
+
+    monkeypatch.setattr(anchors, "available", lambda library: False)
+    argv = ["bench", "--streams", "phishing", "--models", "MOA.ARF", "--out", str(tmp_path)]
+    assert cli.main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("river-boost: error: no model to run: MOA.ARF needs capymoa")
+    assert err.endswith("or choose other --models") and "\n" not in err
 
 
 def test_the_cache_misses_on_other_options_and_survives_a_damaged_file(tmp_path):
@@ -239,6 +307,7 @@ def test_tune_picks_the_best_prefix_configuration_and_reports_the_rest(tmp_path,
     assert "held-out accuracy" in capsys.readouterr().out
     data = json.loads((out / "tune.json").read_text())
     assert len(data["runs"]) == 2 * (2 * 2 + 2 * 2)  # seeds x (γ x N + lr x N)
+    assert all(r["n_samples"] == 200 for r in data["runs"])  # --n-samples, not the stream's
     for chosen in data["chosen"]:
         for seed, (model, n), held in zip((1, 2), chosen["chosen"], chosen["held_out_accuracy"]):
             cands = [

@@ -294,6 +294,8 @@ def test_cost_sensitive_weak_prediction_differs_from_argmax_only_when_unsure():
 
 
 class _Constant(base.Classifier):
+    _multiclass = True  # votes and accepts any label
+
     def __init__(self, label="a"):
         self.label = label
 
@@ -315,3 +317,28 @@ def test_edges_are_one_for_always_right_learners():
     for _ in range(20):
         mb.learn_one({"x": 1.0}, "a")
     assert mb.edges[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("cls", [*BOOSTERS, rb.AdaOLMR, rb.OnlineBMR])
+def test_a_binary_only_weak_learner_is_refused_at_construction(cls):
+    from river import linear_model
+
+    # LogisticRegression learns True/False only: it used to be accepted and then fail inside
+    # River on the first multiclass label
+    with pytest.raises(ValueError, match=r"LogisticRegression is a binary classifier.*OneVsRest"):
+        cls(model=linear_model.LogisticRegression())
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_multiclass_river_classifiers_serve_as_weak_learners(cls):
+    from river import linear_model, multiclass, naive_bayes, preprocessing
+
+    stream = list(datasets.ImageSegments().take(600))
+    for weak, weighting in (
+        (multiclass.OneVsRestClassifier(linear_model.LogisticRegression()), "importance"),
+        (naive_bayes.GaussianNB(), "sampling"),  # learn_one(x, y) without a weight
+    ):
+        booster = cls(model=weak, n_models=3, weighting=weighting, seed=0)
+        model = preprocessing.StandardScaler() | booster
+        metric = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
+        assert metric.get() > 0.6  # seven classes: a chance learner scores about 0.14

@@ -194,6 +194,8 @@ def test_bad_input(cls):
 class OneHotVoter(base.Classifier):
     """Votes one label with certainty: ``labels[0]`` if ``x[feature] > 0`` else ``labels[1]``."""
 
+    _multiclass = True  # accepts any label
+
     def __init__(self, feature="f0", labels=("a", "b")):
         self.feature = feature
         self.labels = labels

@@ -147,3 +147,22 @@ def test_guide_code_runs(page, tmp_path):
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == 0, f"{page.name}:\n{done.stderr[-4000:]}"
+
+
+README = ROOT / "README.md"
+SHOWN = re.findall(r"```python\n(.*?)```\n\n```text\n(.*?)```", README.read_text(), re.S)
+
+
+@pytest.mark.parametrize("code, output", SHOWN, ids=[f"snippet{i}" for i in range(len(SHOWN))])
+def test_the_readme_snippets_print_what_it_shows(code, output, tmp_path):
+    script = tmp_path / "snippet.py"
+    script.write_text(code)
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stdout == output
+
+
+def test_the_readme_shows_its_snippets_outputs():
+    assert len(SHOWN) >= 2  # the quick start and the multi-label one

@@ -149,12 +149,18 @@ def test_guide_code_runs(page, tmp_path):
     assert done.returncode == 0, f"{page.name}:\n{done.stderr[-4000:]}"
 
 
-README = ROOT / "README.md"
-SHOWN = re.findall(r"```python\n(.*?)```\n\n```text\n(.*?)```", README.read_text(), re.S)
+# a ```python block followed by a ```text block: the output the page shows for it
+SHOWN = [
+    (page.name, *pair)
+    for page in (ROOT / "README.md", DOCS / "index.md")
+    for pair in re.findall(r"```python\n(.*?)```\n\n```text\n(.*?)```", page.read_text(), re.S)
+]
 
 
-@pytest.mark.parametrize("code, output", SHOWN, ids=[f"snippet{i}" for i in range(len(SHOWN))])
-def test_the_readme_snippets_print_what_it_shows(code, output, tmp_path):
+@pytest.mark.parametrize(
+    "page, code, output", SHOWN, ids=[f"{page}-{i}" for i, (page, *_) in enumerate(SHOWN)]
+)
+def test_the_snippets_print_what_the_page_shows(page, code, output, tmp_path):
     script = tmp_path / "snippet.py"
     script.write_text(code)
     done = subprocess.run(
@@ -164,5 +170,6 @@ def test_the_readme_snippets_print_what_it_shows(code, output, tmp_path):
     assert done.stdout == output
 
 
-def test_the_readme_shows_its_snippets_outputs():
-    assert len(SHOWN) >= 2  # the quick start and the multi-label one
+def test_the_readme_and_the_home_page_show_their_snippets_outputs():
+    assert sum(page == "README.md" for page, *_ in SHOWN) >= 2  # quick start, multi-label
+    assert any(page == "index.md" for page, *_ in SHOWN)

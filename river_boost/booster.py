@@ -47,63 +47,10 @@ class Booster(Watched, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
-    that choose the task and the rule and list their parameters River-style. These are the
-    parameters every preset shares:
-
-    Parameters
-    ----------
-    model
-        The weak learner to clone (default: :func:`~river_boost.core.default_model`, River's
-        Hoeffding tree made faster; any River classifier works; the multi-label boosters need
-        a multiclass one).
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        How a learner's weight ``p`` in ``[0, 1]`` reaches it: ``"importance"`` (default, what
-        the papers found better) as an importance weight, rescaled so that its running mean is
-        1 for each learner (Hoeffding trees count weight, not examples); ``"sampling"`` passes
-        the example with probability ``p`` (:class:`~river_boost.core.WeakLearnerPool`).
-    diversify
-        ``True`` (default): draw the trees' ``delta``, ``tau`` and ``grace_period`` at random,
-        all but the first learner's; ``"paper"``: the papers' code (grace period 1-10,
-        per-learner weight scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees (a random subset per learner, hashed from
-        the seed and the feature's name, so features that appear mid-stream are assigned
-        too; 1: all). ``"auto"`` (default) is the measured default for the booster's task
-        (``benchmarks/RESULTS.md``, "Wide data: the feature_fraction default"):
-
-        - multi-label ranking (``AdaOLMR``, ``OnlineBMR``): decided from the number of
-          features ``d`` of the first non-empty ``x``: every feature while ``d <= 32``, else
-          about ``max(20, sqrt(d))`` random features per learner
-          (:func:`~river_boost.core.auto_feature_count`). On the multi-label papers' sets it
-          cut the test rank loss on emotions and scene (294 features: about 0.13 to 0.11),
-          and cost about 0.004 on yeast (103 features);
-        - binary and multiclass: every feature (1.0). Random subsets lost 2.9 points of
-          accuracy on mice_protein (77 features, multiclass), were even on a9a (123,
-          binary), and lost on narrow streams.
-
-        Narrow streams keep every feature and give the same results as
-        ``feature_fraction=1.0``, bit for bit. ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (default 0.3; 0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None`` (default): no drift adaptation. A River drift detector (``drift.ADWIN()``,
-        ...): each learner watches its own error with a clone of it and is replaced by a
-        fresh learner when it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None`` (default), or a River drift detector (more sensitive than
-        ``drift_detector``, e.g. ``drift.ADWIN(delta=0.01)``) whose signal starts a
-        background learner that replaces the learner on drift, as River's ARF does. Needs a
-        ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the edges, the vote weights'
-        learning rate and Hedge remember (exponentially weighted edges, OGD rate floor
-        ``learning_rate / sqrt(memory)``, fixed-share Hedge with share ``1 / memory``);
-        ``None``: :data:`~river_boost.adaptation.DEFAULT_MEMORY`. Needs a ``drift_detector``.
+    that choose the task and the rule, and each lists its parameters River-style, the ten
+    every preset shares among them (``model``, ``n_models``, ``weighting``, ``diversify``,
+    ``feature_fraction``, ``min_weight``, ``seed``, ``drift_detector``, ``warning_detector``,
+    ``memory``). The properties below are the diagnostics every preset has.
 
     """
 

@@ -1,4 +1,4 @@
-"""Griffe extension for the API reference: the docstrings' Sphinx roles and shared parameters.
+"""Griffe extension for the API reference: the docstrings' Sphinx roles and reference lists.
 
 The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
 (``:class:`~river_boost.core.WeakLearnerPool```). mkdocstrings renders Markdown, so
@@ -6,22 +6,26 @@ The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
 - a role becomes a cross-reference to the documented object when there is one (optional: a
   role naming an object the site does not document, e.g. River's, stays plain code), shown as
   its last component with ``~``, as Sphinx does;
-- a parameter entry naming several parameters at once (``model, n_models, seed`` followed by
-  one description: the parameters every booster shares) is split into one entry per name, so
-  that each shows its own type and default from the signature;
 - River's reference style, ``[^1]: Author, title`` lines with no footnote mark in the text,
-  becomes a numbered list (Markdown would drop an unreferenced footnote).
+  becomes a numbered list (Markdown would drop an unreferenced footnote);
+- diagnostics made by a helper (``edges = _from_pool("edges")`` in
+  :class:`~river_boost.booster.Booster`, ``offered = _copied("_offered", doc)`` in the pool)
+  are properties whose docstring is set at run time; griffe reads the source, so they get
+  that docstring and the property label here, and show with the other diagnostics.
+
+Parameters need nothing from here: every booster writes each of its parameters out, River's
+way, and griffe's numpy parser reads them as they are (``tests/test_docs_api.py``).
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 
 import griffe
 
 ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):`(~?)([\w.]+)`")
-MANY_NAMES = re.compile(r"^([A-Za-z_]\w*(?:, [A-Za-z_]\w*)+)$")
 FOOTNOTE = re.compile(r"^\[\^(\w+)\]:\s*", re.M)
 
 
@@ -36,38 +40,41 @@ def _role(match: re.Match, module: str) -> str:
     )
 
 
-def _split_shared_parameters(text: str) -> str:
-    lines = text.split("\n")
-    out, section, i = [], None, 0
-    while i < len(lines):
-        line = lines[i]
-        if i + 1 < len(lines) and re.fullmatch(r"-{3,}", lines[i + 1]) and line.strip():
-            section = line.strip()
-        names = MANY_NAMES.match(line)
-        if section == "Parameters" and names:
-            j = i + 1
-            # the description: the indented lines after the names (a blank line inside it
-            # belongs to it only if more indented lines follow)
-            while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
-                ends = j + 1 >= len(lines) or not lines[j + 1].startswith(" ")
-                if not lines[j].strip() and ends:
-                    break
-                j += 1
-            description = lines[i + 1 : j]
-            for name in names.group(1).split(", "):
-                out += [name, *description]
-            i = j
-            continue
-        out.append(line)
-        i += 1
-    return "\n".join(out)
-
-
 class RiverBoostDocstrings(griffe.Extension):
     def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
         if obj.docstring is None:
             return
         module = obj.module.path if not obj.is_module else obj.path
-        value = _split_shared_parameters(obj.docstring.value)
-        value = FOOTNOTE.sub(lambda m: f"{m.group(1)}. ", value)
+        value = FOOTNOTE.sub(lambda m: f"{m.group(1)}. ", obj.docstring.value)
         obj.docstring.value = ROLE.sub(lambda m: _role(m, module), value)
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
+        if pkg.name != "river_boost":
+            return
+        pool = pkg["core.WeakLearnerPool"]
+        parse = {"parser": pool.docstring.parser, "parser_options": pool.docstring.parser_options}
+        for member in pool.members.values():  # offered = _copied("_offered", "doc")
+            call = _call(member)
+            if call and call[0] == "_copied":
+                member.docstring = griffe.Docstring(call[2], parent=member, **parse)
+                member.labels = {"property"}
+        for member in pkg["booster.Booster"].members.values():  # edges = _from_pool("edges")
+            call = _call(member)
+            if call and call[0] == "_from_pool":
+                doc = pool.members[call[1]].docstring
+                member.docstring = griffe.Docstring(doc.value, parent=member, **parse)
+                member.labels = {"property"}
+
+
+def _call(member) -> tuple | None:
+    """``(function, *string arguments)`` of an attribute set by a call, else None."""
+    if not member.is_attribute or member.value is None:
+        return None
+    try:
+        node = ast.parse(str(member.value), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+    return (node.func.id, *args)

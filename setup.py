@@ -1,13 +1,14 @@
-"""Build script for the optional compiled Hoeffding-tree forest (``river_boost._forest``) and
-the boosters' compiled walk (``river_boost._walk``).
+"""Build script for the compiled Hoeffding-tree forest (``river_boost._forest``) and the
+boosters' compiled walk (``river_boost._walk``).
 
-Everything else is in ``pyproject.toml``. The extension is ``optional``: without a C compiler
-(or without Cython at build time) ``pip install`` still succeeds and
-``river_boost.forest.AVAILABLE`` is False, so the pure-Python trees are used.
+Everything else is in ``pyproject.toml``. The extensions are required (``import
+river_boost`` says how to get them when they are missing): a source install needs a C
+compiler; Cython and NumPy come from the build requirements.
 """
 
 import os
 
+from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 # Exactness: River's arithmetic must be reproduced bit for bit, so no floating-point
@@ -17,36 +18,20 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
 
 def _extensions():
-    try:
-        from Cython.Build import cythonize
-    except ImportError as e:  # Cython missing: install without the extension
-        print(f"river_boost: not building the compiled forest ({e})")
-        return []
-    # MSVC: precise floating point (no contraction); exactness is only verified on Linux/glibc
-    extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
-    try:  # the walk calls NumPy's own float64 dot function (its C API, NumPy >= 2)
-        import numpy
+    import numpy  # the walk calls NumPy's own float64 functions (its C API, NumPy >= 2)
 
-        numpy_include = [numpy.get_include()]
-    except ImportError as e:
-        print(f"river_boost: not building the compiled walk ({e})")
-        numpy_include = None
+    # MSVC: precise floating point (no contraction)
+    extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
     exts = [
         Extension(
             f"river_boost.{name}",
             [f"river_boost/{name}.pyx"],
             extra_compile_args=extra,
             include_dirs=include,
-            optional=True,
         )
-        # _walk: the boosters' compiled walk (walk.py)
-        for name, include in (("_forest", []), ("_walk", numpy_include))
-        if include is not None
+        for name, include in (("_forest", []), ("_walk", [numpy.get_include()]))
     ]
-    extensions = cythonize(exts, compiler_directives={"language_level": "3"})
-    for e in extensions:  # cythonize() does not carry `optional` over
-        e.optional = True
-    return extensions
+    return cythonize(exts, compiler_directives={"language_level": "3"})
 
 
 setup(ext_modules=_extensions())

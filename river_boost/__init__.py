@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+try:  # the compiled forest and walk, built at install time (wheels ship them)
+    from . import _forest, _walk  # noqa: F401
+except ImportError as _e:
+    raise ImportError(
+        f"river_boost's compiled extensions cannot be imported ({_e}). river-boost needs "
+        "them, as River and scikit-learn need theirs: install a wheel (pip install "
+        "river-boost), or install from source with a C compiler (pip builds them with Cython "
+        "and NumPy); from a clone, pip install -e . builds them next to the sources."
+    ) from _e
+
 from . import booster, core, metrics, potentials, tasks
 from .binary import AdaBoostOL, NHBoostDT, OnlineBBM, OSBoost, PotentialBooster, SquintBoost
 from .martingale import MartingaleBooster

@@ -1793,6 +1793,20 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
     return out
 
 
+cdef KeyOrder _python_order = KeyOrder()  # the key order of the Python walk's cleanings
+
+
+def clean_x(x, dict nominal):
+    """``core.clean_features(x)`` without the features whose kind differs from the one
+    learned (``nominal``): the cleaning of :meth:`river_boost.core.FeatureCleaner.cleaned`,
+    which both walks use (common dicts cleaned here, any other by ``clean_features``)."""
+    global _core
+    if _core is None:  # (river_boost.walk sets it; the Python walk may come first)
+        from river_boost import core as _core_module
+        _core = _core_module
+    return _cleaned_fast(x, nominal, _python_order)
+
+
 def _cleaned_for_test(x, dict nominal, int times=2, bint items=False):
     """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
     by the first call and reused by the next), as dicts (a CleanX's as_dict() with

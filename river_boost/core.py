@@ -29,6 +29,8 @@ from collections.abc import Mapping
 import numpy as np
 from river import base, tree
 
+from . import _walk
+
 __all__ = [
     "WeakLearnerPool",
     "ModelLearners",
@@ -248,12 +250,9 @@ class FeatureCleaner(Watched):
         except Exception:  # values that refuse comparison (arrays): not the remembered x
             same = False
         if not same:
-            clean = clean_features(x)  # may raise: nothing is remembered then
-            nominal = self.nominal
-            for k, v in list(clean.items()):
-                kind = nominal.get(k)
-                if kind is not None and kind is not (type(v) is str):
-                    del clean[k]
+            # the one cleaning (compiled; clean_features for dicts of other kinds), which may
+            # raise: nothing is remembered then
+            clean = _walk.clean_x(x, self.nominal)
             self.clean, self.x, self.value = clean, dict(x), None
         return self.clean
 

@@ -792,7 +792,8 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
 
 
 def _python_cleaned(x, nominal):
-    """FeatureCleaner.cleaned's cleaning of a new x (the reference)."""
+    """The cleaning of a new x, readably: core.clean_features, then the learned kinds' filter
+    (the reference for the compiled cleaning every walk uses)."""
     clean = core.clean_features(x)
     for k, v in list(clean.items()):
         kind = nominal.get(k)

@@ -1423,9 +1423,9 @@ cdef inline long long _moved() noexcept:
     return _changes.data.as_longlongs[0]
 
 
-cdef inline double _draw(object rng) except? -1.0:
-    """rng.random()."""
-    return rng.random()
+cdef inline double _draw(object random) except? -1.0:
+    """random(): a draw of the pool's generator, its bound ``random`` method fetched once."""
+    return random()
 
 
 cdef inline object _aget(object obj, dict d, str name):
@@ -1640,14 +1640,69 @@ cdef class KeyOrder:
     cdef char* pkeep
     cdef int sel_m, sel_j
     cdef bint sel_ok
+    # The dict x the compiled walk cleaned last (snap_x), its keys and values in its order
+    # (snap_kv: key, value, key, ...; strong references, so that no other object can take
+    # their addresses) and its clean x (snap_clean): while x is that dict holding the same
+    # key and value objects in the same order, it is equal to what was cleaned, without a
+    # copy of x to compare it with (_cleaned).
+    cdef object snap_x, snap_clean
+    cdef PyObject** snap_kv
+    cdef Py_ssize_t snap_n, snap_cap
 
     def __dealloc__(self):
+        self._snap_drop()
+        free(self.snap_kv)
         free(self.perm)
         free(self.vals)
         free(self.keep)
         free(self.kinds)
         free(self.sel)
         free(self.pkeep)
+
+    cdef void _snap_drop(self) noexcept:
+        cdef Py_ssize_t j
+        for j in range(2 * self.snap_n):
+            Py_XDECREF(self.snap_kv[j])
+        self.snap_n = 0
+        self.snap_x = None
+        self.snap_clean = None
+
+    cdef int _snap_take(self, dict x, object clean) except -1:
+        """Remember the dict ``x`` (its key and value objects) and its clean x."""
+        cdef Py_ssize_t n = PyDict_GET_SIZE(x), pos = 0, j = 0
+        cdef PyObject* key
+        cdef PyObject* val
+        cdef PyObject** kv
+        self._snap_drop()
+        if n > self.snap_cap:
+            kv = <PyObject**>realloc(self.snap_kv, 2 * n * sizeof(PyObject*))
+            if kv == NULL:
+                raise MemoryError()
+            self.snap_kv = kv
+            self.snap_cap = n
+        while PyDict_Next(x, &pos, &key, &val):
+            Py_INCREF(<object>key)
+            Py_INCREF(<object>val)
+            self.snap_kv[2 * j] = key
+            self.snap_kv[2 * j + 1] = val
+            j += 1
+        self.snap_n = j
+        self.snap_x = x
+        self.snap_clean = clean
+        return 0
+
+    cdef bint _snap_holds(self, dict x) noexcept:
+        """Whether ``x`` is the remembered dict with the same key and value objects."""
+        cdef Py_ssize_t pos = 0, j = 0
+        cdef PyObject* key
+        cdef PyObject* val
+        if x is not self.snap_x or PyDict_GET_SIZE(x) != self.snap_n:
+            return False
+        while PyDict_Next(x, &pos, &key, &val):
+            if key != self.snap_kv[2 * j] or val != self.snap_kv[2 * j + 1]:
+                return False
+            j += 1
+        return True
 
     cdef int _grow(self, Py_ssize_t n) except -1:
         if n <= self.cap:
@@ -1832,24 +1887,39 @@ cdef dict _filtered(dict clean, dict nominal):
 
 
 cdef object _cleaned(object memo, object x, KeyOrder order):
-    """FeatureCleaner.cleaned(memo, x): the memo's clean x while ``x`` equals its ``x``."""
+    """FeatureCleaner.cleaned(memo, x): the clean x of an x equal to the last one cleaned.
+
+    A dict the compiled walk cleaned last, still holding the same objects, is recognised by
+    the order's snapshot (KeyOrder.snap_*) without a copy or a comparison by value; the
+    memo then remembers no x (``memo.x`` is None: the Python walk cleans again whatever it
+    is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
+    clean x."""
     cdef object mx, out
     cdef Attrs ma = order.ma
+    if type(x) is dict and order._snap_holds(<dict>x):
+        out = order.snap_clean
+        order.cur_clean = out
+        return out
     mx = ma.get(A_X)
     try:
         same = mx is not None and x == mx
     except Exception:
         same = False
-    if not same:
+    if same:
+        out = ma.get(A_CLEAN)
+    else:
         out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
-        ma.set(A_CLEAN, out)
-        # the same dict as dict(x)
-        mx = PyDict_Copy(x) if type(x) is dict else dict(x)
-        ma.set(A_X, mx)
+        if type(x) is dict:
+            order._snap_take(<dict>x, out)
+            if mx is not None:  # what the Python walk remembered is not this x
+                ma.set(A_X, None)
+                ma.set(A_CLEAN, None)
+        else:
+            order._snap_drop()
+            ma.set(A_CLEAN, out)
+            ma.set(A_X, dict(x))
         if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the plan)
             ma.set(A_VALUE, None)
-    else:
-        out = ma.get(A_CLEAN)
     order.cur_clean = out
     return out
 
@@ -3598,14 +3668,14 @@ cdef class Plan:
                 wi = p * cnt / total
                 if wi < mw:
                     if rng is None:
-                        rng = self.pa.get(A_RNG)
+                        rng = self.pa.get(A_RNG).random
                     if _draw(rng) * mw >= wi:
                         continue
                     wi = mw
                 wi *= sample_weight * scales[i]
             else:
                 if rng is None:
-                    rng = self.pa.get(A_RNG)
+                    rng = self.pa.get(A_RNG).random
                 if _draw(rng) < p:
                     wi = sample_weight * scales[i]
                 else:

@@ -29,7 +29,7 @@ def _extensions():
             extra_compile_args=extra,
             include_dirs=include,
         )
-        for name, include in (("_forest", []), ("_walk", [numpy.get_include()]))
+        for name, include in (("_forest", []), ("_walk", [numpy.get_include()]), ("_dp", []))
     ]
     return cythonize(exts, compiler_directives={"language_level": "3"})
 

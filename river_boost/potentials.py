@@ -17,6 +17,7 @@ from river import base
 from scipy.special import erfcx
 from scipy.stats import binom as binom_dist
 
+from . import _dp
 from .core import BoundedCache, check_choice, check_open_unit
 
 __all__ = [
@@ -710,15 +711,16 @@ class MulticlassZeroOnePotential(Potential):
     wrong labels and ``r`` wins iff every wrong label ``l`` gets at most
     ``cap_l = m + s[r] - s[l] - 1`` of them. Up to ``n = TENSOR_MAX_N`` (40) that capped
     multinomial probability is the original dynamic program over "votes left", label by label,
-    vectorised over ``m`` with an ``(n+1)^3`` tensor: ``O(n^3)`` per binding label, and the
-    results of boosters with at most 41 learners are unchanged bit for bit. Above, the wrong
+    for every ``m`` at once: ``O(n^3)`` per binding label. Above, the wrong
     labels' votes are seen as independent Poisson counts conditioned on their sum (exact), so
     one truncated Poisson kernel serves every ``m`` and a binding label costs ``O(rows x
     band x width)``, about ``O(n^2)`` (``_compute_poisson``); terms below ``1e-30`` are left
     out, far below the float64 rounding of ``1 - P(win)``. A potential that is decided to
     within ``2^-60`` (one wrong label's gap law, a union bound) is exactly 1 or 0 without a DP.
-    Everything is a sum of non-negative terms, with Loader's accurate binomial and Poisson
-    pmfs (``exp(lgamma ...)`` loses ~1e-13 at ``n = 1000``). At ``n = 999`` one potential
+    Everything is a sum of non-negative terms, with exact binomial coefficients up to
+    ``TENSOR_MAX_N`` and Loader's accurate binomial and Poisson pmfs above (``exp(lgamma
+    ...)`` loses ~1e-13 at ``n = 1000``). Both DPs are compiled (``river_boost._dp``, the
+    one code every walk calls; NumPy oracles in the tests). At ``n = 999`` one potential
     takes about 0.05-0.3 s (7 or 30 classes) instead of tens of seconds.
 
     Potentials depend on ``s`` only through ``n`` and the sorted gaps ``s[r] - s[l]``; results
@@ -782,20 +784,14 @@ class MulticlassZeroOnePotential(Potential):
             gaps = [right - v for j, v in enumerate(s) if j != r]
         return self.value_from_gaps(n, gaps)
 
-    def value_from_gaps(self, n: int, gaps, capped_votes=None, capped_rows=None) -> float:
-        """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels
-        (``capped_votes``, ``capped_rows``: the DPs' compiled loops, see
-        :meth:`_compute_tensor` and :meth:`_compute_poisson`; when neither is given, the
-        compiled ones where the extension is built, so that every walk computes the same
-        potentials)."""
+    def value_from_gaps(self, n: int, gaps) -> float:
+        """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
         key = (n, tuple(sorted(gaps)))
         out = self._cache.get(key)
         if out is None:
-            if capped_votes is None and capped_rows is None:
-                capped_votes, capped_rows = _compiled_dp()
-            out = self._cache.put(key, self._compute(n, key[1], capped_votes, capped_rows))
+            out = self._cache.put(key, self._compute(n, key[1]))
         return out
 
     def _class_row(self, n: int, uniq, counts, a: int):
@@ -878,9 +874,10 @@ class MulticlassZeroOnePotential(Potential):
     def _max_gap_pmf(self, n: int) -> float:
         """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``.
 
-        Up to ``TENSOR_MAX_N`` the trinomial sum as before (``O(n^2)`` Python loop); above,
-        the law of the gap is built by ``n`` convolutions with ``(q, 1 - p - q, p)`` and its
-        maximum recorded for every ``n' <= n`` at once (the booster asks ``N - 1`` first).
+        Up to ``TENSOR_MAX_N`` the trinomial sum (``O(n^2)``, compiled:
+        ``river_boost._dp.max_gap_pmf``); above, the law of the gap is built by ``n``
+        convolutions with ``(q, 1 - p - q, p)`` and its maximum recorded for every ``n' <= n``
+        at once (the booster asks ``N - 1`` first).
         """
         if n == 0:
             return 1.0
@@ -889,18 +886,7 @@ class MulticlassZeroOnePotential(Potential):
             if peaks is None or n not in peaks:
                 self._gap_pass(n)
             return self._gap_peaks[n]
-        p_other = (1.0 - self.gamma) / self.n_classes
-        both = self.p_right + p_other  # a vote lands on r or on l
-        rho = self.p_right / both
-        pmf = np.zeros(2 * n + 1)  # index c + n
-        for t in range(n + 1):  # t votes on {r, l}, of which a on r: D = 2a - t
-            p_t = math.exp(binomial_log_pmf(n, t, both)) if both < 1 else float(t == n)
-            if p_t == 0.0:
-                continue
-            a = np.arange(t + 1)
-            p_a = np.exp([binomial_log_pmf(t, int(j), rho) for j in a])
-            np.add.at(pmf, 2 * a - t + n, p_t * p_a)
-        return float(pmf.max())
+        return _dp.max_gap_pmf(self.n_classes, self.gamma, self.p_right, n)
 
     def _gap_tail(self, n: int):
         """``(P(D >= d), P(D <= d))`` for ``d = -n..n`` at index ``d + n`` (the first with one
@@ -931,29 +917,21 @@ class MulticlassZeroOnePotential(Potential):
 
     # -------------------------------------------------------------- exact computation
 
-    def _compute(self, n: int, gaps: tuple, capped_votes=None, capped_rows=None) -> float:
-        """The potential for sorted ``gaps`` (uncached); ``capped_votes`` as in
-        :meth:`_compute_tensor`, ``capped_rows`` as in :meth:`_compute_poisson`."""
+    def _compute(self, n: int, gaps: tuple) -> float:
+        """The potential for sorted ``gaps`` (uncached): the dense DP up to ``TENSOR_MAX_N``
+        votes left, the banded one above."""
         if n <= TENSOR_MAX_N:
-            return self._compute_tensor(n, gaps, capped_votes)
-        return self._compute_poisson(n, gaps, capped_rows)
+            return self._compute_tensor(n, gaps)
+        return self._compute_poisson(n, gaps)
 
-    def _compute_tensor(self, n: int, gaps: tuple, capped_votes=None) -> float:
-        """The original dense DP, ``O(n^3)`` per binding label: kept for ``n <= TENSOR_MAX_N``
-        so that small boosters (``n_models <= TENSOR_MAX_N + 1``) are bit for bit unchanged.
+    def _compute_tensor(self, n: int, gaps: tuple) -> float:
+        """The dense DP, ``O(n^3)`` per binding label (``river_boost._dp.potential``): given
+        ``m`` votes for ``r``, the other ``n - m`` votes are placed label by label, each
+        wrong label ``l`` taking at most ``m + g_l - 1`` of them (a binomial share of the
+        votes left), tightest first; ``1 - sum_m P(m) P(all within caps | m)``."""
+        return _dp.potential(n, self.n_classes, self.p_right, gaps)
 
-        ``capped_votes`` (``river_boost._walk.capped_votes``, passed by the compiled walk)
-        computes ``V`` in C with the same sums in the same order, so the same floats; without
-        it, NumPy computes ``V`` (the reference)."""
-        k = self.n_classes
-        if n == 0:
-            return 1.0 if min(gaps) <= 0 else 0.0
-        p_m = _right_votes_pmf(n, self.p_right)  # P(r receives m of the n votes)
-        V = (capped_votes or _capped_votes)(n, k, gaps, _transition)
-        win = float(np.dot(p_m, V.sum(axis=1)))
-        return min(1.0, max(0.0, 1.0 - win))
-
-    def _compute_poisson(self, n: int, gaps: tuple, capped_rows=None) -> float:
+    def _compute_poisson(self, n: int, gaps: tuple) -> float:
         """Banded DP over the binding labels, one row per ``m`` (the right label's votes).
 
         Given ``m``, the ``T = n - m`` wrong votes are uniform over ``K = k - 1`` labels: the
@@ -970,9 +948,8 @@ class MulticlassZeroOnePotential(Potential):
         Terms below ``DROP`` (``P(m)``, kernel entries, partial sums) are left out: far under
         the float64 rounding of ``1 - win`` (tested against the dense DP and brute force).
 
-        ``capped_rows`` (``river_boost._walk.capped_rows``, passed by the compiled walk) runs
-        :meth:`_capped_rows` in C with the same dot products and sums, so the same floats;
-        without it, the NumPy loop below (the reference).
+        The rows' DP is compiled (``river_boost._dp.capped_rows``); the laws it reads are the
+        cached ones of this module (:func:`_poisson_pmf_range`, :func:`_poisson_pmf_at`).
         """
         K = self.n_classes - 1
         # Decided potentials, from the law of one gap D = X_r - X_l: r wins at most as often
@@ -991,80 +968,16 @@ class MulticlassZeroOnePotential(Potential):
         terms = p_m[~bind].tolist()  # no wrong label can reach r: Q = 1
         rows = np.flatnonzero(bind & (p_m > DROP))
         if rows.size:
-            rows_of = capped_rows or self._capped_rows
-            terms += rows_of(K, caps_off, m[rows], T[rows], p_m[rows])
+            terms += _dp.capped_rows(
+                K, caps_off, m[rows], T[rows], p_m[rows], _poisson_pmf_range, _poisson_pmf_at, DROP
+            )
         win = math.fsum(terms)
         return min(1.0, max(0.0, 1.0 - win))
 
-    @staticmethod
-    def _capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
-        """``P(m) Q(m)`` for the rows ``mr`` (ascending) of :meth:`_compute_poisson`."""
-        lam = float(Tr.mean()) / K
-        pi = _poisson_pmf_range(lam, int(Tr.max()))
-        kept = np.flatnonzero(pi > DROP)
-        x_lo, x_hi = int(kept[0]), int(kept[-1])
-        kernel = pi[x_lo : x_hi + 1]
-        den = _poisson_pmf_at(K * lam, Tr)
-        out = []
 
-        def close(U, y0, used, lo, hi):  # rows lo..hi-1 with `used` labels placed
-            if hi <= lo:
-                return
-            y = y0 + np.arange(U.shape[1])
-            free = Tr[lo:hi, None] - y[None, :]  # votes the other labels take
-            if used == K:
-                rest = (free == 0).astype(float)
-            else:  # one pmf vector over the range of `free`, then looked up
-                top = int(free.max())
-                if top < 0:
-                    rest = np.zeros(free.shape)
-                else:
-                    pmf = np.append(_poisson_pmf_range((K - used) * lam, top), 0.0)
-                    rest = pmf[np.where(free >= 0, free, top + 1)]
-            num = (U[: hi - lo] * rest).sum(axis=1)
-            out.extend((p_r[lo:hi] * np.minimum(num / den[lo:hi], 1.0)).tolist())
-
-        R = len(mr)
-        U = np.ones((R, 1))  # U[r, j]: P(the labels so far hold y0 + j votes, within caps)
-        y0 = 0
-        used = 0
-        for off in caps_off.tolist():
-            caps = mr[:R] + off  # ascending
-            live = int(np.searchsorted(caps, x_hi))  # rows whose cap cuts the kernel
-            close(U[live:], y0, used, live, R)
-            R, U, caps = live, U[:live], caps[:live]
-            if R == 0:
-                return out
-            width = U.shape[1]
-            new = np.zeros((R, width + len(kernel) - 1))
-            for r, c in enumerate(caps.tolist()):  # the kernel cut at the row's cap
-                cut = max(0, min(len(kernel), c - x_lo + 1))
-                if cut:
-                    new[r, : width + cut - 1] = np.convolve(U[r], kernel[:cut])
-            alive = np.flatnonzero(new.max(axis=0) > DROP)
-            if alive.size == 0:
-                out.extend([0.0] * R)
-                return out
-            U = new[:, alive[0] : alive[-1] + 1]
-            y0 += x_lo + int(alive[0])
-            used += 1
-        close(U, y0, used, 0, R)
-        return out
-
-
-#: ``(capped_votes, capped_rows)``: the compiled DP loops, set by :mod:`river_boost.walk` when
-#: the extension is built (both walks then compute every potential with them)
-_COMPILED_DP = None
-
-
-def _compiled_dp() -> tuple:
-    """The compiled DP loops, or Nones without the extension (NumPy's loops then)."""
-    return _COMPILED_DP or (None, None)
-
-
-#: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its original dense DP (results
-#: of boosters with at most ``TENSOR_MAX_N + 1`` learners are unchanged bit for bit)
-TENSOR_MAX_N = 40
+#: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its dense DP (the banded one
+#: above)
+TENSOR_MAX_N = _dp.TENSOR_MAX_N
 #: terms below this are left out of the large-``n`` DP (see ``_compute_poisson``)
 DROP = 1e-30
 _DECIDED = 2.0**-60
@@ -1170,77 +1083,6 @@ def _poisson_pmf(lam: float, x):
     return np.where(x == 0, math.exp(-lam), out)
 
 
-# Tables for the dense DP (n <= TENSOR_MAX_N, so at most 41 x 41 each): one per (n, labels)
-# for every n and up to k - 1 labels, 41 x 29 = 1189 with 30 classes; the right label's
-# vote law, 41 per (k, gamma).
-_TABLES = BoundedCache(2048)
-
-
-def _cached_table(key, build):
-    """Module-level cache of pure, read-only tables (bounded)."""
-    table = _TABLES.get(key)
-    if table is None:
-        table = build()
-        table.flags.writeable = False
-        _TABLES.put(key, table)
-    return table
-
-
-def _vote_differences(n: int):
-    def build():
-        a = np.arange(n + 1)
-        return a[:, None] - a[None, :]
-
-    return _cached_table(("diff", n), build)
-
-
-def _capped_votes(n: int, k: int, gaps: tuple, transition):
-    """The dense DP's ``V[m, a]``: the probability mass, given ``m`` votes for the right label,
-    with ``a`` of the other ``n - m`` votes still to place once every wrong label that can
-    bind is capped at ``m + g - 1`` votes (``gaps`` sorted, tightest first). NumPy, the
-    reference of ``river_boost._walk.capped_votes``."""
-    m = np.arange(n + 1)
-    V = np.zeros((n + 1, n + 1))
-    V[m, n - m] = 1.0
-    remaining = k - 1
-    x = _vote_differences(n)  # x[a, b] = a - b: votes given to one label, a -> b left
-    for g in gaps:  # tightest caps first
-        caps = m + g - 1  # per m
-        if np.all(caps >= n - m):  # cannot bind for any m: neither can later (looser) ones
-            break
-        T = transition(n, remaining)  # T[a, b] = P(Bin(a, 1/remaining) = a - b)
-        allowed = x[None, :, :] <= caps[:, None, None]  # the label stays within its cap
-        V = np.einsum("ma,mab->mb", V, T[None, :, :] * allowed)
-        remaining -= 1
-    return V
-
-
-def _right_votes_pmf(n: int, p_right: float):
-    """``P(Binomial(n, p_right) = m)`` for ``m = 0..n``, as the dense DP has always computed
-    it (``exp`` of :func:`binomial_log_pmf`), cached: it depends on ``n`` only."""
-
-    def build():
-        return np.exp(np.array([binomial_log_pmf(n, m, p_right) for m in range(n + 1)]))
-
-    return _cached_table(("right", n, p_right), build)
-
-
-def _transition(n: int, labels: int):
-    """``T[a, b] = P(Binomial(a, 1/labels) = a - b)`` for ``b <= a <= n``, else 0: one label
-    takes ``a - b`` of the ``a`` votes left, uniformly spread over ``labels`` labels."""
-
-    def build():
-        q = 1.0 / labels
-        T = np.zeros((n + 1, n + 1))
-        for a in range(n + 1):
-            for b in range(a + 1):
-                x = a - b
-                T[a, b] = math.exp(binomial_log_pmf(a, x, q)) if q < 1 else float(x == a)
-        return T
-
-    return _cached_table(("transition", n, labels), build)
-
-
 class RankingPairPotential(Potential):
     """Exact potentials of OnlineBMR (Jung & Tewari 2018, (1)-(3)) for the rank or hinge loss.
 
@@ -1311,15 +1153,8 @@ class RankingPairPotential(Potential):
         key = (n, n_relevant, n_labels)
         law = self._cache.get(key)
         if law is None:
-            p_l, p_r = self.baseline(n_relevant, n_labels)
-            kernel = np.array([p_l, max(0.0, 1.0 - p_l - p_r), p_r])  # d = -1, 0, +1
-            P = np.ones(1)
-            for _ in range(n):
-                P = np.convolve(P, kernel)
-            d = np.arange(-n, n + 1)
-            SP = np.append(np.cumsum(P[::-1])[::-1], 0.0)
-            SD = np.append(np.cumsum((d * P)[::-1])[::-1], 0.0)
-            law = self._cache.put(key, (P, SP, SD))
+            p_l, p_r = self.baseline(n_relevant, n_labels)  # d = -1, +1
+            law = self._cache.put(key, _dp.difference_law(n, p_l, p_r))
         return law
 
     def pair_terms(self, gaps, n: int, n_relevant: int, n_labels: int) -> np.ndarray:

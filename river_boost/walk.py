@@ -11,10 +11,12 @@ with the trees called through the forest's C entry points. The boosters' methods
 
 The Python walk (the task and rule classes) is the reference and runs what the compiled
 walk does not cover; a booster can switch walks at any example (``ENABLED``). The compiled
-walk calls the same functions where the Python walk calls NumPy (NumPy's own float64 loops
-and dot product), draws from the same ``random.Random`` objects and keeps its state in the
-same Python objects; ``tests/test_compiled_walk.py`` checks both walks on every prediction
-of many streams.
+walk calls the same functions where the Python walk calls NumPy (NumPy's own float64
+loops), draws from the same ``random.Random`` objects and keeps its state in the same Python
+objects; ``tests/test_compiled_walk.py`` checks both walks on every prediction of many
+streams. The exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's difference laws)
+exist once, in ``river_boost._dp``: the potentials call them, and so both walks take the same
+floats from the same code.
 
 Covered (anything else takes the Python walk):
 
@@ -27,8 +29,7 @@ Covered (anything else takes the Python walk):
 - multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
   (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
   predictions (``"cost"``, ``"argmax"``), when NumPy's float64 functions are found
-  (:data:`NUMPY_EXACT`); OnlineMBBM's potentials come from compiled DPs, which every walk
-  uses (one DP);
+  (:data:`NUMPY_EXACT`);
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
   (Ada.OLMR);
@@ -95,23 +96,9 @@ def _erfcx_capsule():
 
 def _numpy_kernels() -> bool:
     """Hand the compiled walk NumPy's own float64 functions, which it calls where the Python
-    walk calls NumPy (the loops of ``tanh``, ``exp`` and ``matmul``, the dtype's dot
-    product), and the potentials' tables and cached laws; False if one is missing (the
-    multiclass and ranking boosters then take the Python walk)."""
-    if not _c._setup_numpy(np.tanh, np.exp, np.matmul):
-        return False
-    try:
-        _c._set_poisson_laws(
-            potentials._poisson_pmf_range, potentials._poisson_pmf_at, potentials.DROP
-        )
-    except ImportError:
-        return False
-    _c._set_tensor(potentials._transition, potentials._right_votes_pmf, potentials.TENSOR_MAX_N)
-    _c._set_pair_laws(True)
-    # One DP on both walks: the potentials call the compiled DP loops (see
-    # MulticlassZeroOnePotential.value_from_gaps) whenever the extension is built.
-    potentials._COMPILED_DP = (_c.capped_votes, _c.capped_rows)
-    return True
+    walk calls NumPy (the loops of ``tanh``, ``exp`` and ``matmul``); False if one is missing
+    (the multiclass and ranking boosters then take the Python walk)."""
+    return bool(_c._setup_numpy(np.tanh, np.exp, np.matmul))
 
 
 #: Whether the multiclass and ranking walks run compiled: NumPy's float64 functions were found

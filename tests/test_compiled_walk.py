@@ -19,7 +19,7 @@ import random
 
 import numpy as np
 import pytest
-from river import datasets, drift, naive_bayes, tree
+from river import datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
@@ -1031,24 +1031,6 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs(odd)
         plan.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
 
-@pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
-def test_the_walks_own_dense_dp_potentials_are_numpys_to_the_bit(k):
-    """OnlineMBBM's cold potentials up to 40 votes left, computed by the compiled walk
-    itself (the dense DP, each row's sum and the dot with the right label's law in C, the
-    potentials' own tables): the very floats of _compute_tensor with NumPy's DP, for every
-    number of votes left and caps that bind for every m, for some, or for none."""
-    from river_boost import _walk
-
-    rng = random.Random(200 + k)
-    for gamma in (0.02, 0.1, 0.4):
-        pot = potentials.MulticlassZeroOnePotential(k, gamma)
-        for n in range(potentials.TENSOR_MAX_N + 1):
-            for spread in (1, 3, n + 2):
-                gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
-                assert _walk.tensor_value(pot, n, gaps) == pot._compute_tensor(n, gaps), (n, gaps)
-            assert _walk.mbbm_max_weight(pot, n) == pot.max_weight(n), n
-
-
 @pytest.mark.parametrize("budget", [1, 5000])
 def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
     """OnlineMBBM's cost matrices are kept in a direct-mapped table: with one slot (every
@@ -1147,114 +1129,41 @@ def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
     assert model._pool._rng.getstate() == end
 
 
-@pytest.mark.parametrize("k", [2, 3, 5, 10, 30])
-def test_the_compiled_dense_dp_is_numpys_to_the_bit(k):
-    """OnlineMBBM's cold potentials up to 40 votes left: the compiled DP gives the very floats
-    of NumPy's einsum DP (the reference), for every number of votes left, caps that bind for
-    every m, for some, or for none, and after the looser labels stop binding."""
-    rng = random.Random(100 + k)
-    from river_boost import _walk
-
-    for n in range(potentials.TENSOR_MAX_N + 1):
-        for spread in (1, 3, n + 2):
-            gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
-            args = (n, k, gaps, potentials._transition)
-            compiled, reference = _walk.capped_votes(*args), potentials._capped_votes(*args)
-            assert compiled.shape == reference.shape == (n + 1, n + 1)
-            assert compiled.tobytes() == reference.tobytes(), (n, gaps)
-            pot = potentials.MulticlassZeroOnePotential(k, 0.1)
-            assert pot._compute(n, gaps, _walk.capped_votes) == pot._compute(n, gaps)
-    with pytest.raises(ValueError, match="gaps"):
-        _walk.capped_votes(3, k, (0,) * k, potentials._transition)
-    with pytest.raises(ValueError, match="table"):
-        _walk.capped_votes(3, k, (0,) * (k - 1), lambda n, labels: np.zeros((2, 2)))
-
-
-def _poisson_cases():
-    """Potentials above 40 votes left: 2 to 30 classes (one wrong label to 29), gaps that
-    bind for few or many rows, all labels tied, far behind or far ahead, up to 999 votes."""
-    rng = random.Random(41)
-    cases = [
-        (2, 0.1, 41, (0,)),
-        (2, 0.3, 300, (5,)),
-        (7, 0.1, 60, (0,) * 6),
-        (7, 0.01, 99, (-3, 0, 0, 1, 2, 9)),
-        (30, 0.1, 45, (1,) * 29),
-    ]
-    for _ in range(60):
-        k = rng.choice((2, 3, 5, 7, 10, 26, 30))
-        n = rng.choice((41, 42, 50, 77, 99, 150, 400))
-        spread = rng.randint(1, 3 * int(n**0.5))
-        gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
-        cases.append((k, rng.choice((0.01, 0.05, 0.1, 0.3, 0.6)), n, gaps))
-    cases += [(10, 0.1, 999, (-1, 0, 0, 1, 1, 2, 2, 3, 5)), (26, 0.05, 600, (0,) * 25)]
-    return cases
-
-
-@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
-def test_the_compiled_poisson_rows_are_numpys_to_the_bit():
-    """OnlineMBBM's cold potentials above 40 votes left: the compiled rows of the banded DP
-    (``_walk.capped_rows``: NumPy's own dot function called as ``np.convolve`` calls it, its
-    summation of each row) give the very floats of the NumPy loop, row by row, and so the
-    same potentials."""
-    from river_boost import _walk
-
-    seen = []
-    for k, gamma, n, gaps in _poisson_cases():
-        pot = potentials.MulticlassZeroOnePotential(k, gamma)
-
-        def both(*args, pot=pot, case=(k, gamma, n, gaps)):
-            reference = pot._capped_rows(*args)
-            compiled = _walk.capped_rows(*args)
-            assert len(compiled) == len(reference), case
-            assert np.array(compiled).tobytes() == np.array(reference).tobytes(), case
-            seen.append(len(reference))
-            return reference
-
-        compiled = pot._compute_poisson(n, gaps, _walk.capped_rows)
-        assert pot._compute_poisson(n, gaps, both) == compiled
-        assert pot._compute_poisson(n, gaps) == compiled
-    assert len(seen) > 40 and max(seen) > 100  # most cases ran the DP, some with many rows
-    with pytest.raises(ValueError, match="matching"):
-        _walk.capped_rows(3, np.zeros(2, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3))
-    with pytest.raises(ValueError, match="float64"):
-        _walk.capped_rows(
-            1, np.zeros(1, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3, dtype=np.float32)
-        )
-
-
-@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
 def test_every_walk_takes_the_compiled_dps(monkeypatch):
-    """OnlineMBBM with a weak learner the compiled walk does not take (naive Bayes: the
-    Python walk) and 44 learners: its potentials come from the compiled DPs, both of them,
-    with walk.ENABLED on or off (one DP for every walk), and every prediction is the same."""
-    real = potentials._COMPILED_DP
+    """OnlineMBBM with 44 learners, on the compiled walk (the compiled forest) and on the
+    Python walk (the same forest with walk.ENABLED off): the same predictions, and on both
+    the potentials the Python side computes come from river_boost._dp's DPs, the dense one
+    (up to 40 votes left) and the banded one (above): one DP for every walk."""
+    from river_boost import _dp
+
     calls = []
 
-    def counting(kernel):
+    def counting(name):
+        real = getattr(_dp, name)
+
         def run(*args):
-            calls.append(kernel.__name__)
-            return kernel(*args)
+            calls.append(name)
+            return real(*args)
 
-        return run
+        monkeypatch.setattr(_dp, name, run)
 
-    monkeypatch.setattr(potentials, "_COMPILED_DP", (counting(real[0]), counting(real[1])))
+    counting("potential")
+    counting("capped_rows")
     data = [(x, y, 1.0) for x, y in itertools.islice(datasets.ImageSegments(), 25)]
-    outputs = {}
+    outputs, asked = {}, {}
     for enabled in (True, False):
         monkeypatch.setattr(walk, "ENABLED", enabled)
-        model = rb.OnlineMBBM(
-            model=naive_bayes.GaussianNB(), n_models=44, weighting="sampling", seed=2
-        )
-        assert walk.plan_for(model) is None  # the Python walk
+        model = rb.OnlineMBBM(n_models=44, weighting="sampling", seed=2)
         seen = []
         for x, y, w in data:
             seen.append([model.predict_proba_one(x), model.predict_one(x)])
             model.learn_one(x, y, w=w)
         outputs[enabled] = seen
-        assert {"capped_votes", "capped_rows"} <= set(calls)
+        asked[enabled] = set(calls)
         calls.clear()
     assert _same(outputs[True], outputs[False])
+    assert asked[False] == {"potential", "capped_rows"}
+    assert "capped_rows" in asked[True]  # the compiled walk calls the dense DP in C itself
 
 
 @pytest.mark.parametrize(
@@ -1494,30 +1403,6 @@ def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls, monkeypatch):
             assert _same(b.predict_proba_one(x), reference.predict_proba_one(x))
 
 
-@pytest.mark.parametrize("k", [2, 3, 14, 30])
-def test_the_walks_own_difference_laws_are_numpys_to_the_bit(k):
-    """OnlineBMR's difference laws computed by the compiled walk (its convolutions in C,
-    NumPy's dot for their ramps, the suffix sums in cumsum's order): the very arrays of
-    RankingPairPotential.difference_law, for every number of relevant labels and votes
-    left, with the edge capped (|Y| gamma > 1) or not; put into and read from the potential's
-    own cache as the method does."""
-    from river_boost import _walk
-
-    for gamma in (0.01, 0.1, 0.45, 0.9):
-        for nr in range(1, k + 1):
-            for n in range(0, 31):
-                ref = potentials.RankingPairPotential(gamma).difference_law(n, nr, k)
-                pot = potentials.RankingPairPotential(gamma)
-                got = _walk.difference_law(pot, n, nr, k)
-                for a, b in zip(ref, got, strict=True):
-                    assert (a.dtype, a.shape, a.tobytes()) == (b.dtype, b.shape, b.tobytes())
-                assert pot._cache[(n, nr, k)] is got
-                assert _walk.difference_law(pot, n, nr, k) is got
-    pot = potentials.RankingPairPotential(0.1)
-    pot._cache[(2, 1, k)] = law = pot.difference_law(2, 1, k)
-    assert _walk.difference_law(pot, 2, 1, k) is law  # a cached law is read, not recomputed
-
-
 def test_the_ranking_walks_floor_is_libms_for_every_double():
     """The pair terms' floor without libm's call: truncation, less one below a negative
     non-integer, for |x| < 2**52; libm's floor beyond, and for infinities and NaN (the same
@@ -1538,11 +1423,9 @@ def test_the_ranking_walks_floor_is_libms_for_every_double():
             assert fast == math.floor(x), x
 
 
-def test_onlinebmr_learns_the_same_with_the_walks_own_difference_laws(monkeypatch):
-    """OnlineBMR's compiled walk with its own difference laws and with the potential's method,
-    and the Python walk: the same scores along a stream."""
-    from river_boost import _walk
-
+def test_onlinebmr_takes_its_difference_laws_from_the_potential_on_both_walks(monkeypatch):
+    """OnlineBMR on the compiled and on the Python walk: the same scores along a stream, and
+    both ask RankingPairPotential.difference_law (river_boost._dp's DP) for their laws."""
     data = _ranking_stream(120, 5)
     method = potentials.RankingPairPotential.difference_law
     calls = []
@@ -1553,18 +1436,14 @@ def test_onlinebmr_learns_the_same_with_the_walks_own_difference_laws(monkeypatc
 
     monkeypatch.setattr(potentials.RankingPairPotential, "difference_law", counted)
     outputs, asked = [], []
-    for enabled, own in [(True, True), (True, False), (False, True)]:
+    for enabled in (True, False):
         monkeypatch.setattr(walk, "ENABLED", enabled)
-        _walk._set_pair_laws(own)
         calls.clear()
-        try:
-            model = rb.OnlineBMR(n_models=5, gamma=0.2, seed=4)
-            outputs.append([(model.score_one(x), model.learn_one(x, y, w=w)) for x, y, w in data])
-        finally:
-            _walk._set_pair_laws(True)
+        model = rb.OnlineBMR(n_models=5, gamma=0.2, seed=4)
+        outputs.append([(model.score_one(x), model.learn_one(x, y, w=w)) for x, y, w in data])
         asked.append(len(calls))
-    assert outputs[0] == outputs[1] == outputs[2]
-    assert asked[0] == 0 < asked[1]  # the compiled walk did not ask the method for its laws
+    assert outputs[0] == outputs[1]
+    assert asked[0] > 0 and asked[1] > 0
 
 
 def test_fsums_neighbours_are_libms_nextafter():

@@ -1,7 +1,7 @@
 """The large-``n`` algorithm of ``MulticlassZeroOnePotential`` (``_compute_poisson``) against
-the original dense DP (the oracle, still used up to ``TENSOR_MAX_N``), and the potential's
-bounds, recursion and monotonicity at ``n`` in the hundreds. Against brute force: in
-``test_multiclass.py``, for both algorithms."""
+the dense DP (used up to ``TENSOR_MAX_N``), and the potential's bounds, recursion and
+monotonicity at ``n`` in the hundreds. Against brute force: in ``test_multiclass.py``, for
+both algorithms; both DPs against their NumPy oracles: in ``test_dp.py``."""
 
 from __future__ import annotations
 

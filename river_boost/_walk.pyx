@@ -37,7 +37,6 @@ from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE, 
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from cpython.buffer cimport PyBUF_WRITABLE
 from libc.stdlib cimport malloc, free, calloc, realloc

@@ -39,8 +39,12 @@ def _extensions():
             include_dirs=include,
             optional=True,
         )
+        # _forest and the modules it cimports (_criteria, _splitters, ...): the compiled trees;
         # _walk: the boosters' compiled walk (walk.py)
-        for name, include in (("_forest", []), ("_walk", numpy_include))
+        for name, include in (
+            *((m, []) for m in ("_criteria", "_splitters", "_forest")),
+            ("_walk", numpy_include),
+        )
         if include is not None
     ]
     extensions = cythonize(exts, compiler_directives={"language_level": "3"})

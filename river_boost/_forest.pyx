@@ -32,336 +32,35 @@ Where CPython's semantics matter, they are reproduced explicitly:
   ``copy_tree``, in the order ``copy.deepcopy`` added them).
 """
 
-from cpython.object cimport PyObject
-from cpython.dict cimport PyDict_Next, PyDict_GetItem, PyDict_SetItem, PyDict_New
+from cpython.dict cimport PyDict_Next
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
 from cpython.long cimport PyLong_Check
+from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
-from river_boost._forestapi cimport ForestAPI
-from libc.stdlib cimport malloc, realloc, free, calloc
-from libc.string cimport memset, memcpy, memcmp, memmove
-from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
-from libc.errno cimport errno, ERANGE
+from libc.math cimport INFINITY, fmod, isnan
+from libc.stdlib cimport free
+from libc.string cimport memcmp, memcpy, memmove, memset
 
-import math as _math
 import numbers as _numbers
 
 import numpy as _np
 
-from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
-from river_boost._pymath cimport isinf, py_exp, py_log2
+from river_boost._criteria cimport entropy_w, range_of_merit
+from river_boost._forest_structs cimport (
+    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, Dists, GCls, Leaf, NCls, Node, Spl,
+    Sugg, Tree, Work, grow_cap, in_view, work_ds, work_free, work_votes, xcalloc, xrealloc,
+)
+from river_boost._forestapi cimport ForestAPI
+from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_exp, py_log
+from river_boost._pymath cimport py_sqrt, py_sum
+from river_boost._splitters cimport (
+    best_suggestion, cix_set, gauss_log_pdf, gauss_post, gauss_update, gfind, nom_cond_proba,
+    nom_post_binary, nom_post_multiway, nom_update, spl_allocated, spl_bytes, spl_free, spl_new,
+)
 
-# ----------------------------------------------------------------------------- CPython numerics
-
-# river.proba.gaussian._HALF_LOG_TAU, computed the same way
-cdef double HALF_LOG_TAU = 0.5 * _math.log(_math.tau)
-# river.utils.math.norm_cdf divides by math.sqrt(2.0)
-cdef double SQRT2 = _math.sqrt(2.0)
 cdef double NEG_INF = -INFINITY
 
-
-cdef inline double py_sum(const double* v, int n) noexcept:
-    cdef PySum s
-    cdef int i
-    ps_init(&s)
-    for i in range(n):
-        ps_add(&s, v[i])
-    return ps_result(&s)
-
-
-cdef double py_pow(double iv, double iw) except? -1.0:
-    """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
-    # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
-    if isnan(iv):
-        return iv
-    if not isfinite(iv):
-        return fabs(iv)  # iw > 0, not odd
-    if iv == 0.0:
-        return 0.0
-    if iv < 0.0:
-        if iw != <double>(<long long>iw):
-            # Python returns a complex number; River then fails in math.erf
-            raise TypeError("must be real number, not complex")
-        iv = -iv
-    if iv == 1.0:
-        return 1.0
-    return libm_pow(iv, iw)
-
-
-cdef inline double py_div(double a, double b) except? -1.0:
-    if b == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    return a / b
-
-
-# ----------------------------------------------------------------------------- C structures
-
-cdef struct GCls:
-    # One class's Gaussian in a numeric splitter (river.proba.Gaussian over stats.Var(ddof=1))
-    int cid
-    double n        # Mean.n (sum of weights)
-    double mean     # Mean._mean
-    double S        # Var._S
-    double mn       # GaussianSplitter._min_per_class
-    double mx       # GaussianSplitter._max_per_class
-    int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf
-    int sig_ok      # sigma cached (Gaussian.sigma = Var.get() ** 0.5)
-    double sig
-    double nb_neg2var   # -2.0 * variance
-    double nb_halflog   # 0.5 * math.log(variance)
-
-
-cdef struct NCls:
-    # One class's value counts in a nominal splitter (an inner dict of _att_dist_per_class)
-    int cid
-    int n_ord
-    int cap_ord
-    int* ord        # value positions in the dict's insertion order
-    double* w       # weight by value position
-    char* has       # value position present in the dict
-    int cap_w
-    int sum_ok
-    double sum      # sum(class_dist.values()), cached
-
-
-cdef struct Spl:
-    int fid
-    int nominal
-    int n_cls
-    int cap_cls
-    GCls* g         # numeric: classes in _att_dist_per_class order
-    NCls* c         # nominal: classes in _att_dist_per_class order
-    double tot_w    # NominalSplitterClassif._total_weight_observed
-    double miss_w   # NominalSplitterClassif._missing_weight_observed
-    int n_vals
-    int cap_vals
-    int* vals       # vid by position (order of first appearance = the set's insertion order)
-    int* vpos       # vid -> position or -1
-    int vpos_cap
-    int set_n       # n_vals when set_ord was computed, -1 if never
-    int* set_ord    # positions in CPython's iteration order of the set of values
-    # The order in which River added the values to its set, when it is not the order of
-    # first appearance: copy.deepcopy (copy_tree) rebuilds a set by adding the values in the
-    # source set's iteration order, which can place colliding values differently. ins holds
-    # the first n_ins additions (a permutation of positions 0..n_ins-1); the values at later
-    # positions were added afterwards, in position order. n_ins = 0: first appearance.
-    int n_ins
-    int* ins
-    int* cix        # class id -> index in g / c, plus 1 (0: absent)
-    int cix_cap
-
-
-cdef struct Leaf:
-    int depth
-    int active
-    double last_split
-    double mc_correct
-    double nb_correct
-    int n_st
-    int cap_st
-    int* st_c       # classes of the leaf's stats, insertion order
-    double* st_w
-    int n_spl
-    int cap_spl
-    Spl** spl       # splitters, insertion order
-    int* sidx       # fid -> splitter index + 1; 0 none; -1 disabled attribute
-    int sidx_cap
-
-
-cdef struct Node:
-    int is_leaf
-    int depth
-    Leaf* lf
-    int kind        # 0 NumericBinaryBranch, 1 NominalBinaryBranch, 2 NominalMultiwayBranch
-    int fid
-    double thr
-    int vid
-    int n_ch
-    int cap_ch
-    Node** ch
-    int* ch_vid     # multiway: value of each child (the branch's _r_mapping)
-    int* vmap       # multiway: vid -> child index + 1
-    int vmap_cap
-    int n_bst       # the branch's stats (the split leaf's stats)
-    int* bst_c
-    double* bst_w
-
-
-cdef struct Tree:
-    Node* root
-    # parameters
-    double grace_period
-    double delta
-    double tau
-    double nb_threshold
-    int leaf_pred       # 0 mc, 1 nb, 2 nba
-    int crit            # 0 info_gain, 1 gini, 2 hellinger
-    int binary_split
-    double min_branch_fraction
-    double max_share_to_split
-    double max_byte_size
-    double mem_period
-    int stop_mem
-    int remove_poor
-    int merit_preprune
-    long long max_depth
-    int n_splits
-    # state
-    long long n_active
-    long long n_inactive
-    # kept for _enforce_size_limit (checked against a walk over the leaves by the tests): the
-    # number of leaves, and of inactive leaves above max_depth (which it would reactivate)
-    long long n_leaves
-    long long n_reactivable
-    double inactive_est
-    double active_est
-    double overhead
-    int growth_allowed
-    double train_weight
-    # per-feature decisions: bit0 filter decided, bit1 kept, bit2 nominal attribute,
-    # bit3 kind known, bit4 kind is non-numeric
-    unsigned char* fstate
-    int fcap
-    char* has_cls
-    int ccap
-    # naive-Bayes votes computed by the last prediction, reused by the next learn_one of the
-    # same x at the same, unchanged leaf (an adaptive leaf scores naive Bayes before learning)
-    long long ver       # bumped by every learn_one
-    Leaf* nbc_leaf
-    long long nbc_ver
-    int nbc_n
-    double* nbc_out
-    int nbc_cap
-    int nbc_nv
-    int* nbc_f
-    int* nbc_v
-    double* nbc_d
-    int nbc_xcap
-
-
-cdef enum:
-    F_DECIDED = 1
-    F_KEEP = 2
-    F_NOMATTR = 4
-    F_KIND = 8
-    F_NONNUM = 16
-
-
-cdef struct Dists:
-    # A list of class distributions (the post-split dists), flat
-    int nd
-    int cap_d
-    int* off        # nd + 1 offsets
-    int n
-    int cap
-    int* c
-    double* w
-
-
-cdef struct Sugg:
-    double merit
-    int fid         # -1: null split (feature None)
-    int kind        # 0 numeric binary, 1 nominal binary, 2 nominal multiway
-    double thr
-    int vpos        # nominal binary: value position in the splitter
-    int vid         # nominal binary: the value's id
-    int sidx        # index of the splitter in the leaf
-
-
-# ----------------------------------------------------------------------------- allocation helpers
-
-cdef void* xrealloc(void* p, size_t n) except NULL:
-    cdef void* q
-    if n == 0:
-        n = 1
-    q = realloc(p, n)
-    if q == NULL:
-        raise MemoryError()
-    return q
-
-
-cdef void* xcalloc(size_t n, size_t size) except NULL:
-    cdef void* q = calloc(n if n > 0 else 1, size)
-    if q == NULL:
-        raise MemoryError()
-    return q
-
-
-cdef inline int grow_cap(int cap, int need) noexcept:
-    if cap < 4:
-        cap = 4
-    while cap < need:
-        cap *= 2
-    return cap
-
-
-cdef int dists_reset(Dists* d) except -1:
-    d.nd = 0
-    d.n = 0
-    if d.cap_d == 0:
-        d.cap_d = 8
-        d.off = <int*>xrealloc(d.off, 9 * sizeof(int))
-    d.off[0] = 0
-    return 0
-
-
-cdef int dists_push(Dists* d, int c, double w) except -1:
-    cdef int nc
-    if d.n >= d.cap:
-        nc = grow_cap(d.cap, d.n + 1)
-        d.c = <int*>xrealloc(d.c, nc * sizeof(int))
-        d.w = <double*>xrealloc(d.w, nc * sizeof(double))
-        d.cap = nc
-    d.c[d.n] = c
-    d.w[d.n] = w
-    d.n += 1
-    return 0
-
-
-cdef int dists_close(Dists* d) except -1:
-    # end the current distribution
-    cdef int nc
-    if d.nd + 1 >= d.cap_d:
-        nc = grow_cap(d.cap_d, d.nd + 2)
-        d.off = <int*>xrealloc(d.off, (nc + 1) * sizeof(int))
-        d.cap_d = nc
-    d.nd += 1
-    d.off[d.nd] = d.n
-    return 0
-
-
-cdef void dists_free(Dists* d) noexcept:
-    free(d.off)
-    free(d.c)
-    free(d.w)
-    d.off = NULL
-    d.c = NULL
-    d.w = NULL
-    d.cap = 0
-    d.cap_d = 0
-    d.n = 0
-    d.nd = 0
-
-
-cdef void spl_free(Spl* s) noexcept:
-    cdef int k
-    if s == NULL:
-        return
-    if s.nominal:
-        for k in range(s.n_cls):
-            free(s.c[k].ord)
-            free(s.c[k].w)
-            free(s.c[k].has)
-        free(s.c)
-    else:
-        free(s.g)
-    free(s.vals)
-    free(s.vpos)
-    free(s.set_ord)
-    free(s.ins)
-    free(s.cix)
-    free(s)
 
 
 cdef void leaf_drop_splitters(Leaf* lf) noexcept:
@@ -431,28 +130,6 @@ cdef Node* node_new_leaf(int depth, int* st_c, double* st_w, int n_st) except NU
     return nd
 
 
-# ----------------------------------------------------------------------------- the x view
-
-cdef struct XV:
-    # x converted once per call: entries in x's order
-    int nx
-    int cap
-    int* f          # feature id
-    double* d       # numeric value (if isnum)
-    int* v          # nominal value id (or -1 if not computed)
-    char* isnum
-    # the current tree's view (feature filter applied), entries in x's order
-    int nv
-    int* vj
-    unsigned int stamp
-    unsigned int* vst   # fid -> stamp if in the current view
-    int* vpos           # fid -> entry index
-    int fcap
-
-
-cdef inline bint in_view(XV* xv, int fid) noexcept:
-    return fid < xv.fcap and xv.vst[fid] == xv.stamp
-
 
 # ----------------------------------------------------------------------------- leaf statistics
 
@@ -509,373 +186,6 @@ cdef int mc_argmax(Leaf* lf) except -2:
             bk = k
     return lf.st_c[bk]
 
-
-# ----------------------------------------------------------------------------- Gaussian splitter
-
-cdef inline int gfind(Spl* s, int cid) noexcept:
-    if cid >= s.cix_cap:
-        return -1
-    return s.cix[cid] - 1
-
-
-cdef int cix_set(Spl* s, int cid, int k) except -1:
-    cdef int nc
-    if cid >= s.cix_cap:
-        nc = grow_cap(s.cix_cap, cid + 1)
-        s.cix = <int*>xrealloc(s.cix, nc * sizeof(int))
-        memset(s.cix + s.cix_cap, 0, (nc - s.cix_cap) * sizeof(int))
-        s.cix_cap = nc
-    s.cix[cid] = k + 1
-    return 0
-
-
-cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
-    # GaussianSplitter.update, then Gaussian.update -> Var.update -> Mean.update
-    cdef int k = gfind(s, cid)
-    cdef int nc
-    cdef GCls* g
-    cdef double mean_old, mean_new
-    if k >= 0:
-        g = &s.g[k]
-        if x < g.mn:
-            g.mn = x
-        if x > g.mx:
-            g.mx = x
-    else:
-        if s.n_cls >= s.cap_cls:
-            nc = grow_cap(s.cap_cls, s.n_cls + 1)
-            s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
-            s.cap_cls = nc
-        cix_set(s, cid, s.n_cls)
-        g = &s.g[s.n_cls]
-        s.n_cls += 1
-        memset(g, 0, sizeof(GCls))
-        g.cid = cid
-        g.mn = x
-        g.mx = x
-    g.nb_state = 0
-    g.sig_ok = 0
-    mean_old = g.mean
-    g.n += w
-    if g.n == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    g.mean += (w / g.n) * (x - g.mean)
-    mean_new = g.mean
-    g.S += w * (x - mean_old) * (x - mean_new)
-    return 0
-
-
-cdef double gauss_log_pdf(GCls* g, double x) except? -1.0:
-    """Gaussian.log_pdf, with the per-class terms cached until the class is updated."""
-    cdef double variance
-    if g.nb_state == 0:
-        if g.n > 1.0:
-            variance = g.S / (g.n - 1.0)
-            if variance > 0.0:
-                g.nb_neg2var = -2.0 * variance
-                g.nb_halflog = 0.5 * py_log(variance)
-                g.nb_state = 1
-            else:
-                g.nb_state = 2
-        else:
-            g.nb_state = 2
-    if g.nb_state == 2:
-        return NEG_INF
-    return py_pow(x - g.mean, 2.0) / g.nb_neg2var - HALF_LOG_TAU - g.nb_halflog
-
-
-cdef double gauss_cdf(GCls* g, double x) except? -1.0:
-    """Gaussian.cdf: norm_cdf((x - mu) / sigma), 0.0 on ZeroDivisionError."""
-    cdef double num = x - g.mean
-    cdef double var, sigma
-    if not g.sig_ok:
-        # a pure function of (n, S): cached until the class is updated
-        var = g.S / (g.n - 1.0) if g.n > 1.0 else 0.0
-        g.sig = py_pow(var, 0.5)
-        g.sig_ok = 1
-    sigma = g.sig
-    if sigma == 0.0:
-        return 0.0
-    return 0.5 * (1.0 + erf((num / sigma) / SQRT2))
-
-
-cdef int gauss_post(Spl* s, double sv, Dists* out, Dists* tmp) except -1:
-    """GaussianSplitter._class_dists_from_binary_split -> [lhs, rhs] in out."""
-    cdef int k
-    cdef GCls* g
-    cdef double l
-    dists_reset(out)
-    dists_reset(tmp)
-    for k in range(s.n_cls):
-        g = &s.g[k]
-        if sv < g.mn:
-            dists_push(tmp, g.cid, g.n)
-        elif sv >= g.mx:
-            dists_push(out, g.cid, g.n)
-        else:
-            l = gauss_cdf(g, sv) * g.n
-            dists_push(out, g.cid, l)
-            dists_push(tmp, g.cid, g.n - l)
-    dists_close(out)
-    for k in range(tmp.n):
-        dists_push(out, tmp.c[k], tmp.w[k])
-    dists_close(out)
-    return 0
-
-
-# ----------------------------------------------------------------------------- nominal splitter
-
-cdef inline int nfind(Spl* s, int cid) noexcept:
-    return gfind(s, cid)
-
-
-cdef NCls* nom_class(Spl* s, int cid) except NULL:
-    """_att_dist_per_class[cid] (a defaultdict: inserts an empty dict for a new class)."""
-    cdef int k = nfind(s, cid)
-    cdef int nc
-    cdef NCls* c
-    if k >= 0:
-        return &s.c[k]
-    if s.n_cls >= s.cap_cls:
-        nc = grow_cap(s.cap_cls, s.n_cls + 1)
-        s.c = <NCls*>xrealloc(s.c, nc * sizeof(NCls))
-        s.cap_cls = nc
-    cix_set(s, cid, s.n_cls)
-    c = &s.c[s.n_cls]
-    s.n_cls += 1
-    memset(c, 0, sizeof(NCls))
-    c.cid = cid
-    return c
-
-
-cdef inline int nom_vpos(Spl* s, int vid) noexcept:
-    if vid < 0 or vid >= s.vpos_cap:
-        return -1
-    return s.vpos[vid]
-
-
-cdef int nom_update(Spl* s, int vid, int cid, double w) except -1:
-    # NominalSplitterClassif.update (att_val is never None here)
-    cdef int p = nom_vpos(s, vid)
-    cdef int nc, k
-    cdef NCls* c
-    if p < 0:
-        if vid >= s.vpos_cap:
-            nc = grow_cap(s.vpos_cap, vid + 1)
-            s.vpos = <int*>xrealloc(s.vpos, nc * sizeof(int))
-            for k in range(s.vpos_cap, nc):
-                s.vpos[k] = -1
-            s.vpos_cap = nc
-        if s.n_vals >= s.cap_vals:
-            nc = grow_cap(s.cap_vals, s.n_vals + 1)
-            s.vals = <int*>xrealloc(s.vals, nc * sizeof(int))
-            s.cap_vals = nc
-        p = s.n_vals
-        s.vals[p] = vid
-        s.vpos[vid] = p
-        s.n_vals += 1
-    c = nom_class(s, cid)
-    if p >= c.cap_w:
-        nc = grow_cap(c.cap_w, p + 1)
-        c.w = <double*>xrealloc(c.w, nc * sizeof(double))
-        c.has = <char*>xrealloc(c.has, nc * sizeof(char))
-        for k in range(c.cap_w, nc):
-            c.w[k] = 0.0
-            c.has[k] = 0
-        c.cap_w = nc
-    if c.has[p]:
-        c.w[p] += w
-    else:
-        if c.n_ord >= c.cap_ord:
-            nc = grow_cap(c.cap_ord, c.n_ord + 1)
-            c.ord = <int*>xrealloc(c.ord, nc * sizeof(int))
-            c.cap_ord = nc
-        c.ord[c.n_ord] = p
-        c.n_ord += 1
-        c.has[p] = 1
-        c.w[p] = w
-    c.sum_ok = 0
-    s.tot_w += w
-    return 0
-
-
-cdef double nom_cond_proba(Spl* s, int vid, int cid) except? -1.0:
-    # NominalSplitterClassif.cond_proba (the defaultdict lookup inserts the class)
-    cdef NCls* c = nom_class(s, cid)
-    cdef int p = nom_vpos(s, vid)
-    cdef PySum acc
-    cdef int k
-    if p < 0 or p >= c.cap_w or not c.has[p]:
-        return 0.0
-    if not c.sum_ok:
-        ps_init(&acc)
-        for k in range(c.n_ord):
-            ps_add(&acc, c.w[c.ord[k]])
-        c.sum = ps_result(&acc)
-        c.sum_ok = 1
-    if c.sum == 0.0:
-        return 0.0
-    return c.w[p] / c.sum
-
-
-cdef int nom_post_binary(Spl* s, int p, Dists* out, Dists* tmp) except -1:
-    """NominalSplitterClassif._class_dist_from_binary_split(value at position p)."""
-    cdef int k, q, any_ne
-    cdef NCls* c
-    cdef double ne
-    dists_reset(out)
-    dists_reset(tmp)
-    for k in range(s.n_cls):
-        c = &s.c[k]
-        if p < c.cap_w and c.has[p]:
-            dists_push(out, c.cid, 0.0 + c.w[p])
-        ne = 0.0
-        any_ne = 0
-        for q in range(c.n_ord):
-            if c.ord[q] != p:
-                ne += c.w[c.ord[q]]
-                any_ne = 1
-        if any_ne:
-            dists_push(tmp, c.cid, ne)
-    dists_close(out)
-    for k in range(tmp.n):
-        dists_push(out, tmp.c[k], tmp.w[k])
-    dists_close(out)
-    return 0
-
-
-cdef int nom_post_multiway(Spl* s, int* sorted_pos, int* crank, Dists* out) except -1:
-    """NominalSplitterClassif._class_dist_from_multiway_split: one dist per value (values in
-    sorted order), each dist's classes in sorted order (dict(sorted(items)))."""
-    cdef int i, i2, k, p, a, b, tc
-    cdef NCls* c
-    cdef double tw
-    dists_reset(out)
-    for i in range(s.n_vals):
-        p = sorted_pos[i]
-        a = out.n
-        for k in range(s.n_cls):
-            c = &s.c[k]
-            if p < c.cap_w and c.has[p]:
-                dists_push(out, c.cid, 0.0 + c.w[p])
-        # insertion sort of this dist by class rank (ranks are distinct)
-        for i2 in range(a + 1, out.n):
-            tc = out.c[i2]
-            tw = out.w[i2]
-            b = i2 - 1
-            while b >= a and crank[out.c[b]] > crank[tc]:
-                out.c[b + 1] = out.c[b]
-                out.w[b + 1] = out.w[b]
-                b -= 1
-            out.c[b + 1] = tc
-            out.w[b + 1] = tw
-        dists_close(out)
-    return 0
-
-
-# ----------------------------------------------------------------------------- split criteria
-
-cdef double entropy_w(const double* w, int n) except? -1.0:
-    # InfoGainSplitCriterion._compute_entropy_dict
-    cdef double e = 0.0
-    cdef double s = 0.0
-    cdef double d
-    cdef int k
-    for k in range(n):
-        d = w[k]
-        if d > 0.0:
-            e -= d * py_log2(d)
-            s += d
-    if s > 0.0:
-        return (e + s * py_log2(s)) / s
-    return 0.0
-
-
-cdef int n_subsets_gt_frac(Dists* post, double frac, double* ds, int guarded) except -1:
-    # num_subsets_greater_than_frac; Hellinger's has no `total_weight > 0` guard
-    cdef double total = 0.0
-    cdef int i, n = 0
-    for i in range(post.nd):
-        ds[i] = py_sum(post.w + post.off[i], post.off[i + 1] - post.off[i])
-        total += ds[i]
-    if guarded and not total > 0.0:
-        return 0
-    for i in range(post.nd):
-        if py_div(ds[i], total) > frac:
-            n += 1
-    return n
-
-
-cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
-                           int cid_one, int cid_zero) except? -1.0:
-    cdef int i, k, nd = post.nd
-    cdef double total, acc, g, rel, s
-    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
-    cdef int found
-    if t.crit == 0:  # info gain
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        acc = 0.0
-        for i in range(nd):
-            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
-        return pre_entropy - py_div(acc, total)
-    elif t.crit == 1:  # gini
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        g = 0.0
-        for i in range(nd):
-            s = ds[i]
-            acc = 1.0
-            if s != 0.0:
-                for k in range(post.off[i], post.off[i + 1]):
-                    rel = post.w[k] / s
-                    acc -= rel * rel
-            g += py_div(ds[i], total) * acc
-        return 1.0 - g
-    else:  # hellinger
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
-            return NEG_INF
-        # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
-        if cid_one < 0 or cid_zero < 0:
-            return 0.0
-        found = 0
-        for k in range(post.off[0], post.off[1]):
-            if post.c[k] == cid_one:
-                lp = post.w[k]
-                found |= 1
-            elif post.c[k] == cid_zero:
-                ln = post.w[k]
-                found |= 2
-        for k in range(post.off[1], post.off[2]):
-            if post.c[k] == cid_one:
-                rp = post.w[k]
-                found |= 4
-            elif post.c[k] == cid_zero:
-                rn = post.w[k]
-                found |= 8
-        if found != 15:
-            return 0.0
-        tn = ln + rn
-        tp = lp + rp
-        h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
-        h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
-        return py_sqrt(h)
-
-
-cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
-    cdef int n
-    if t.crit == 1:
-        return 1.0
-    n = lf.n_st
-    if n <= 2:
-        n = 2
-    return py_log2(<double>n)
 
 
 # ----------------------------------------------------------------------------- tree walking
@@ -985,18 +295,6 @@ cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long lo
 
 # ----------------------------------------------------------------------------- memory accounting
 
-cdef long long spl_bytes(Spl* s) noexcept:
-    # Deterministic in the logical content (not the allocated capacities), so that a pickled
-    # and restored forest measures exactly as the original.
-    cdef long long b = sizeof(Spl) + sizeof(Spl*) + s.n_vals * 2 * sizeof(int)
-    cdef int k
-    if s.nominal:
-        for k in range(s.n_cls):
-            b += sizeof(NCls) + s.c[k].n_ord * (sizeof(int) + sizeof(double) + sizeof(char))
-    else:
-        b += s.n_cls * sizeof(GCls)
-    return b
-
 
 cdef long long leaf_bytes(Leaf* lf) noexcept:
     cdef long long b = sizeof(Node) + sizeof(Leaf) + lf.n_st * (sizeof(int) + sizeof(double))
@@ -1020,19 +318,6 @@ cdef long long tree_bytes(Node* nd) noexcept:
 # What the forest holds in memory (``ForestCore._allocated_bytes``: ``sys.getsizeof`` and so
 # River's memory measures), from the allocated capacities; unlike the *_bytes above, which
 # River's size-limit policy reads and which must not depend on capacities.
-
-cdef long long spl_allocated(Spl* s) noexcept:
-    cdef long long b = sizeof(Spl) + (s.cap_vals + s.vpos_cap + s.cix_cap + s.n_ins) * sizeof(int)
-    cdef int k
-    if s.set_ord != NULL:
-        b += s.set_n * sizeof(int)
-    if s.nominal:
-        b += s.cap_cls * sizeof(NCls)
-        for k in range(s.n_cls):
-            b += s.c[k].cap_ord * sizeof(int) + s.c[k].cap_w * (sizeof(double) + sizeof(char))
-    else:
-        b += s.cap_cls * sizeof(GCls)
-    return b
 
 
 cdef long long node_allocated(Node* nd) noexcept:
@@ -1108,16 +393,7 @@ cdef class ForestCore:
     cdef Tree* trees
     cdef int n
     cdef XV xv
-    cdef Dists post, tmp, best
-    cdef double* ds
-    cdef int ds_cap
-    cdef double* votes
-    cdef int votes_cap
-    cdef Sugg* sug
-    cdef int sug_cap
-    cdef Spl** nbq
-    cdef int* nbj
-    cdef int nbq_cap
+    cdef Work wk
 
     cdef readonly list _models
     cdef readonly object feature_filter
@@ -1157,15 +433,7 @@ cdef class ForestCore:
         self.trees = NULL
         self.n = 0
         memset(&self.xv, 0, sizeof(XV))
-        memset(&self.post, 0, sizeof(Dists))
-        memset(&self.tmp, 0, sizeof(Dists))
-        memset(&self.best, 0, sizeof(Dists))
-        self.ds = NULL
-        self.votes = NULL
-        self.sug = NULL
-        self.nbq = NULL
-        self.nbj = NULL
-        self.nbq_cap = 0
+        memset(&self.wk, 0, sizeof(Work))
         self.f_nomany = NULL
         self.f_truthy = NULL
         self.crank = NULL
@@ -1190,14 +458,7 @@ cdef class ForestCore:
         free(self.xv.vj)
         free(self.xv.vst)
         free(self.xv.vpos)
-        dists_free(&self.post)
-        dists_free(&self.tmp)
-        dists_free(&self.best)
-        free(self.ds)
-        free(self.votes)
-        free(self.sug)
-        free(self.nbq)
-        free(self.nbj)
+        work_free(&self.wk)
         free(self.f_nomany)
         free(self.f_truthy)
         free(self.lfid)
@@ -1515,12 +776,12 @@ cdef class ForestCore:
         if total == 0.0:
             return 0
         # the splitters of features present in x, in the splitters' order
-        if lf.n_spl > self.nbq_cap:
-            self.nbq_cap = grow_cap(self.nbq_cap, lf.n_spl)
-            self.nbq = <Spl**>xrealloc(self.nbq, self.nbq_cap * sizeof(Spl*))
-            self.nbj = <int*>xrealloc(self.nbj, self.nbq_cap * sizeof(int))
-        qs = self.nbq
-        qj = self.nbj
+        if lf.n_spl > self.wk.nbq_cap:
+            self.wk.nbq_cap = grow_cap(self.wk.nbq_cap, lf.n_spl)
+            self.wk.nbq = <Spl**>xrealloc(self.wk.nbq, self.wk.nbq_cap * sizeof(Spl*))
+            self.wk.nbj = <int*>xrealloc(self.wk.nbj, self.wk.nbq_cap * sizeof(int))
+        qs = self.wk.nbq
+        qj = self.wk.nbj
         for q in range(lf.n_spl):
             s = lf.spl[q]
             if in_view(xv, s.fid):
@@ -1560,12 +821,6 @@ cdef class ForestCore:
         for k in range(lf.n_st):
             out[k] = py_exp(out[k] - lse)
         return lf.n_st
-
-    cdef double* _votes_buf(self, int n) except NULL:
-        if n > self.votes_cap:
-            self.votes_cap = grow_cap(self.votes_cap, n)
-            self.votes = <double*>xrealloc(self.votes, self.votes_cap * sizeof(double))
-        return self.votes
 
     # ------------------------------------------------------------------ learning
 
@@ -1619,7 +874,7 @@ cdef class ForestCore:
             # LeafNaiveBayesAdaptive.learn_one: score both predictors before learning
             if lf.n_st == 0 or mc_argmax(lf) == cid:
                 lf.mc_correct += w
-            out = self._votes_buf(lf.n_st + 1)
+            out = work_votes(&self.wk, lf.n_st + 1)
             if cache_ok and self._nb_cached(t, lf):
                 n = t.nbc_n
                 memcpy(out, t.nbc_out, n * sizeof(double))
@@ -1654,11 +909,8 @@ cdef class ForestCore:
                     n = grow_cap(lf.cap_spl, lf.n_spl + 1)
                     lf.spl = <Spl**>xrealloc(lf.spl, n * sizeof(Spl*))
                     lf.cap_spl = n
-                s = <Spl*>xcalloc(1, sizeof(Spl))
-                s.fid = fid
                 st = t.fstate[fid]
-                s.nominal = 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0
-                s.set_n = -1
+                s = spl_new(fid, 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0)
                 lf.spl[lf.n_spl] = s
                 lf.n_spl += 1
                 lf.sidx[fid] = lf.n_spl
@@ -1703,76 +955,26 @@ cdef class ForestCore:
             p += 1
         return 0
 
-    cdef double* _ds(self, int n) except NULL:
-        if n > self.ds_cap:
-            self.ds_cap = grow_cap(self.ds_cap, n)
-            self.ds = <double*>xrealloc(self.ds, self.ds_cap * sizeof(double))
-        return self.ds
-
-    cdef int _best_suggestion(self, int i, Tree* t, Leaf* lf, Spl* s, double pre_entropy,
+    cdef int _best_suggestion(self, int i, Tree* t, Spl* s, double pre_entropy,
                               Sugg* out) except -1:
-        """splitter.best_evaluated_split_suggestion(criterion, stats, feature, binary_split)."""
-        cdef double mn, mx, bin_size, sv, merit
-        cdef int k, p
-        cdef int* spos
-        cdef int* crank
-        out.merit = NEG_INF
-        out.fid = -1
+        """The splitter's best split: its values' orders first, if nominal."""
+        cdef int* spos = NULL
+        cdef int* crank = NULL
         if not s.nominal:
-            # GaussianSplitter._split_point_suggestions
-            if s.n_cls == 0:
-                return 0
-            mn = INFINITY
-            mx = -INFINITY
-            for k in range(s.n_cls):
-                if s.g[k].mn < mn:
-                    mn = s.g[k].mn
-                if s.g[k].mx > mx:
-                    mx = s.g[k].mx
-            if not mn < INFINITY:
-                return 0
-            bin_size = mx - mn
-            bin_size = py_div(bin_size, t.n_splits + 1.0)
-            for k in range(t.n_splits):
-                sv = mn + (bin_size * <double>(k + 1))
-                if not (mn < sv and sv < mx):
-                    continue
-                gauss_post(s, sv, &self.post, &self.tmp)
-                merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                       self.cid_one, self.cid_zero)
-                if merit > out.merit:
-                    out.merit = merit
-                    out.fid = s.fid
-                    out.kind = 0
-                    out.thr = sv
-            return 0
-        # NominalSplitterClassif
-        if not t.binary_split:
-            self._tree_sorted(i)
-            crank = self.crank[i]
-            spos = <int*>xcalloc(s.n_vals, sizeof(int))
-            try:
+            return best_suggestion(s, t, pre_entropy, &self.wk, self.cid_one, self.cid_zero,
+                                   NULL, NULL, out)
+        try:
+            if not t.binary_split:
+                # (sorting the classes may raise TypeError, as River's sort would)
+                self._tree_sorted(i)
+                crank = self.crank[i]
+                spos = <int*>xcalloc(s.n_vals, sizeof(int))
                 self._sorted_values(s, spos)
-                nom_post_multiway(s, spos, crank, &self.post)
-            finally:
-                free(spos)
-            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                   self.cid_one, self.cid_zero)
-            out.merit = merit
-            out.fid = s.fid
-            out.kind = 2
-        self._set_order(s)
-        for k in range(s.n_vals):
-            p = s.set_ord[k]
-            nom_post_binary(s, p, &self.post, &self.tmp)
-            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                   self.cid_one, self.cid_zero)
-            if merit > out.merit:
-                out.merit = merit
-                out.fid = s.fid
-                out.kind = 1
-                out.vpos = p
-                out.vid = s.vals[p]
+            self._set_order(s)
+            best_suggestion(s, t, pre_entropy, &self.wk, self.cid_one, self.cid_zero, spos,
+                            crank, out)
+        finally:
+            free(spos)
         return 0
 
     cdef int _children(self, int i, Tree* t, Leaf* lf, Sugg* sg, Dists* out, list vids) except -1:
@@ -1782,9 +984,9 @@ cdef class ForestCore:
         cdef int* spos
         cdef int k
         if sg.kind == 0:
-            gauss_post(s, sg.thr, out, &self.tmp)
+            gauss_post(s, sg.thr, out, &self.wk.tmp)
         elif sg.kind == 1:
-            nom_post_binary(s, sg.vpos, out, &self.tmp)
+            nom_post_binary(s, sg.vpos, out, &self.wk.tmp)
         else:
             self._tree_sorted(i)
             spos = <int*>xcalloc(s.n_vals, sizeof(int))
@@ -1813,10 +1015,10 @@ cdef class ForestCore:
                 n_nonzero += 1
         if n_nonzero < 2:
             return 0
-        if lf.n_spl + 1 > self.sug_cap:
-            self.sug_cap = grow_cap(self.sug_cap, lf.n_spl + 1)
-            self.sug = <Sugg*>xrealloc(self.sug, self.sug_cap * sizeof(Sugg))
-        sug = self.sug
+        if lf.n_spl + 1 > self.wk.sug_cap:
+            self.wk.sug_cap = grow_cap(self.wk.sug_cap, lf.n_spl + 1)
+            self.wk.sug = <Sugg*>xrealloc(self.wk.sug, self.wk.sug_cap * sizeof(Sugg))
+        sug = self.wk.sug
         ns = 0
         # LeafMajorityClass.best_split_suggestions
         maj = lf.st_w[0]
@@ -1835,7 +1037,7 @@ cdef class ForestCore:
                 ns = 1
             pre_entropy = entropy_w(lf.st_w, lf.n_st) if t.crit == 0 else 0.0
             for k in range(lf.n_spl):
-                self._best_suggestion(i, t, lf, lf.spl[k], pre_entropy, &sug[ns])
+                self._best_suggestion(i, t, lf.spl[k], pre_entropy, &sug[ns])
                 sug[ns].sidx = k
                 ns += 1
         # best_split_suggestions.sort(); the last two
@@ -1869,7 +1071,7 @@ cdef class ForestCore:
         if should_split and dec.fid >= 0:
             # River builds the children's stats when it evaluates the suggestion, i.e.
             # before poor attributes are disabled below
-            self._children(i, t, lf, &dec, &self.best, vids)
+            self._children(i, t, lf, &dec, &self.wk.best, vids)
         if ns >= 2 and t.remove_poor and t.leaf_pred == 0:
             # LeafMajorityClass.disable_attribute (the naive-Bayes leaves ignore it)
             poor = []
@@ -1891,7 +1093,7 @@ cdef class ForestCore:
                 t.n_reactivable += 1
             self._enforce_size_limit(i, t)
             return 0
-        return self._do_split(i, t, node, &dec, &self.best, vids)
+        return self._do_split(i, t, node, &dec, &self.wk.best, vids)
 
     cdef int _disable(self, Leaf* lf, int fid) except -1:
         cdef int si, k
@@ -2348,7 +1550,7 @@ cdef class ForestCore:
             return 0
         nd = walk_to_leaf(t.root, &self.xv)
         lf = nd.lf
-        out = self._votes_buf(lf.n_st + 1)
+        out = work_votes(&self.wk, lf.n_st + 1)
         rc[0] = lf.st_c
         res[0] = out
         if t.leaf_pred == 0:

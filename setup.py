@@ -15,6 +15,9 @@ from setuptools import Extension, setup
 # into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
 EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
+# The compiled forest, one module per role (_forest.pyx says which); _forest cimports the others
+FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
+
 
 def _extensions():
     try:
@@ -42,7 +45,7 @@ def _extensions():
         # _forest and the modules it cimports (_criteria, _splitters, ...): the compiled trees;
         # _walk: the boosters' compiled walk (walk.py)
         for name, include in (
-            *((m, []) for m in ("_criteria", "_splitters", "_forest")),
+            *((m, []) for m in FOREST_MODULES),
             ("_walk", numpy_include),
         )
         if include is not None

@@ -4,7 +4,7 @@
 # the class distributions on either side of a candidate split (posteriors) and its best split
 # (best_suggestion, scored by _criteria). Read _splitters.pyx for River's counterparts.
 
-from river_boost._forest_structs cimport Dists, GCls, NCls, Spl, Sugg, Tree, Work
+from river_boost._forest_structs cimport Dists, GCls, Spl, Sugg, Tree, Work
 
 
 cdef inline int gfind(Spl* s, int cid) noexcept:

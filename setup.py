@@ -1,5 +1,5 @@
-"""Build script for the compiled Hoeffding-tree forest (``river_boost._forest``) and the
-boosters' compiled walk (``river_boost._walk``).
+"""Build script for the compiled Hoeffding-tree forest (``river_boost._forest`` and the
+modules it cimports) and the boosters' compiled walk (``river_boost._walk``).
 
 Everything else is in ``pyproject.toml``. The extensions are required (``import
 river_boost`` says how to get them when they are missing): a source install needs a C
@@ -16,6 +16,9 @@ from setuptools import Extension, setup
 # into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
 EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
+# The compiled forest, one module per role (_forest.pyx says which); _forest cimports the others
+FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
+
 
 def _extensions():
     import numpy  # the walk calls NumPy's own float64 functions (its C API, NumPy >= 2)
@@ -29,7 +32,12 @@ def _extensions():
             extra_compile_args=extra,
             include_dirs=include,
         )
-        for name, include in (("_forest", []), ("_walk", [numpy.get_include()]), ("_dp", []))
+        # the compiled trees (_forest and the modules it cimports); _walk: the boosters' walk
+        for name, include in (
+            *((m, []) for m in FOREST_MODULES),
+            ("_walk", [numpy.get_include()]),
+            ("_dp", []),
+        )
     ]
     return cythonize(exts, compiler_directives={"language_level": "3"})
 

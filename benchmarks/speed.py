@@ -1,6 +1,6 @@
-"""Issue 16's acceptance measurements in one command: speed against MOA and River, side by side.
+"""Speed against MOA and River, side by side, in one command.
 
-Three modes (any combination; all three by default):
+Four modes (any combination; all four by default):
 
 ``--throughput``
     Ten learners, prequential (``predict_one`` — ``score_one`` on Yeast, as the bench scores
@@ -38,6 +38,10 @@ Three modes (any combination; all three by default):
     (accuracy or rank loss, the 50-point curve, update shares, martingale nodes) must be
     identical. Exits with status 1 if any differs.
 
+``--custom-rule``
+    The custom rule of ``docs/new-booster.md`` (on the Python walk) against OnlineBBM on
+    the same compiled forest: ten learners, SEA, runs alternated, median examples/s.
+
 ``--time-bench``
     Times the default ``river-boost bench`` (in a subprocess, ``--no-plot`` not given: the
     command as a user types it) and lists the CPU seconds by model.
@@ -45,6 +49,7 @@ Three modes (any combination; all three by default):
     python benchmarks/speed.py                     # everything (about 25 minutes on 2 cores)
     python benchmarks/speed.py --throughput --streams agrawal --repeats 5
     python benchmarks/speed.py --check-grid --jobs 2
+    python benchmarks/speed.py --custom-rule --repeats 5
 """
 
 from __future__ import annotations
@@ -68,7 +73,8 @@ import time
 
 from river import multioutput, tree
 
-from river_boost import anchors, bench, forest, walk
+import river_boost as rb
+from river_boost import anchors, bench, forest, potentials, walk
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import walk_speed  # noqa: E402  (its recorder and replay of the forest's calls)
@@ -412,11 +418,57 @@ def time_bench() -> None:
         print("(" + last[0][:60] + "...)")
 
 
+class ExponentialPotential(potentials.Potential):
+    """docs/new-booster.md's rule: a rule of the user's own, on the Python walk."""
+
+    needs_edges = False
+
+    def __init__(self, eta: float = 0.5):
+        self.eta = eta
+
+    def log_weight(self, i, s):
+        return -self.eta * s
+
+    def log_max_weight(self, i, worst):
+        return -self.eta * worst
+
+
+def custom_rule(repeats: int) -> None:
+    """docs/new-booster.md's custom rule against OnlineBBM on the same forest: ten learners,
+    SEA (10,000 examples), prequential, runs alternated, median examples/s by thread CPU time."""
+    from river.datasets import synth
+
+    data = list(synth.SEA(seed=42).take(10_000))
+    makers = {
+        "PotentialBooster(ExponentialPotential())": lambda: rb.PotentialBooster(
+            ExponentialPotential(), n_models=10, seed=42
+        ),
+        "OnlineBBM": lambda: rb.OnlineBBM(n_models=10, seed=42),
+    }
+    times = {name: [] for name in makers}
+    for _ in range(repeats):
+        for name, make in makers.items():
+            model = make()
+            gc.disable()
+            start = time.thread_time()
+            for x, y in data:
+                model.predict_one(x)
+                model.learn_one(x, y)
+            times[name].append(time.thread_time() - start)
+            gc.enable()
+    rates = {name: len(data) / statistics.median(t) for name, t in times.items()}
+    for name, rate in rates.items():
+        print(f"{name:<44}{rate:>10,.0f} examples/s")
+    custom, bbm = rates.values()
+    print(f"{'ratio (custom / OnlineBBM)':<44}{custom / bbm:>10.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--check-grid", action="store_true")
     parser.add_argument("--time-bench", action="store_true")
+    parser.add_argument("--custom-rule", action="store_true")
     parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--python-repeats", type=int, default=1)
@@ -426,8 +478,8 @@ def main(argv=None) -> int:
     if args.repeats < 1 or args.python_repeats < 1:
         # the pure-Python runs are the reference every compiled run's outputs are checked on
         parser.error("--repeats and --python-repeats need at least 1")
-    if not (args.throughput or args.check_grid or args.time_bench):
-        args.throughput = args.check_grid = args.time_bench = True
+    if not (args.throughput or args.check_grid or args.time_bench or args.custom_rule):
+        args.throughput = args.check_grid = args.time_bench = args.custom_rule = True
     if not (walk.AVAILABLE and forest.AVAILABLE):
         print(walk.UNAVAILABLE_REASON or forest.UNAVAILABLE_REASON, file=sys.stderr)
         return 1
@@ -446,6 +498,8 @@ def main(argv=None) -> int:
         status = check_grid(args.jobs)
     if args.time_bench:
         time_bench()
+    if args.custom_rule:
+        custom_rule(args.repeats)
     return status
 
 

@@ -7,6 +7,23 @@ trees kept in C structs (no Python object per node, leaf or splitter), which lea
 bit for bit as River 0.26's ``HoeffdingTreeClassifier`` does. Read the Python face,
 ``river_boost/forest.py``, for the supported parameters and the documented differences.
 
+The compiled forest is several modules, one per role (as scikit-learn's tree code is), each
+with its interface in a ``.pxd``:
+
+- ``_forest_structs.pxd``: the C structs and the allocation helpers (inline);
+- ``_splitters``: the split observers (River's GaussianSplitter, NominalSplitterClassif);
+- ``_criteria``: the split criteria (info gain, Gini, Hellinger);
+- ``_leaves``: a leaf's statistics, prediction (majority class, naive Bayes) and split decision;
+- ``_trees``: tree storage: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
+- ``_registry``: features, values and labels by id (the Python objects the C side refers to);
+- this module: ``ForestCore`` (over ``ForestInput`` and ``ForestTrees``), the Python entry
+  points, and the C entry points of the compiled walk (``forest_api``, ``_forestapi.pxd``).
+
+A function of another module is called through a pointer (no inlining across modules); the
+small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and
+CPython-numerics helpers) are therefore ``cdef inline`` in the ``.pxd`` files, compiled into
+every module that uses them. Every module is compiled with the same flags (setup.py).
+
 How exactness is kept
 ---------------------
 Every floating-point operation River performs is performed here in the same order, with the
@@ -32,1119 +49,60 @@ Where CPython's semantics matter, they are reproduced explicitly:
   ``copy_tree``, in the order ``copy.deepcopy`` added them).
 """
 
-from cpython.object cimport PyObject
-from cpython.dict cimport PyDict_Next, PyDict_GetItem, PyDict_SetItem, PyDict_New
+from cpython.dict cimport PyDict_Next
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact, PyFloat_Check, PyFloat_FromDouble
 from cpython.long cimport PyLong_Check
+from cpython.object cimport PyObject
 from cpython.pycapsule cimport PyCapsule_New
-from river_boost._forestapi cimport ForestAPI
-from libc.stdlib cimport malloc, realloc, free, calloc
-from libc.string cimport memset, memcpy, memcmp, memmove
-from libc.math cimport fabs, isfinite, isnan, erf, log, log2, exp, sqrt, pow, fmod, INFINITY, HUGE_VAL
-from libc.errno cimport errno, ERANGE
+from libc.stdlib cimport free
+from libc.string cimport memcpy, memmove, memset
 
-import math as _math
 import numbers as _numbers
 
 import numpy as _np
 
-from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
-from river_boost._pymath cimport isinf, py_exp, py_log2
-
-# ----------------------------------------------------------------------------- CPython numerics
-
-# river.proba.gaussian._HALF_LOG_TAU, computed the same way
-cdef double HALF_LOG_TAU = 0.5 * _math.log(_math.tau)
-# river.utils.math.norm_cdf divides by math.sqrt(2.0)
-cdef double SQRT2 = _math.sqrt(2.0)
-cdef double NEG_INF = -INFINITY
-
-
-cdef inline double py_sum(const double* v, int n) noexcept:
-    cdef PySum s
-    cdef int i
-    ps_init(&s)
-    for i in range(n):
-        ps_add(&s, v[i])
-    return ps_result(&s)
-
-
-cdef double py_pow(double iv, double iw) except? -1.0:
-    """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
-    # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
-    if isnan(iv):
-        return iv
-    if not isfinite(iv):
-        return fabs(iv)  # iw > 0, not odd
-    if iv == 0.0:
-        return 0.0
-    if iv < 0.0:
-        if iw != <double>(<long long>iw):
-            # Python returns a complex number; River then fails in math.erf
-            raise TypeError("must be real number, not complex")
-        iv = -iv
-    if iv == 1.0:
-        return 1.0
-    return libm_pow(iv, iw)
-
-
-cdef inline double py_div(double a, double b) except? -1.0:
-    if b == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    return a / b
-
-
-# ----------------------------------------------------------------------------- C structures
-
-cdef struct GCls:
-    # One class's Gaussian in a numeric splitter (river.proba.Gaussian over stats.Var(ddof=1))
-    int cid
-    double n        # Mean.n (sum of weights)
-    double mean     # Mean._mean
-    double S        # Var._S
-    double mn       # GaussianSplitter._min_per_class
-    double mx       # GaussianSplitter._max_per_class
-    int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf
-    int sig_ok      # sigma cached (Gaussian.sigma = Var.get() ** 0.5)
-    double sig
-    double nb_neg2var   # -2.0 * variance
-    double nb_halflog   # 0.5 * math.log(variance)
-
-
-cdef struct NCls:
-    # One class's value counts in a nominal splitter (an inner dict of _att_dist_per_class)
-    int cid
-    int n_ord
-    int cap_ord
-    int* ord        # value positions in the dict's insertion order
-    double* w       # weight by value position
-    char* has       # value position present in the dict
-    int cap_w
-    int sum_ok
-    double sum      # sum(class_dist.values()), cached
-
-
-cdef struct Spl:
-    int fid
-    int nominal
-    int n_cls
-    int cap_cls
-    GCls* g         # numeric: classes in _att_dist_per_class order
-    NCls* c         # nominal: classes in _att_dist_per_class order
-    double tot_w    # NominalSplitterClassif._total_weight_observed
-    double miss_w   # NominalSplitterClassif._missing_weight_observed
-    int n_vals
-    int cap_vals
-    int* vals       # vid by position (order of first appearance = the set's insertion order)
-    int* vpos       # vid -> position or -1
-    int vpos_cap
-    int set_n       # n_vals when set_ord was computed, -1 if never
-    int* set_ord    # positions in CPython's iteration order of the set of values
-    # The order in which River added the values to its set, when it is not the order of
-    # first appearance: copy.deepcopy (copy_tree) rebuilds a set by adding the values in the
-    # source set's iteration order, which can place colliding values differently. ins holds
-    # the first n_ins additions (a permutation of positions 0..n_ins-1); the values at later
-    # positions were added afterwards, in position order. n_ins = 0: first appearance.
-    int n_ins
-    int* ins
-    int* cix        # class id -> index in g / c, plus 1 (0: absent)
-    int cix_cap
-
-
-cdef struct Leaf:
-    int depth
-    int active
-    double last_split
-    double mc_correct
-    double nb_correct
-    int n_st
-    int cap_st
-    int* st_c       # classes of the leaf's stats, insertion order
-    double* st_w
-    int n_spl
-    int cap_spl
-    Spl** spl       # splitters, insertion order
-    int* sidx       # fid -> splitter index + 1; 0 none; -1 disabled attribute
-    int sidx_cap
-
-
-cdef struct Node:
-    int is_leaf
-    int depth
-    Leaf* lf
-    int kind        # 0 NumericBinaryBranch, 1 NominalBinaryBranch, 2 NominalMultiwayBranch
-    int fid
-    double thr
-    int vid
-    int n_ch
-    int cap_ch
-    Node** ch
-    int* ch_vid     # multiway: value of each child (the branch's _r_mapping)
-    int* vmap       # multiway: vid -> child index + 1
-    int vmap_cap
-    int n_bst       # the branch's stats (the split leaf's stats)
-    int* bst_c
-    double* bst_w
-
-
-cdef struct Tree:
-    Node* root
-    # parameters
-    double grace_period
-    double delta
-    double tau
-    double nb_threshold
-    int leaf_pred       # 0 mc, 1 nb, 2 nba
-    int crit            # 0 info_gain, 1 gini, 2 hellinger
-    int binary_split
-    double min_branch_fraction
-    double max_share_to_split
-    double max_byte_size
-    double mem_period
-    int stop_mem
-    int remove_poor
-    int merit_preprune
-    long long max_depth
-    int n_splits
-    # state
-    long long n_active
-    long long n_inactive
-    # kept for _enforce_size_limit (checked against a walk over the leaves by the tests): the
-    # number of leaves, and of inactive leaves above max_depth (which it would reactivate)
-    long long n_leaves
-    long long n_reactivable
-    double inactive_est
-    double active_est
-    double overhead
-    int growth_allowed
-    double train_weight
-    # per-feature decisions: bit0 filter decided, bit1 kept, bit2 nominal attribute,
-    # bit3 kind known, bit4 kind is non-numeric
-    unsigned char* fstate
-    int fcap
-    char* has_cls
-    int ccap
-    # naive-Bayes votes computed by the last prediction, reused by the next learn_one of the
-    # same x at the same, unchanged leaf (an adaptive leaf scores naive Bayes before learning)
-    long long ver       # bumped by every learn_one
-    Leaf* nbc_leaf
-    long long nbc_ver
-    int nbc_n
-    double* nbc_out
-    int nbc_cap
-    int nbc_nv
-    int* nbc_f
-    int* nbc_v
-    double* nbc_d
-    int nbc_xcap
-
-
-cdef enum:
-    F_DECIDED = 1
-    F_KEEP = 2
-    F_NOMATTR = 4
-    F_KIND = 8
-    F_NONNUM = 16
-
-
-cdef struct Dists:
-    # A list of class distributions (the post-split dists), flat
-    int nd
-    int cap_d
-    int* off        # nd + 1 offsets
-    int n
-    int cap
-    int* c
-    double* w
-
-
-cdef struct Sugg:
-    double merit
-    int fid         # -1: null split (feature None)
-    int kind        # 0 numeric binary, 1 nominal binary, 2 nominal multiway
-    double thr
-    int vpos        # nominal binary: value position in the splitter
-    int vid         # nominal binary: the value's id
-    int sidx        # index of the splitter in the leaf
-
-
-# ----------------------------------------------------------------------------- allocation helpers
-
-cdef void* xrealloc(void* p, size_t n) except NULL:
-    cdef void* q
-    if n == 0:
-        n = 1
-    q = realloc(p, n)
-    if q == NULL:
-        raise MemoryError()
-    return q
-
-
-cdef void* xcalloc(size_t n, size_t size) except NULL:
-    cdef void* q = calloc(n if n > 0 else 1, size)
-    if q == NULL:
-        raise MemoryError()
-    return q
-
-
-cdef inline int grow_cap(int cap, int need) noexcept:
-    if cap < 4:
-        cap = 4
-    while cap < need:
-        cap *= 2
-    return cap
-
-
-cdef int dists_reset(Dists* d) except -1:
-    d.nd = 0
-    d.n = 0
-    if d.cap_d == 0:
-        d.cap_d = 8
-        d.off = <int*>xrealloc(d.off, 9 * sizeof(int))
-    d.off[0] = 0
-    return 0
-
-
-cdef int dists_push(Dists* d, int c, double w) except -1:
-    cdef int nc
-    if d.n >= d.cap:
-        nc = grow_cap(d.cap, d.n + 1)
-        d.c = <int*>xrealloc(d.c, nc * sizeof(int))
-        d.w = <double*>xrealloc(d.w, nc * sizeof(double))
-        d.cap = nc
-    d.c[d.n] = c
-    d.w[d.n] = w
-    d.n += 1
-    return 0
-
-
-cdef int dists_close(Dists* d) except -1:
-    # end the current distribution
-    cdef int nc
-    if d.nd + 1 >= d.cap_d:
-        nc = grow_cap(d.cap_d, d.nd + 2)
-        d.off = <int*>xrealloc(d.off, (nc + 1) * sizeof(int))
-        d.cap_d = nc
-    d.nd += 1
-    d.off[d.nd] = d.n
-    return 0
-
-
-cdef void dists_free(Dists* d) noexcept:
-    free(d.off)
-    free(d.c)
-    free(d.w)
-    d.off = NULL
-    d.c = NULL
-    d.w = NULL
-    d.cap = 0
-    d.cap_d = 0
-    d.n = 0
-    d.nd = 0
-
-
-cdef void spl_free(Spl* s) noexcept:
-    cdef int k
-    if s == NULL:
-        return
-    if s.nominal:
-        for k in range(s.n_cls):
-            free(s.c[k].ord)
-            free(s.c[k].w)
-            free(s.c[k].has)
-        free(s.c)
-    else:
-        free(s.g)
-    free(s.vals)
-    free(s.vpos)
-    free(s.set_ord)
-    free(s.ins)
-    free(s.cix)
-    free(s)
-
-
-cdef void leaf_drop_splitters(Leaf* lf) noexcept:
-    # HTLeaf.deactivate (splitters = None) and activate (splitters = {}): the disabled
-    # attributes survive both.
-    cdef int k
-    for k in range(lf.n_spl):
-        if lf.sidx[lf.spl[k].fid] > 0:
-            lf.sidx[lf.spl[k].fid] = 0
-        spl_free(lf.spl[k])
-    lf.n_spl = 0
-
-
-cdef void leaf_free(Leaf* lf) noexcept:
-    if lf == NULL:
-        return
-    leaf_drop_splitters(lf)
-    free(lf.spl)
-    free(lf.sidx)
-    free(lf.st_c)
-    free(lf.st_w)
-    free(lf)
-
-
-cdef void node_free(Node* nd) noexcept:
-    cdef int k
-    if nd == NULL:
-        return
-    if nd.is_leaf:
-        leaf_free(nd.lf)
-    else:
-        for k in range(nd.n_ch):
-            node_free(nd.ch[k])
-        free(nd.ch)
-        free(nd.ch_vid)
-        free(nd.vmap)
-        free(nd.bst_c)
-        free(nd.bst_w)
-    free(nd)
-
-
-cdef Leaf* leaf_new(int depth, int* st_c, double* st_w, int n_st) except NULL:
-    """HoeffdingTreeClassifier._new_leaf: stats copied, _last_split_attempt_at = total_weight."""
-    cdef Leaf* lf = <Leaf*>xcalloc(1, sizeof(Leaf))
-    lf.depth = depth
-    lf.active = 1
-    if n_st > 0:
-        lf.cap_st = grow_cap(0, n_st)
-        lf.st_c = <int*>xrealloc(NULL, lf.cap_st * sizeof(int))
-        lf.st_w = <double*>xrealloc(NULL, lf.cap_st * sizeof(double))
-        memcpy(lf.st_c, st_c, n_st * sizeof(int))
-        memcpy(lf.st_w, st_w, n_st * sizeof(double))
-        lf.n_st = n_st
-    lf.last_split = py_sum(lf.st_w, lf.n_st)
-    return lf
-
-
-cdef Node* node_new_leaf(int depth, int* st_c, double* st_w, int n_st) except NULL:
-    cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
-    nd.is_leaf = 1
-    nd.depth = depth
-    try:
-        nd.lf = leaf_new(depth, st_c, st_w, n_st)
-    except BaseException:
-        free(nd)
-        raise
-    return nd
-
-
-# ----------------------------------------------------------------------------- the x view
-
-cdef struct XV:
-    # x converted once per call: entries in x's order
-    int nx
-    int cap
-    int* f          # feature id
-    double* d       # numeric value (if isnum)
-    int* v          # nominal value id (or -1 if not computed)
-    char* isnum
-    # the current tree's view (feature filter applied), entries in x's order
-    int nv
-    int* vj
-    unsigned int stamp
-    unsigned int* vst   # fid -> stamp if in the current view
-    int* vpos           # fid -> entry index
-    int fcap
-
-
-cdef inline bint in_view(XV* xv, int fid) noexcept:
-    return fid < xv.fcap and xv.vst[fid] == xv.stamp
-
-
-# ----------------------------------------------------------------------------- leaf statistics
-
-cdef inline int stats_find(Leaf* lf, int cid) noexcept:
-    cdef int k
-    for k in range(lf.n_st):
-        if lf.st_c[k] == cid:
-            return k
-    return -1
-
-
-cdef int leaf_update_stats(Leaf* lf, int cid, double w) except -1:
-    # LeafMajorityClass.update_stats
-    cdef int k = stats_find(lf, cid)
-    cdef int nc
-    if k >= 0:
-        lf.st_w[k] += w
-        return 0
-    if lf.n_st >= lf.cap_st:
-        nc = grow_cap(lf.cap_st, lf.n_st + 1)
-        lf.st_c = <int*>xrealloc(lf.st_c, nc * sizeof(int))
-        lf.st_w = <double*>xrealloc(lf.st_w, nc * sizeof(double))
-        lf.cap_st = nc
-    lf.st_c[lf.n_st] = cid
-    lf.st_w[lf.n_st] = w
-    lf.n_st += 1
-    return 0
-
-
-cdef inline double leaf_total(Leaf* lf) noexcept:
-    # total_weight: sum(self.stats.values()) if self.stats else 0
-    return py_sum(lf.st_w, lf.n_st)
-
-
-cdef int mc_argmax(Leaf* lf) except -2:
-    """max(mc_pred, key=mc_pred.get) over normalize_values_in_dict(stats, inplace=False)."""
-    cdef double factor = py_sum(lf.st_w, lf.n_st)
-    cdef double mult = 0.0, best, v
-    cdef int k, bk
-    cdef bint normalize
-    if lf.n_st == 0:
-        return -1
-    normalize = not (factor == 0.0 or isnan(factor))
-    if normalize:
-        mult = 1.0 / factor
-        best = lf.st_w[0] * mult
-    else:
-        best = lf.st_w[0]
-    bk = 0
-    for k in range(1, lf.n_st):
-        v = lf.st_w[k] * mult if normalize else lf.st_w[k]
-        if v > best:
-            best = v
-            bk = k
-    return lf.st_c[bk]
-
-
-# ----------------------------------------------------------------------------- Gaussian splitter
-
-cdef inline int gfind(Spl* s, int cid) noexcept:
-    if cid >= s.cix_cap:
-        return -1
-    return s.cix[cid] - 1
-
-
-cdef int cix_set(Spl* s, int cid, int k) except -1:
-    cdef int nc
-    if cid >= s.cix_cap:
-        nc = grow_cap(s.cix_cap, cid + 1)
-        s.cix = <int*>xrealloc(s.cix, nc * sizeof(int))
-        memset(s.cix + s.cix_cap, 0, (nc - s.cix_cap) * sizeof(int))
-        s.cix_cap = nc
-    s.cix[cid] = k + 1
-    return 0
-
-
-cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
-    # GaussianSplitter.update, then Gaussian.update -> Var.update -> Mean.update
-    cdef int k = gfind(s, cid)
-    cdef int nc
-    cdef GCls* g
-    cdef double mean_old, mean_new
-    if k >= 0:
-        g = &s.g[k]
-        if x < g.mn:
-            g.mn = x
-        if x > g.mx:
-            g.mx = x
-    else:
-        if s.n_cls >= s.cap_cls:
-            nc = grow_cap(s.cap_cls, s.n_cls + 1)
-            s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
-            s.cap_cls = nc
-        cix_set(s, cid, s.n_cls)
-        g = &s.g[s.n_cls]
-        s.n_cls += 1
-        memset(g, 0, sizeof(GCls))
-        g.cid = cid
-        g.mn = x
-        g.mx = x
-    g.nb_state = 0
-    g.sig_ok = 0
-    mean_old = g.mean
-    g.n += w
-    if g.n == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    g.mean += (w / g.n) * (x - g.mean)
-    mean_new = g.mean
-    g.S += w * (x - mean_old) * (x - mean_new)
-    return 0
-
-
-cdef double gauss_log_pdf(GCls* g, double x) except? -1.0:
-    """Gaussian.log_pdf, with the per-class terms cached until the class is updated."""
-    cdef double variance
-    if g.nb_state == 0:
-        if g.n > 1.0:
-            variance = g.S / (g.n - 1.0)
-            if variance > 0.0:
-                g.nb_neg2var = -2.0 * variance
-                g.nb_halflog = 0.5 * py_log(variance)
-                g.nb_state = 1
-            else:
-                g.nb_state = 2
-        else:
-            g.nb_state = 2
-    if g.nb_state == 2:
-        return NEG_INF
-    return py_pow(x - g.mean, 2.0) / g.nb_neg2var - HALF_LOG_TAU - g.nb_halflog
-
-
-cdef double gauss_cdf(GCls* g, double x) except? -1.0:
-    """Gaussian.cdf: norm_cdf((x - mu) / sigma), 0.0 on ZeroDivisionError."""
-    cdef double num = x - g.mean
-    cdef double var, sigma
-    if not g.sig_ok:
-        # a pure function of (n, S): cached until the class is updated
-        var = g.S / (g.n - 1.0) if g.n > 1.0 else 0.0
-        g.sig = py_pow(var, 0.5)
-        g.sig_ok = 1
-    sigma = g.sig
-    if sigma == 0.0:
-        return 0.0
-    return 0.5 * (1.0 + erf((num / sigma) / SQRT2))
-
-
-cdef int gauss_post(Spl* s, double sv, Dists* out, Dists* tmp) except -1:
-    """GaussianSplitter._class_dists_from_binary_split -> [lhs, rhs] in out."""
-    cdef int k
-    cdef GCls* g
-    cdef double l
-    dists_reset(out)
-    dists_reset(tmp)
-    for k in range(s.n_cls):
-        g = &s.g[k]
-        if sv < g.mn:
-            dists_push(tmp, g.cid, g.n)
-        elif sv >= g.mx:
-            dists_push(out, g.cid, g.n)
-        else:
-            l = gauss_cdf(g, sv) * g.n
-            dists_push(out, g.cid, l)
-            dists_push(tmp, g.cid, g.n - l)
-    dists_close(out)
-    for k in range(tmp.n):
-        dists_push(out, tmp.c[k], tmp.w[k])
-    dists_close(out)
-    return 0
-
-
-# ----------------------------------------------------------------------------- nominal splitter
-
-cdef inline int nfind(Spl* s, int cid) noexcept:
-    return gfind(s, cid)
-
-
-cdef NCls* nom_class(Spl* s, int cid) except NULL:
-    """_att_dist_per_class[cid] (a defaultdict: inserts an empty dict for a new class)."""
-    cdef int k = nfind(s, cid)
-    cdef int nc
-    cdef NCls* c
-    if k >= 0:
-        return &s.c[k]
-    if s.n_cls >= s.cap_cls:
-        nc = grow_cap(s.cap_cls, s.n_cls + 1)
-        s.c = <NCls*>xrealloc(s.c, nc * sizeof(NCls))
-        s.cap_cls = nc
-    cix_set(s, cid, s.n_cls)
-    c = &s.c[s.n_cls]
-    s.n_cls += 1
-    memset(c, 0, sizeof(NCls))
-    c.cid = cid
-    return c
-
-
-cdef inline int nom_vpos(Spl* s, int vid) noexcept:
-    if vid < 0 or vid >= s.vpos_cap:
-        return -1
-    return s.vpos[vid]
-
-
-cdef int nom_update(Spl* s, int vid, int cid, double w) except -1:
-    # NominalSplitterClassif.update (att_val is never None here)
-    cdef int p = nom_vpos(s, vid)
-    cdef int nc, k
-    cdef NCls* c
-    if p < 0:
-        if vid >= s.vpos_cap:
-            nc = grow_cap(s.vpos_cap, vid + 1)
-            s.vpos = <int*>xrealloc(s.vpos, nc * sizeof(int))
-            for k in range(s.vpos_cap, nc):
-                s.vpos[k] = -1
-            s.vpos_cap = nc
-        if s.n_vals >= s.cap_vals:
-            nc = grow_cap(s.cap_vals, s.n_vals + 1)
-            s.vals = <int*>xrealloc(s.vals, nc * sizeof(int))
-            s.cap_vals = nc
-        p = s.n_vals
-        s.vals[p] = vid
-        s.vpos[vid] = p
-        s.n_vals += 1
-    c = nom_class(s, cid)
-    if p >= c.cap_w:
-        nc = grow_cap(c.cap_w, p + 1)
-        c.w = <double*>xrealloc(c.w, nc * sizeof(double))
-        c.has = <char*>xrealloc(c.has, nc * sizeof(char))
-        for k in range(c.cap_w, nc):
-            c.w[k] = 0.0
-            c.has[k] = 0
-        c.cap_w = nc
-    if c.has[p]:
-        c.w[p] += w
-    else:
-        if c.n_ord >= c.cap_ord:
-            nc = grow_cap(c.cap_ord, c.n_ord + 1)
-            c.ord = <int*>xrealloc(c.ord, nc * sizeof(int))
-            c.cap_ord = nc
-        c.ord[c.n_ord] = p
-        c.n_ord += 1
-        c.has[p] = 1
-        c.w[p] = w
-    c.sum_ok = 0
-    s.tot_w += w
-    return 0
-
-
-cdef double nom_cond_proba(Spl* s, int vid, int cid) except? -1.0:
-    # NominalSplitterClassif.cond_proba (the defaultdict lookup inserts the class)
-    cdef NCls* c = nom_class(s, cid)
-    cdef int p = nom_vpos(s, vid)
-    cdef PySum acc
-    cdef int k
-    if p < 0 or p >= c.cap_w or not c.has[p]:
-        return 0.0
-    if not c.sum_ok:
-        ps_init(&acc)
-        for k in range(c.n_ord):
-            ps_add(&acc, c.w[c.ord[k]])
-        c.sum = ps_result(&acc)
-        c.sum_ok = 1
-    if c.sum == 0.0:
-        return 0.0
-    return c.w[p] / c.sum
-
-
-cdef int nom_post_binary(Spl* s, int p, Dists* out, Dists* tmp) except -1:
-    """NominalSplitterClassif._class_dist_from_binary_split(value at position p)."""
-    cdef int k, q, any_ne
-    cdef NCls* c
-    cdef double ne
-    dists_reset(out)
-    dists_reset(tmp)
-    for k in range(s.n_cls):
-        c = &s.c[k]
-        if p < c.cap_w and c.has[p]:
-            dists_push(out, c.cid, 0.0 + c.w[p])
-        ne = 0.0
-        any_ne = 0
-        for q in range(c.n_ord):
-            if c.ord[q] != p:
-                ne += c.w[c.ord[q]]
-                any_ne = 1
-        if any_ne:
-            dists_push(tmp, c.cid, ne)
-    dists_close(out)
-    for k in range(tmp.n):
-        dists_push(out, tmp.c[k], tmp.w[k])
-    dists_close(out)
-    return 0
-
-
-cdef int nom_post_multiway(Spl* s, int* sorted_pos, int* crank, Dists* out) except -1:
-    """NominalSplitterClassif._class_dist_from_multiway_split: one dist per value (values in
-    sorted order), each dist's classes in sorted order (dict(sorted(items)))."""
-    cdef int i, i2, k, p, a, b, tc
-    cdef NCls* c
-    cdef double tw
-    dists_reset(out)
-    for i in range(s.n_vals):
-        p = sorted_pos[i]
-        a = out.n
-        for k in range(s.n_cls):
-            c = &s.c[k]
-            if p < c.cap_w and c.has[p]:
-                dists_push(out, c.cid, 0.0 + c.w[p])
-        # insertion sort of this dist by class rank (ranks are distinct)
-        for i2 in range(a + 1, out.n):
-            tc = out.c[i2]
-            tw = out.w[i2]
-            b = i2 - 1
-            while b >= a and crank[out.c[b]] > crank[tc]:
-                out.c[b + 1] = out.c[b]
-                out.w[b + 1] = out.w[b]
-                b -= 1
-            out.c[b + 1] = tc
-            out.w[b + 1] = tw
-        dists_close(out)
-    return 0
-
-
-# ----------------------------------------------------------------------------- split criteria
-
-cdef double entropy_w(const double* w, int n) except? -1.0:
-    # InfoGainSplitCriterion._compute_entropy_dict
-    cdef double e = 0.0
-    cdef double s = 0.0
-    cdef double d
-    cdef int k
-    for k in range(n):
-        d = w[k]
-        if d > 0.0:
-            e -= d * py_log2(d)
-            s += d
-    if s > 0.0:
-        return (e + s * py_log2(s)) / s
-    return 0.0
-
-
-cdef int n_subsets_gt_frac(Dists* post, double frac, double* ds, int guarded) except -1:
-    # num_subsets_greater_than_frac; Hellinger's has no `total_weight > 0` guard
-    cdef double total = 0.0
-    cdef int i, n = 0
-    for i in range(post.nd):
-        ds[i] = py_sum(post.w + post.off[i], post.off[i + 1] - post.off[i])
-        total += ds[i]
-    if guarded and not total > 0.0:
-        return 0
-    for i in range(post.nd):
-        if py_div(ds[i], total) > frac:
-            n += 1
-    return n
-
-
-cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
-                           int cid_one, int cid_zero) except? -1.0:
-    cdef int i, k, nd = post.nd
-    cdef double total, acc, g, rel, s
-    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
-    cdef int found
-    if t.crit == 0:  # info gain
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        acc = 0.0
-        for i in range(nd):
-            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
-        return pre_entropy - py_div(acc, total)
-    elif t.crit == 1:  # gini
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        g = 0.0
-        for i in range(nd):
-            s = ds[i]
-            acc = 1.0
-            if s != 0.0:
-                for k in range(post.off[i], post.off[i + 1]):
-                    rel = post.w[k] / s
-                    acc -= rel * rel
-            g += py_div(ds[i], total) * acc
-        return 1.0 - g
-    else:  # hellinger
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
-            return NEG_INF
-        # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
-        if cid_one < 0 or cid_zero < 0:
-            return 0.0
-        found = 0
-        for k in range(post.off[0], post.off[1]):
-            if post.c[k] == cid_one:
-                lp = post.w[k]
-                found |= 1
-            elif post.c[k] == cid_zero:
-                ln = post.w[k]
-                found |= 2
-        for k in range(post.off[1], post.off[2]):
-            if post.c[k] == cid_one:
-                rp = post.w[k]
-                found |= 4
-            elif post.c[k] == cid_zero:
-                rn = post.w[k]
-                found |= 8
-        if found != 15:
-            return 0.0
-        tn = ln + rn
-        tp = lp + rp
-        h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
-        h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
-        return py_sqrt(h)
-
-
-cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
-    cdef int n
-    if t.crit == 1:
-        return 1.0
-    n = lf.n_st
-    if n <= 2:
-        n = 2
-    return py_log2(<double>n)
-
-
-# ----------------------------------------------------------------------------- tree walking
-
-cdef inline int branch_no(Node* nd, XV* xv) noexcept:
-    """DTBranch.branch_no, or -1 where River raises KeyError (feature missing, unseen value)."""
-    cdef int j, vid
-    if not in_view(xv, nd.fid):
-        return -1
-    j = xv.vpos[nd.fid]
-    if nd.kind == 0:
-        return 0 if xv.d[j] <= nd.thr else 1
-    if nd.kind == 1:
-        return 0 if xv.v[j] == nd.vid else 1
-    vid = xv.v[j]
-    if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
-        return -1
-    return nd.vmap[vid] - 1
-
-
-cdef double node_total(Node* nd) noexcept:
-    # Leaf.total_weight / DTBranch.total_weight (a sum over the children's totals)
-    cdef PySum acc
-    cdef int k
-    if nd.is_leaf:
-        return leaf_total(nd.lf)
-    ps_init(&acc)
-    for k in range(nd.n_ch):
-        ps_add(&acc, node_total(nd.ch[k]))
-    return ps_result(&acc)
-
-
-cdef Node* most_common(Node* nd) noexcept:
-    cdef int k, best
-    cdef double bw, w
-    if nd.kind != 2:
-        if node_total(nd.ch[0]) < node_total(nd.ch[1]):
-            return nd.ch[1]
-        return nd.ch[0]
-    best = 0
-    bw = node_total(nd.ch[0])
-    for k in range(1, nd.n_ch):
-        w = node_total(nd.ch[k])
-        if w > bw:
-            bw = w
-            best = k
-    return nd.ch[best]
-
-
-cdef Node* walk_partial(Node* nd, XV* xv) noexcept:
-    # Branch.traverse(x, until_leaf=False): stops at a branch that raises KeyError
-    cdef int b
-    while not nd.is_leaf:
-        b = branch_no(nd, xv)
-        if b < 0:
-            return nd
-        nd = nd.ch[b]
-    return nd
-
-
-cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept:
-    # Branch.traverse(x, until_leaf=True)
-    cdef int b
-    while not nd.is_leaf:
-        b = branch_no(nd, xv)
-        if b < 0:
-            nd = most_common(nd)
-        else:
-            nd = nd.ch[b]
-    return nd
-
-
-cdef int collect_leaves(Node* nd, list out) except -1:
-    # Branch.iter_leaves: left to right
-    cdef int k
-    if nd.is_leaf:
-        out.append(<size_t>nd)
-        return 0
-    for k in range(nd.n_ch):
-        collect_leaves(nd.ch[k], out)
-    return 0
-
-
-cdef long long count_reactivable(Node* nd, long long max_depth) noexcept:
-    # the inactive leaves above max_depth
-    cdef int k
-    cdef long long n = 0
-    if nd.is_leaf:
-        return 1 if (not nd.lf.active and nd.lf.depth < max_depth) else 0
-    for k in range(nd.n_ch):
-        n += count_reactivable(nd.ch[k], max_depth)
-    return n
-
-
-cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
-                      long long depth) noexcept:
-    cdef int k
-    n_nodes[0] += 1
-    if depth + 1 > height[0]:
-        height[0] = depth + 1
-    if nd.is_leaf:
-        n_leaves[0] += 1
-        return
-    for k in range(nd.n_ch):
-        count_nodes(nd.ch[k], n_nodes, n_leaves, height, depth + 1)
-
-
-# ----------------------------------------------------------------------------- memory accounting
-
-cdef long long spl_bytes(Spl* s) noexcept:
-    # Deterministic in the logical content (not the allocated capacities), so that a pickled
-    # and restored forest measures exactly as the original.
-    cdef long long b = sizeof(Spl) + sizeof(Spl*) + s.n_vals * 2 * sizeof(int)
-    cdef int k
-    if s.nominal:
-        for k in range(s.n_cls):
-            b += sizeof(NCls) + s.c[k].n_ord * (sizeof(int) + sizeof(double) + sizeof(char))
-    else:
-        b += s.n_cls * sizeof(GCls)
-    return b
-
-
-cdef long long leaf_bytes(Leaf* lf) noexcept:
-    cdef long long b = sizeof(Node) + sizeof(Leaf) + lf.n_st * (sizeof(int) + sizeof(double))
-    cdef int k
-    for k in range(lf.n_spl):
-        b += spl_bytes(lf.spl[k])
-    return b
-
-
-cdef long long tree_bytes(Node* nd) noexcept:
-    cdef long long b
-    cdef int k
-    if nd.is_leaf:
-        return leaf_bytes(nd.lf)
-    b = sizeof(Node) + nd.n_ch * (sizeof(Node*) + sizeof(int)) + nd.n_bst * (sizeof(int) + sizeof(double))
-    for k in range(nd.n_ch):
-        b += tree_bytes(nd.ch[k])
-    return b
-
-
-# What the forest holds in memory (``ForestCore._allocated_bytes``: ``sys.getsizeof`` and so
-# River's memory measures), from the allocated capacities; unlike the *_bytes above, which
-# River's size-limit policy reads and which must not depend on capacities.
-
-cdef long long spl_allocated(Spl* s) noexcept:
-    cdef long long b = sizeof(Spl) + (s.cap_vals + s.vpos_cap + s.cix_cap + s.n_ins) * sizeof(int)
-    cdef int k
-    if s.set_ord != NULL:
-        b += s.set_n * sizeof(int)
-    if s.nominal:
-        b += s.cap_cls * sizeof(NCls)
-        for k in range(s.n_cls):
-            b += s.c[k].cap_ord * sizeof(int) + s.c[k].cap_w * (sizeof(double) + sizeof(char))
-    else:
-        b += s.cap_cls * sizeof(GCls)
-    return b
-
-
-cdef long long node_allocated(Node* nd) noexcept:
-    cdef long long b = sizeof(Node)
-    cdef int k
-    cdef Leaf* lf
-    if nd.is_leaf:
-        lf = nd.lf
-        b += sizeof(Leaf) + lf.cap_st * (sizeof(int) + sizeof(double))
-        b += lf.cap_spl * sizeof(Spl*) + lf.sidx_cap * sizeof(int)
-        for k in range(lf.n_spl):
-            b += spl_allocated(lf.spl[k])
-        return b
-    b += nd.cap_ch * sizeof(Node*) + nd.vmap_cap * sizeof(int)
-    b += nd.n_bst * (sizeof(int) + sizeof(double))
-    if nd.ch_vid != NULL:
-        b += nd.cap_ch * sizeof(int)
-    for k in range(nd.n_ch):
-        b += node_allocated(nd.ch[k])
-    return b
-
-
-cdef long long tree_allocated(Tree* t) noexcept:
-    cdef long long b = t.fcap + t.ccap + t.nbc_cap * sizeof(double)
-    b += t.nbc_xcap * (2 * sizeof(int) + sizeof(double))
-    if t.root != NULL:
-        b += node_allocated(t.root)
-    return b
-
-
-# ----------------------------------------------------------------------------- trees
-
-cdef void tree_free(Tree* t) noexcept:
-    """Free everything tree t owns (its nodes and its per-tree buffers)."""
-    node_free(t.root)
-    free(t.fstate)
-    free(t.has_cls)
-    free(t.nbc_out)
-    free(t.nbc_f)
-    free(t.nbc_v)
-    free(t.nbc_d)
-    memset(t, 0, sizeof(Tree))
-
-
-cdef int tree_init(Tree* t, tuple params) except -1:
-    """A fresh tree's parameters and counters (HoeffdingTreeClassifier.__init__); the
-    buffers (fstate, has_cls, naive-Bayes cache) are left to the caller."""
-    (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
-     t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
-     t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-     t.n_splits) = params
-    t.root = NULL
-    t.n_active = 0
-    t.n_inactive = 0
-    t.n_leaves = 0
-    t.n_reactivable = 0
-    t.inactive_est = 0.0
-    t.active_est = 0.0
-    t.overhead = 1.0
-    t.growth_allowed = 1
-    t.train_weight = 0.0
-    t.ver = 0
-    t.nbc_leaf = NULL
-    t.nbc_ver = 0
-    return 0
+from river_boost._forest_structs cimport (
+    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, Leaf, Node, Tree, Work, grow_cap,
+    work_free,
+    xcalloc, xrealloc,
+)
+from river_boost._forestapi cimport ForestAPI
+from river_boost._leaves cimport leaf_predict
+from river_boost._registry cimport Registry
+from river_boost._trees cimport (
+    count_nodes, count_reactivable, export_node, import_node, node_free, tree_allocated,
+    tree_free, tree_init, tree_learn, walk_to_leaf,
+)
 
 
 # ----------------------------------------------------------------------------- the forest
+# Three classes, each a role: ForestTrees (storage), ForestInput (x), ForestCore (learning and
+# prediction); forest.HoeffdingForest subclasses ForestCore.
 
-cdef class ForestCore:
-    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`."""
+cdef class ForestTrees:
+    """The forest's storage: its trees (C structs), their models, the registries of
+    features, values and labels, and the scratch buffers; trees added, reset, copied and
+    removed. :class:`ForestCore` adds the input conversion and the learning and prediction
+    entry points."""
 
     cdef Tree* trees
     cdef int n
+    # trees that come and go: capacity of `trees`
+    cdef int tcap
+    # capacity of the trees' per-feature arrays (Tree.fstate) and of the view's (xv.vst, ...)
+    cdef int fcap
     cdef XV xv
-    cdef Dists post, tmp, best
-    cdef double* ds
-    cdef int ds_cap
-    cdef double* votes
-    cdef int votes_cap
-    cdef Sugg* sug
-    cdef int sug_cap
-    cdef Spl** nbq
-    cdef int* nbj
-    cdef int nbq_cap
+    cdef Work wk
+    cdef Registry reg
 
     cdef readonly list _models
     cdef readonly object feature_filter
-    # features
-    cdef dict fmap
-    cdef list fnames
-    cdef list fvals         # per feature: dict value -> vid
-    cdef list fvalobjs      # per feature: list of value objects by vid
-    cdef char* f_nomany
-    cdef char* f_truthy
-    cdef int nf
-    cdef int fcap
-    # classes
-    cdef dict cmap
-    cdef list labels
-    cdef int nc
-    cdef int cid_one
-    cdef int cid_zero
-    cdef list sorted_cls    # per tree: list of cids in sorted(label) order, or None
-    cdef int** crank        # per tree: cid -> rank in sorted order
     # x conversion cache: the previous x's keys, by position
     cdef list lkeys
     cdef int* lfid
     cdef int lcap
     cdef object _Number
-    # trees that come and go: capacity of `trees` and `crank`
-    cdef int tcap
     # load(x): whether xv holds an x loaded by load() (every other conversion unloads it,
     # and so does a tree that makes a loaded numeric feature nominal: see _mark_nominal)
     cdef bint loaded
@@ -1157,18 +115,7 @@ cdef class ForestCore:
         self.trees = NULL
         self.n = 0
         memset(&self.xv, 0, sizeof(XV))
-        memset(&self.post, 0, sizeof(Dists))
-        memset(&self.tmp, 0, sizeof(Dists))
-        memset(&self.best, 0, sizeof(Dists))
-        self.ds = NULL
-        self.votes = NULL
-        self.sug = NULL
-        self.nbq = NULL
-        self.nbj = NULL
-        self.nbq_cap = 0
-        self.f_nomany = NULL
-        self.f_truthy = NULL
-        self.crank = NULL
+        memset(&self.wk, 0, sizeof(Work))
         self.lfid = NULL
         self.tcap = 0
         self.loaded = False
@@ -1179,10 +126,7 @@ cdef class ForestCore:
         if self.trees != NULL:
             for i in range(self.n):
                 tree_free(&self.trees[i])
-                if self.crank != NULL:
-                    free(self.crank[i])
             free(self.trees)
-        free(self.crank)
         free(self.xv.f)
         free(self.xv.d)
         free(self.xv.v)
@@ -1190,55 +134,31 @@ cdef class ForestCore:
         free(self.xv.vj)
         free(self.xv.vst)
         free(self.xv.vpos)
-        dists_free(&self.post)
-        dists_free(&self.tmp)
-        dists_free(&self.best)
-        free(self.ds)
-        free(self.votes)
-        free(self.sug)
-        free(self.nbq)
-        free(self.nbj)
-        free(self.f_nomany)
-        free(self.f_truthy)
+        work_free(&self.wk)
         free(self.lfid)
 
     def _allocated_bytes(self):
         """Bytes of C memory the forest holds: its trees (nodes, leaves, splitters and
-        per-tree buffers, by allocated capacity) and the tree table; not the per-call
-        scratch buffers, which do not grow with the trees."""
-        cdef long long b = self.tcap * (sizeof(Tree) + sizeof(int*))
+        per-tree buffers, by allocated capacity), the tree table and the trees' class ranks;
+        not the per-call scratch buffers, which do not grow with the trees."""
+        cdef long long b = self.tcap * sizeof(Tree) + self.reg.allocated()
         cdef int i
         for i in range(self.n):
             b += tree_allocated(&self.trees[i])
-            if self.crank != NULL and self.crank[i] != NULL:
-                b += self.nc * sizeof(int)
         return b
 
     def _init_core(self, list params, models, feature_filter):
         """params: one tuple per tree (see forest.py: _tree_params)."""
         cdef int i
-        cdef Tree* t
         self._models = list(models)
         self.feature_filter = feature_filter
         self.n = len(params)
         self.tcap = self.n
         self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
-        self.crank = <int**>xcalloc(self.n, sizeof(int*))
         for i in range(self.n):
-            t = &self.trees[i]
-            tree_init(t, <tuple>params[i])
-        self.fmap = {}
-        self.fnames = []
-        self.fvals = []
-        self.fvalobjs = []
-        self.nf = 0
+            tree_init(&self.trees[i], <tuple>params[i])
+        self.reg = Registry(self.n)
         self.fcap = 0
-        self.cmap = {}
-        self.labels = []
-        self.nc = 0
-        self.cid_one = -1
-        self.cid_zero = -1
-        self.sorted_cls = [None] * self.n
         self.lkeys = []
         self.lcap = 0
         self._Number = _numbers.Number
@@ -1249,96 +169,336 @@ cdef class ForestCore:
 
     # ------------------------------------------------------------------ registries
 
-    cdef int _grow_features(self, int need) except -1:
-        cdef int nc, i, k
-        if need <= self.fcap:
-            return 0
-        nc = grow_cap(self.fcap, need)
-        self.f_nomany = <char*>xrealloc(self.f_nomany, nc)
-        self.f_truthy = <char*>xrealloc(self.f_truthy, nc)
-        for i in range(self.n):
-            self.trees[i].fstate = <unsigned char*>xrealloc(self.trees[i].fstate, nc)
-            for k in range(self.fcap, nc):
-                self.trees[i].fstate[k] = 0
-            self.trees[i].fcap = nc
-        self.xv.vst = <unsigned int*>xrealloc(self.xv.vst, nc * sizeof(unsigned int))
-        self.xv.vpos = <int*>xrealloc(self.xv.vpos, nc * sizeof(int))
-        for k in range(self.fcap, nc):
-            self.xv.vst[k] = 0
-            self.f_nomany[k] = 0
-            self.f_truthy[k] = 0
-        self.xv.fcap = nc
-        self.fcap = nc
-        return 0
-
     cdef int _new_feature(self, object name) except -1:
-        cdef int fid = self.nf
-        cdef int i
+        """Register a feature (its id), and grow the trees' and the view's feature arrays."""
+        cdef int fid = self.reg.add_feature(name)
+        cdef int nc, i, k
         cdef object nominal
         cdef bint any_nom = False
-        self._grow_features(fid + 1)
-        self.fmap[name] = fid
-        self.fnames.append(name)
-        self.fvals.append({})
-        self.fvalobjs.append([])
-        self.nf += 1
-        self.f_truthy[fid] = 1 if name else 0
+        if fid + 1 > self.fcap:
+            nc = grow_cap(self.fcap, fid + 1)
+            for i in range(self.n):
+                self.trees[i].fstate = <unsigned char*>xrealloc(self.trees[i].fstate, nc)
+                for k in range(self.fcap, nc):
+                    self.trees[i].fstate[k] = 0
+                self.trees[i].fcap = nc
+            self.xv.vst = <unsigned int*>xrealloc(self.xv.vst, nc * sizeof(unsigned int))
+            self.xv.vpos = <int*>xrealloc(self.xv.vpos, nc * sizeof(int))
+            for k in range(self.fcap, nc):
+                self.xv.vst[k] = 0
+            self.xv.fcap = nc
+            self.fcap = nc
         for i in range(self.n):
             nominal = self._models[i].nominal_attributes
             if nominal is not None and name in nominal:
                 self.trees[i].fstate[fid] |= F_NOMATTR
                 any_nom = True
-        self.f_nomany[fid] = any_nom
+        self.reg.f_nomany[fid] = any_nom
         return fid
 
     cdef int _class_id(self, object y) except -1:
-        cdef object cid = self.cmap.get(y)
+        """The label's id (registered if new; the trees' class arrays grow)."""
+        cdef object cid = self.reg.cmap.get(y)
         cdef int c, i, nc
         if cid is not None:
             return <int>cid
-        c = self.nc
-        self.cmap[y] = c
-        self.labels.append(y)
-        self.nc += 1
+        c = self.reg.add_class(y)
         for i in range(self.n):
             if c >= self.trees[i].ccap:
                 nc = grow_cap(self.trees[i].ccap, c + 1)
                 self.trees[i].has_cls = <char*>xrealloc(self.trees[i].has_cls, nc)
                 memset(self.trees[i].has_cls + self.trees[i].ccap, 0, nc - self.trees[i].ccap)
                 self.trees[i].ccap = nc
-        one = self.cmap.get(1)
-        zero = self.cmap.get(0)
-        self.cid_one = -1 if one is None else one
-        self.cid_zero = -1 if zero is None else zero
         return c
 
-    cdef int _value_id(self, int fid, object v) except -1:
-        cdef dict d = <dict>self.fvals[fid]
-        cdef object vid = d.get(v)
-        if vid is not None:
-            return <int>vid
-        lst = <list>self.fvalobjs[fid]
-        d[v] = len(lst)
-        lst.append(v)
-        return len(lst) - 1
+    # ------------------------------------------------------------------ checks
 
-    cdef list _tree_sorted(self, int i):
-        """sorted(tree.classes) as class ids; cached per tree."""
-        cdef list s = self.sorted_cls[i]
-        cdef int k, r
-        if s is not None:
-            return s
-        labels = self.labels
-        cids = [c for c in range(self.nc) if c < self.trees[i].ccap and self.trees[i].has_cls[c]]
-        s = sorted(cids, key=labels.__getitem__)
-        free(self.crank[i])
-        self.crank[i] = <int*>xcalloc(self.nc, sizeof(int))
-        r = 0
-        for k in s:
-            self.crank[i][k] = r
-            r += 1
-        self.sorted_cls[i] = s
-        return s
+    cdef int _check_free(self) except -1:
+        if self.in_filter:
+            raise RuntimeError(
+                "the feature filter called back into the forest; keeps(i, feature) must not "
+                "use it"
+            )
+        return 0
+
+    cdef int _check_index(self, int i) except -1:
+        if i < 0 or i >= self.n:
+            raise IndexError(f"tree index {i} out of range")
+        return 0
+
+    # ------------------------------------------------------------------ trees that come and go
+
+    cdef int _mark_nominal(self, int i) except -1:
+        """Tree i's nominal attributes among the known features, from its model."""
+        cdef Tree* t = &self.trees[i]
+        cdef int fid
+        nominal = self._models[i].nominal_attributes
+        for fid in range(self.reg.nf):
+            if nominal is not None and self.reg.fnames[fid] in nominal:
+                t.fstate[fid] |= F_NOMATTR
+                if not self.reg.f_nomany[fid]:
+                    # the loaded x registered no value ids for this feature's numbers
+                    self.reg.f_nomany[fid] = 1
+                    self.loaded = False
+            else:
+                t.fstate[fid] &= ~F_NOMATTR
+        return 0
+
+    def _add_core(self, tuple params, model):
+        """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
+        cdef int i, nc
+        cdef Tree* t
+        self._check_free()
+        if self.n >= self.tcap:
+            nc = grow_cap(self.tcap, self.n + 1)
+            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
+            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
+            self.tcap = nc
+        self.reg.add_tree()
+        i = self.n
+        t = &self.trees[i]
+        memset(t, 0, sizeof(Tree))
+        tree_init(t, params)
+        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+        t.fcap = self.fcap
+        t.ccap = grow_cap(0, self.reg.nc)
+        t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
+        self._models.append(model)
+        self.n += 1
+        self._mark_nominal(i)
+        return i
+
+    def _reset_core(self, int i, tuple params, model, bint refilter):
+        """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
+        cdef Tree* t
+        cdef int fid
+        self._check_free()
+        self._check_index(i)
+        t = &self.trees[i]
+        node_free(t.root)
+        t.root = NULL
+        tree_init(t, params)
+        memset(t.has_cls, 0, t.ccap)
+        for fid in range(t.fcap):
+            # the filter's decisions stay (the tree keeps its index), unless refilter; the
+            # kinds it learned go with its statistics
+            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
+        self.reg.forget_sorted(i)
+        self._models[i] = model
+        self._mark_nominal(i)
+
+    def copy_tree(self, int src, int dst):
+        """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
+        (the ``feature_filter``'s decisions made so far for ``src``, and the kinds it
+        learned), its nodes, statistics and counters: River's ``copy.deepcopy(trees[src])``,
+        which then learns and predicts as River's copy would (``dst``'s old nodes are freed).
+        Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)`` when
+        ``dst`` meets them.
+
+        Like ``copy.deepcopy``, the copy rebuilds each set of nominal values by adding them in
+        the source set's iteration order, which can order colliding string values differently
+        from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
+        ``trees[i] = copy.deepcopy(trees[i])``.
+        """
+        cdef Tree* s
+        cdef Tree* d
+        cdef Tree keep
+        cdef Node* root = NULL
+        self._check_free()
+        self._check_index(src)
+        self._check_index(dst)
+        s = &self.trees[src]
+        if s.root != NULL:
+            # the state export/import that pickling uses (and tests): an exact copy
+            root = import_node(export_node(s.root, True, self.reg), self.reg.nf)
+        model = self._models[src].clone()
+        s = &self.trees[src]
+        d = &self.trees[dst]
+        node_free(d.root)
+        if src == dst:
+            d.root = root
+            d.nbc_leaf = NULL  # it pointed into the freed nodes
+            return
+        keep = d[0]
+        d[0] = s[0]
+        d.root = root
+        d.fstate = keep.fstate
+        d.fcap = keep.fcap
+        memcpy(d.fstate, s.fstate, self.reg.nf * sizeof(unsigned char))
+        d.has_cls = keep.has_cls
+        d.ccap = keep.ccap
+        memset(d.has_cls, 0, d.ccap)
+        memcpy(d.has_cls, s.has_cls, self.reg.nc * sizeof(char))
+        # dst's own naive-Bayes cache buffers, emptied (src's entry points into src's leaves)
+        d.nbc_out = keep.nbc_out
+        d.nbc_cap = keep.nbc_cap
+        d.nbc_f = keep.nbc_f
+        d.nbc_v = keep.nbc_v
+        d.nbc_d = keep.nbc_d
+        d.nbc_xcap = keep.nbc_xcap
+        d.nbc_leaf = NULL
+        d.nbc_ver = 0
+        d.ver = 0
+        self.reg.forget_sorted(dst)
+        self._models[dst] = model
+
+    def remove(self, int i):
+        """Remove tree ``i`` and free its memory; the trees after it move down one index
+        (like ``del list[i]``), each with its own state and feature view (decisions made so
+        far travel with the tree; features a tree has not met yet are asked of the
+        ``feature_filter`` with its new index)."""
+        self._check_free()
+        self._check_index(i)
+        tree_free(&self.trees[i])
+        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
+        self.n -= 1
+        memset(&self.trees[self.n], 0, sizeof(Tree))
+        self.reg.remove_tree(i)
+        del self._models[i]
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def _counts(self, int i):
+        cdef long long nn = 0, nl = 0, h = 0
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
+        if t.root == NULL:
+            return None, None, 0
+        count_nodes(t.root, &nn, &nl, &h, 0)
+        return nn, nl, h
+
+    @property
+    def n_nodes(self):
+        return [self._counts(i)[0] for i in range(self.n)]
+
+    @property
+    def n_leaves(self):
+        return [self._counts(i)[1] for i in range(self.n)]
+
+    @property
+    def height(self):
+        return [self._counts(i)[2] for i in range(self.n)]
+
+    @property
+    def n_active_leaves(self):
+        return [self.trees[i].n_active for i in range(self.n)]
+
+    @property
+    def n_inactive_leaves(self):
+        return [self.trees[i].n_inactive for i in range(self.n)]
+
+    # ------------------------------------------------------------------ state export / import
+
+    def _get_state(self):
+        cdef int i
+        cdef Tree* t
+        trees = []
+        for i in range(self.n):
+            t = &self.trees[i]
+            trees.append((
+                t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+                t.growth_allowed, t.train_weight,
+                bytes([t.fstate[k] for k in range(self.reg.nf)]),
+                [c for c in range(self.reg.nc) if t.has_cls[c]],
+                None if t.root == NULL else export_node(t.root, False, self.reg),
+            ))
+        return {
+            "version": 1,
+            "features": list(self.reg.fnames),
+            "values": [list(v) for v in self.reg.fvalobjs],
+            "labels": list(self.reg.labels),
+            "trees": trees,
+        }
+
+    def _set_state(self, dict state):
+        cdef int i, k
+        cdef Tree* t
+        if state.get("version") != 1:
+            raise ValueError("unknown HoeffdingForest state version")
+        for name in state["features"]:
+            self._new_feature(name)
+        for k, vals in enumerate(state["values"]):
+            for v in vals:
+                self.reg.value_id(k, v)
+        for y in state["labels"]:
+            self._class_id(y)
+        for i, ts in enumerate(state["trees"]):
+            t = &self.trees[i]
+            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+             t.growth_allowed, t.train_weight, fstate, has, root) = ts
+            for k in range(len(fstate)):
+                t.fstate[k] = fstate[k]
+            for c in has:
+                t.has_cls[<int>c] = 1
+            if root is not None:
+                t.root = import_node(root, self.reg.nf)
+            self._count_leaves(t)
+            t.nbc_leaf = NULL
+            self.reg.sorted_cls[i] = None
+
+    cdef int _count_leaves(self, Tree* t) except -1:
+        """Set the kept leaf counts from a walk over the leaves (after an import)."""
+        cdef long long nn = 0, nl = 0, h = 0
+        t.n_reactivable = 0
+        if t.root != NULL:
+            count_nodes(t.root, &nn, &nl, &h, 0)
+            t.n_reactivable = count_reactivable(t.root, t.max_depth)
+        t.n_leaves = nl
+        return 0
+
+    def _leaf_counts(self, int i):
+        """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
+        by walking the leaves (for the tests: they must agree)."""
+        cdef Tree* t
+        cdef long long nn = 0, nl = 0, h = 0
+        self._check_index(i)
+        t = &self.trees[i]
+        if t.root == NULL:
+            walked = (0, 0)
+        else:
+            count_nodes(t.root, &nn, &nl, &h, 0)
+            walked = (nl, count_reactivable(t.root, t.max_depth))
+        return (t.n_leaves, t.n_reactivable), walked
+
+    def _export_tree(self, int i):
+        """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
+        return None if t.root == NULL else export_node(t.root, False, self.reg)
+
+    def _tree_scalars(self, int i):
+        cdef Tree* t
+        self._check_index(i)
+        t = &self.trees[i]
+        return {
+            "n_active_leaves": t.n_active,
+            "n_inactive_leaves": t.n_inactive,
+            "inactive_leaf_size_estimate": t.inactive_est,
+            "active_leaf_size_estimate": t.active_est,
+            "size_estimate_overhead_fraction": t.overhead,
+            "growth_allowed": bool(t.growth_allowed),
+            "train_weight_seen_by_model": t.train_weight,
+            "classes": [self.reg.labels[c] for c in range(self.reg.nc) if t.has_cls[c]],
+        }
+
+    @property
+    def _features(self):
+        return list(self.reg.fnames)
+
+    @property
+    def _values(self):
+        return [list(v) for v in self.reg.fvalobjs]
+
+    @property
+    def _labels(self):
+        return list(self.reg.labels)
+
+
+cdef class ForestInput(ForestTrees):
+    """The forest's input: ``x`` converted once to ids and floats (the view ``xv``), each
+    tree's view of it (its feature filter, River's type checks), and ``load``."""
 
     # ------------------------------------------------------------------ x conversion
 
@@ -1398,7 +558,7 @@ cdef class ForestCore:
             fid = self.lfid[j]
         else:
             k = <object>key
-            fo = self.fmap.get(k)
+            fo = self.reg.fmap.get(k)
             if fo is None:
                 fid = self._new_feature(k)
             else:
@@ -1418,7 +578,7 @@ cdef class ForestCore:
             d = float(v)
         elif v is None:
             raise ValueError(
-                f"feature {self.fnames[fid]!r} is None: drop the key to mark a feature "
+                f"feature {self.reg.fnames[fid]!r} is None: drop the key to mark a feature "
                 "missing (None values are not supported by the compiled forest)"
             )
         elif isinstance(v, self._Number):
@@ -1429,8 +589,8 @@ cdef class ForestCore:
             d = 0.0
         xv.isnum[j] = isnum
         xv.d[j] = d
-        if not isnum or self.f_nomany[fid]:
-            xv.v[j] = self._value_id(fid, v)
+        if not isnum or self.reg.f_nomany[fid]:
+            xv.v[j] = self.reg.value_id(fid, v)
         else:
             xv.v[j] = -1
         return 0
@@ -1461,7 +621,7 @@ cdef class ForestCore:
                 else:
                     self.in_filter += 1
                     try:
-                        keep = self.feature_filter.keeps(i, self.fnames[fid])
+                        keep = self.feature_filter.keeps(i, self.reg.fnames[fid])
                     finally:
                         self.in_filter -= 1
                 st |= F_DECIDED
@@ -1474,7 +634,7 @@ cdef class ForestCore:
                 if st & F_KIND:
                     if (not xv.isnum[j]) != ((st & F_NONNUM) != 0):
                         raise TypeError(
-                            f"feature {self.fnames[fid]!r} of tree {i} mixes numbers and "
+                            f"feature {self.reg.fnames[fid]!r} of tree {i} mixes numbers and "
                             "non-numbers; River would fail or treat it inconsistently"
                         )
                 elif learning:
@@ -1494,690 +654,6 @@ cdef class ForestCore:
                     if not xv.isnum[j]:
                         st |= F_NONNUM
                     t.fstate[fid] = st
-        return 0
-
-    # ------------------------------------------------------------------ naive Bayes
-
-    cdef int _nb(self, Tree* t, Leaf* lf, double* out) except -1:
-        """do_naive_bayes_prediction(x, stats, splitters) -> out aligned with stats order;
-        returns the number of entries (0 for River's {})."""
-        cdef XV* xv = &self.xv
-        cdef double total, cw, v, lp, tmp, max_ll, lse
-        cdef int k, q, j, gi, cid
-        cdef Spl* s
-        cdef PySum acc
-        cdef int nq = 0
-        cdef Spl** qs
-        cdef int* qj
-        if lf.n_st == 0:
-            return 0
-        total = py_sum(lf.st_w, lf.n_st)
-        if total == 0.0:
-            return 0
-        # the splitters of features present in x, in the splitters' order
-        if lf.n_spl > self.nbq_cap:
-            self.nbq_cap = grow_cap(self.nbq_cap, lf.n_spl)
-            self.nbq = <Spl**>xrealloc(self.nbq, self.nbq_cap * sizeof(Spl*))
-            self.nbj = <int*>xrealloc(self.nbj, self.nbq_cap * sizeof(int))
-        qs = self.nbq
-        qj = self.nbj
-        for q in range(lf.n_spl):
-            s = lf.spl[q]
-            if in_view(xv, s.fid):
-                qs[nq] = s
-                qj[nq] = xv.vpos[s.fid]
-                nq += 1
-        for k in range(lf.n_st):
-            cw = lf.st_w[k]
-            cid = lf.st_c[k]
-            if cw > 0.0:
-                v = py_log(cw / total)
-            else:
-                out[k] = 0.0
-                continue
-            for q in range(nq):
-                s = qs[q]
-                j = qj[q]
-                if not s.nominal:
-                    gi = gfind(s, cid)
-                    if gi < 0:
-                        continue
-                    lp = gauss_log_pdf(&s.g[gi], xv.d[j])
-                    if lp > NEG_INF:
-                        v += lp
-                else:
-                    tmp = nom_cond_proba(s, xv.v[j], cid)
-                    v += py_log(tmp) if tmp > 0.0 else 0.0
-            out[k] = v
-        max_ll = out[0]
-        for k in range(1, lf.n_st):
-            if out[k] > max_ll:
-                max_ll = out[k]
-        ps_init(&acc)
-        for k in range(lf.n_st):
-            ps_add(&acc, py_exp(out[k] - max_ll))
-        lse = max_ll + py_log(ps_result(&acc))
-        for k in range(lf.n_st):
-            out[k] = py_exp(out[k] - lse)
-        return lf.n_st
-
-    cdef double* _votes_buf(self, int n) except NULL:
-        if n > self.votes_cap:
-            self.votes_cap = grow_cap(self.votes_cap, n)
-            self.votes = <double*>xrealloc(self.votes, self.votes_cap * sizeof(double))
-        return self.votes
-
-    # ------------------------------------------------------------------ learning
-
-    cdef bint _nb_cached(self, Tree* t, Leaf* lf) noexcept:
-        """Whether the votes of the last prediction are those of this leaf and this x."""
-        cdef XV* xv = &self.xv
-        cdef int k, j
-        if t.nbc_leaf != lf or t.nbc_nv != xv.nv:
-            return False
-        for k in range(xv.nv):
-            j = xv.vj[k]
-            if t.nbc_f[k] != xv.f[j] or t.nbc_v[k] != xv.v[j]:
-                return False
-            if memcmp(&t.nbc_d[k], &xv.d[j], sizeof(double)) != 0:
-                return False
-        return True
-
-    cdef int _nb_store(self, Tree* t, Leaf* lf, double* out, int n) except -1:
-        cdef XV* xv = &self.xv
-        cdef int k, j, nc
-        if n > t.nbc_cap:
-            nc = grow_cap(t.nbc_cap, n)
-            t.nbc_out = <double*>xrealloc(t.nbc_out, nc * sizeof(double))
-            t.nbc_cap = nc
-        if xv.nv > t.nbc_xcap:
-            nc = grow_cap(t.nbc_xcap, xv.nv)
-            t.nbc_f = <int*>xrealloc(t.nbc_f, nc * sizeof(int))
-            t.nbc_v = <int*>xrealloc(t.nbc_v, nc * sizeof(int))
-            t.nbc_d = <double*>xrealloc(t.nbc_d, nc * sizeof(double))
-            t.nbc_xcap = nc
-        memcpy(t.nbc_out, out, n * sizeof(double))
-        for k in range(xv.nv):
-            j = xv.vj[k]
-            t.nbc_f[k] = xv.f[j]
-            t.nbc_v[k] = xv.v[j]
-            t.nbc_d[k] = xv.d[j]
-        t.nbc_nv = xv.nv
-        t.nbc_n = n
-        t.nbc_leaf = lf
-        t.nbc_ver = t.ver
-        return 0
-
-    cdef int _leaf_learn(self, Tree* t, Leaf* lf, int cid, double w, bint cache_ok) except -1:
-        cdef XV* xv = &self.xv
-        cdef int k, bk, n, j, fid, si
-        cdef double best
-        cdef double* out
-        cdef Spl* s
-        cdef unsigned char st
-        if t.leaf_pred == 2 and lf.active:
-            # LeafNaiveBayesAdaptive.learn_one: score both predictors before learning
-            if lf.n_st == 0 or mc_argmax(lf) == cid:
-                lf.mc_correct += w
-            out = self._votes_buf(lf.n_st + 1)
-            if cache_ok and self._nb_cached(t, lf):
-                n = t.nbc_n
-                memcpy(out, t.nbc_out, n * sizeof(double))
-            else:
-                n = self._nb(t, lf, out)
-            if n > 0:
-                bk = 0
-                best = out[0]
-                for k in range(1, n):
-                    if out[k] > best:
-                        best = out[k]
-                        bk = k
-                if lf.st_c[bk] == cid:
-                    lf.nb_correct += w
-        leaf_update_stats(lf, cid, w)
-        if not lf.active:
-            return 0
-        # HTLeaf.update_splitters, in x's order
-        for k in range(xv.nv):
-            j = xv.vj[k]
-            fid = xv.f[j]
-            if fid >= lf.sidx_cap:
-                n = grow_cap(lf.sidx_cap, self.nf if self.nf > fid + 1 else fid + 1)
-                lf.sidx = <int*>xrealloc(lf.sidx, n * sizeof(int))
-                memset(lf.sidx + lf.sidx_cap, 0, (n - lf.sidx_cap) * sizeof(int))
-                lf.sidx_cap = n
-            si = lf.sidx[fid]
-            if si < 0:
-                continue  # disabled attribute
-            if si == 0:
-                if lf.n_spl >= lf.cap_spl:
-                    n = grow_cap(lf.cap_spl, lf.n_spl + 1)
-                    lf.spl = <Spl**>xrealloc(lf.spl, n * sizeof(Spl*))
-                    lf.cap_spl = n
-                s = <Spl*>xcalloc(1, sizeof(Spl))
-                s.fid = fid
-                st = t.fstate[fid]
-                s.nominal = 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0
-                s.set_n = -1
-                lf.spl[lf.n_spl] = s
-                lf.n_spl += 1
-                lf.sidx[fid] = lf.n_spl
-            else:
-                s = lf.spl[si - 1]
-            if s.nominal:
-                nom_update(s, xv.v[j], cid, w)
-            else:
-                gauss_update(s, xv.d[j], cid, w)
-        return 0
-
-    cdef int _set_order(self, Spl* s) except -1:
-        """Positions of the splitter's values in the iteration order of River's set."""
-        cdef int p
-        if s.set_n == s.n_vals:
-            return 0
-        objs = <list>self.fvalobjs[s.fid]
-        vals = set()  # River's set, rebuilt by the same additions in the same order
-        for p in range(s.n_ins):
-            vals.add(objs[s.vals[s.ins[p]]])
-        for p in range(s.n_ins, s.n_vals):
-            vals.add(objs[s.vals[p]])
-        d = <dict>self.fvals[s.fid]
-        free(s.set_ord)
-        s.set_ord = <int*>xcalloc(s.n_vals, sizeof(int))
-        p = 0
-        for v in vals:
-            s.set_ord[p] = s.vpos[<int>d[v]]
-            p += 1
-        s.set_n = s.n_vals
-        return 0
-
-    cdef int _sorted_values(self, Spl* s, int* out) except -1:
-        """Positions of the splitter's values in sorted(self._att_values) order."""
-        cdef int p
-        objs = <list>self.fvalobjs[s.fid]
-        d = <dict>self.fvals[s.fid]
-        vals = sorted([objs[s.vals[p]] for p in range(s.n_vals)])
-        p = 0
-        for v in vals:
-            out[p] = s.vpos[<int>d[v]]
-            p += 1
-        return 0
-
-    cdef double* _ds(self, int n) except NULL:
-        if n > self.ds_cap:
-            self.ds_cap = grow_cap(self.ds_cap, n)
-            self.ds = <double*>xrealloc(self.ds, self.ds_cap * sizeof(double))
-        return self.ds
-
-    cdef int _best_suggestion(self, int i, Tree* t, Leaf* lf, Spl* s, double pre_entropy,
-                              Sugg* out) except -1:
-        """splitter.best_evaluated_split_suggestion(criterion, stats, feature, binary_split)."""
-        cdef double mn, mx, bin_size, sv, merit
-        cdef int k, p
-        cdef int* spos
-        cdef int* crank
-        out.merit = NEG_INF
-        out.fid = -1
-        if not s.nominal:
-            # GaussianSplitter._split_point_suggestions
-            if s.n_cls == 0:
-                return 0
-            mn = INFINITY
-            mx = -INFINITY
-            for k in range(s.n_cls):
-                if s.g[k].mn < mn:
-                    mn = s.g[k].mn
-                if s.g[k].mx > mx:
-                    mx = s.g[k].mx
-            if not mn < INFINITY:
-                return 0
-            bin_size = mx - mn
-            bin_size = py_div(bin_size, t.n_splits + 1.0)
-            for k in range(t.n_splits):
-                sv = mn + (bin_size * <double>(k + 1))
-                if not (mn < sv and sv < mx):
-                    continue
-                gauss_post(s, sv, &self.post, &self.tmp)
-                merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                       self.cid_one, self.cid_zero)
-                if merit > out.merit:
-                    out.merit = merit
-                    out.fid = s.fid
-                    out.kind = 0
-                    out.thr = sv
-            return 0
-        # NominalSplitterClassif
-        if not t.binary_split:
-            self._tree_sorted(i)
-            crank = self.crank[i]
-            spos = <int*>xcalloc(s.n_vals, sizeof(int))
-            try:
-                self._sorted_values(s, spos)
-                nom_post_multiway(s, spos, crank, &self.post)
-            finally:
-                free(spos)
-            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                   self.cid_one, self.cid_zero)
-            out.merit = merit
-            out.fid = s.fid
-            out.kind = 2
-        self._set_order(s)
-        for k in range(s.n_vals):
-            p = s.set_ord[k]
-            nom_post_binary(s, p, &self.post, &self.tmp)
-            merit = merit_of_split(t, pre_entropy, &self.post, self._ds(self.post.nd),
-                                   self.cid_one, self.cid_zero)
-            if merit > out.merit:
-                out.merit = merit
-                out.fid = s.fid
-                out.kind = 1
-                out.vpos = p
-                out.vid = s.vals[p]
-        return 0
-
-    cdef int _children(self, int i, Tree* t, Leaf* lf, Sugg* sg, Dists* out, list vids) except -1:
-        """The winning suggestion's children stats (recomputed: same arithmetic as when it
-        was evaluated)."""
-        cdef Spl* s = lf.spl[sg.sidx]
-        cdef int* spos
-        cdef int k
-        if sg.kind == 0:
-            gauss_post(s, sg.thr, out, &self.tmp)
-        elif sg.kind == 1:
-            nom_post_binary(s, sg.vpos, out, &self.tmp)
-        else:
-            self._tree_sorted(i)
-            spos = <int*>xcalloc(s.n_vals, sizeof(int))
-            try:
-                self._sorted_values(s, spos)
-                nom_post_multiway(s, spos, self.crank[i], out)
-                for k in range(s.n_vals):
-                    vids.append(s.vals[spos[k]])
-            finally:
-                free(spos)
-        return 0
-
-    cdef int _attempt_split(self, int i, Tree* t, Node* node) except -1:
-        """HoeffdingTreeClassifier._attempt_to_split (the leaf is replaced in place)."""
-        cdef Leaf* lf = node.lf
-        cdef int k, n_nonzero, ns, bi, si
-        cdef double maj, total, bound = 0.0, pre_entropy
-        cdef Sugg* sug
-        cdef bint should_split = False, has_nan = False
-        cdef Sugg dec
-        cdef list vids
-        # observed_class_distribution_is_pure
-        n_nonzero = 0
-        for k in range(lf.n_st):
-            if lf.st_w[k] != 0.0:
-                n_nonzero += 1
-        if n_nonzero < 2:
-            return 0
-        if lf.n_spl + 1 > self.sug_cap:
-            self.sug_cap = grow_cap(self.sug_cap, lf.n_spl + 1)
-            self.sug = <Sugg*>xrealloc(self.sug, self.sug_cap * sizeof(Sugg))
-        sug = self.sug
-        ns = 0
-        # LeafMajorityClass.best_split_suggestions
-        maj = lf.st_w[0]
-        for k in range(1, lf.n_st):
-            if lf.st_w[k] > maj:
-                maj = lf.st_w[k]
-        total = leaf_total(lf)
-        if maj != 0.0 and py_div(maj, total) > t.max_share_to_split:
-            sug[0].merit = NEG_INF
-            sug[0].fid = -1
-            ns = 1
-        else:
-            if t.merit_preprune:
-                sug[0].merit = NEG_INF
-                sug[0].fid = -1
-                ns = 1
-            pre_entropy = entropy_w(lf.st_w, lf.n_st) if t.crit == 0 else 0.0
-            for k in range(lf.n_spl):
-                self._best_suggestion(i, t, lf, lf.spl[k], pre_entropy, &sug[ns])
-                sug[ns].sidx = k
-                ns += 1
-        # best_split_suggestions.sort(); the last two
-        bi = -1
-        si = -1
-        for k in range(ns):
-            if isnan(sug[k].merit):
-                has_nan = True
-        if has_nan:
-            merits = [sug[k].merit for k in range(ns)]
-            order = sorted(range(ns), key=merits.__getitem__)
-            bi = order[ns - 1]
-            si = order[ns - 2] if ns >= 2 else -1
-        else:
-            for k in range(ns):
-                if bi < 0 or sug[k].merit >= sug[bi].merit:
-                    si = bi
-                    bi = k
-                elif si < 0 or sug[k].merit >= sug[si].merit:
-                    si = k
-        if ns < 2:
-            should_split = ns > 0
-        else:
-            total = leaf_total(lf)
-            bound = py_sqrt(py_div(range_of_merit(t, lf) * range_of_merit(t, lf)
-                                   * py_log(py_div(1.0, t.delta)), 2.0 * total))
-            if sug[bi].merit - sug[si].merit > bound or bound < t.tau:
-                should_split = True
-        dec = sug[bi]
-        vids = []
-        if should_split and dec.fid >= 0:
-            # River builds the children's stats when it evaluates the suggestion, i.e.
-            # before poor attributes are disabled below
-            self._children(i, t, lf, &dec, &self.best, vids)
-        if ns >= 2 and t.remove_poor and t.leaf_pred == 0:
-            # LeafMajorityClass.disable_attribute (the naive-Bayes leaves ignore it)
-            poor = []
-            for k in range(ns):
-                if (sug[k].fid >= 0 and self.f_truthy[sug[k].fid]
-                        and sug[bi].merit - sug[k].merit > bound):
-                    poor.append(sug[k].fid)
-            for f in poor:
-                self._disable(lf, <int>f)
-        if not should_split:
-            return 0
-        if dec.fid < 0:
-            # pre-pruning: the null split wins
-            lf.active = 0
-            leaf_drop_splitters(lf)
-            t.n_inactive += 1
-            t.n_active -= 1
-            if lf.depth < t.max_depth:
-                t.n_reactivable += 1
-            self._enforce_size_limit(i, t)
-            return 0
-        return self._do_split(i, t, node, &dec, &self.best, vids)
-
-    cdef int _disable(self, Leaf* lf, int fid) except -1:
-        cdef int si, k
-        if fid >= lf.sidx_cap or lf.sidx[fid] <= 0:
-            return 0
-        si = lf.sidx[fid] - 1
-        spl_free(lf.spl[si])
-        for k in range(si, lf.n_spl - 1):
-            lf.spl[k] = lf.spl[k + 1]
-            lf.sidx[lf.spl[k].fid] = k + 1
-        lf.n_spl -= 1
-        lf.sidx[fid] = -1
-        return 0
-
-    cdef int _do_split(self, int i, Tree* t, Node* node, Sugg* dec, Dists* kids,
-                       list vids) except -1:
-        """Turn the leaf into a branch with one new leaf per child distribution."""
-        cdef Leaf* lf = node.lf
-        cdef int k, nch = kids.nd, vid
-        cdef Node** chs = <Node**>xcalloc(nch, sizeof(Node*))
-        cdef int* chv = NULL
-        cdef int* vmap = NULL
-        cdef int vcap = 0
-        try:
-            for k in range(nch):
-                chs[k] = node_new_leaf(lf.depth + 1, kids.c + kids.off[k], kids.w + kids.off[k],
-                                       kids.off[k + 1] - kids.off[k])
-            if dec.kind == 2:
-                chv = <int*>xcalloc(nch, sizeof(int))
-                for k in range(nch):
-                    vid = vids[k]
-                    chv[k] = vid
-                    if vid + 1 > vcap:
-                        vcap = vid + 1
-                vcap = grow_cap(0, vcap)
-                vmap = <int*>xcalloc(vcap, sizeof(int))
-                for k in range(nch):
-                    vmap[chv[k]] = k + 1
-        except BaseException:
-            for k in range(nch):
-                node_free(chs[k])
-            free(chs)
-            free(chv)
-            free(vmap)
-            raise
-        node.is_leaf = 0
-        node.kind = dec.kind
-        node.fid = dec.fid
-        node.thr = dec.thr if dec.kind == 0 else 0.0
-        node.vid = dec.vid if dec.kind == 1 else -1
-        node.n_ch = nch
-        node.cap_ch = nch
-        node.ch = chs
-        node.ch_vid = chv
-        node.vmap = vmap
-        node.vmap_cap = vcap
-        # the branch keeps the leaf's stats
-        node.n_bst = lf.n_st
-        node.bst_c = lf.st_c
-        node.bst_w = lf.st_w
-        lf.st_c = NULL
-        lf.st_w = NULL
-        lf.n_st = 0
-        leaf_free(lf)
-        node.lf = NULL
-        t.n_active -= 1
-        t.n_active += nch
-        t.n_leaves += nch - 1
-        self._enforce_size_limit(i, t)
-        return 1
-
-    cdef int _enforce_size_limit(self, int i, Tree* t) except -1:
-        """HoeffdingTree._enforce_size_limit."""
-        cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
-        cdef list leaves
-        cdef long long L, max_active, cutoff, k
-        cdef Leaf* lf
-        cdef int reactivable = 0
-        if t.n_inactive > 0 or tree_size > t.max_byte_size:
-            if t.stop_mem:
-                t.growth_allowed = 0
-                return 0
-        # River runs this after every split and walks every leaf (so a tree's learning slows
-        # as it grows: O(leaves) per split). The kept counts say when the walk would change
-        # nothing: no leaf to deactivate (cutoff 0) and none to reactivate. Then return: the
-        # same result, without the walk, the list and the sort.
-        L = t.n_leaves
-        reactivable = t.n_reactivable > 0
-        max_active = 0
-        while max_active < L:
-            max_active += 1
-            if ((<double>max_active * t.active_est + <double>(L - max_active) * t.inactive_est)
-                    * t.overhead) > t.max_byte_size:
-                max_active -= 1
-                break
-        cutoff = L - max_active
-        if cutoff <= 0 and not reactivable:
-            return 0
-        leaves = []
-        collect_leaves(t.root, leaves)
-        if cutoff > 0:
-            # leaves.sort(key=leaf.calculate_promise): Python's stable sort on the same keys
-            promises = []
-            for o in leaves:
-                lf = (<Node*><size_t>o).lf
-                total = py_sum(lf.st_w, lf.n_st)
-                if total > 0:
-                    mx = lf.st_w[0]
-                    for k in range(1, lf.n_st):
-                        if lf.st_w[k] > mx:
-                            mx = lf.st_w[k]
-                    promises.append(total - mx)
-                else:
-                    promises.append(0)
-            order = sorted(range(L), key=promises.__getitem__)
-            leaves = [leaves[k] for k in order]
-        for k in range(L):
-            lf = (<Node*><size_t>leaves[k]).lf
-            if k < cutoff:
-                if lf.active:
-                    lf.active = 0
-                    leaf_drop_splitters(lf)
-                    t.n_inactive += 1
-                    t.n_active -= 1
-                    if lf.depth < t.max_depth:
-                        t.n_reactivable += 1
-            else:
-                if not lf.active and lf.depth < t.max_depth:
-                    lf.active = 1
-                    t.n_active += 1
-                    t.n_inactive -= 1
-                    t.n_reactivable -= 1
-        return 0
-
-    cdef int _estimate_model_size(self, int i, Tree* t) except -1:
-        """HoeffdingTree._estimate_model_size, measuring the C structures."""
-        cdef list leaves = []
-        cdef long long total_active = 0, total_inactive = 0, actual
-        cdef Leaf* lf
-        cdef double estimated
-        collect_leaves(t.root, leaves)
-        for o in leaves:
-            lf = (<Node*><size_t>o).lf
-            if lf.active:
-                total_active += leaf_bytes(lf)
-            else:
-                total_inactive += leaf_bytes(lf)
-        if total_active > 0 and t.n_active > 0:
-            t.active_est = <double>total_active / <double>t.n_active
-        if total_inactive > 0 and t.n_inactive > 0:
-            t.inactive_est = <double>total_inactive / <double>t.n_inactive
-        # the tree's own record without the leaf counts kept for _enforce_size_limit (added
-        # later: leaving them out keeps every measurement, so max_size binds where it did)
-        actual = (tree_bytes(t.root) + sizeof(Tree) - 2 * sizeof(long long)
-                  + self.nf + self.nc)
-        estimated = <double>t.n_active * t.active_est + <double>t.n_inactive * t.inactive_est
-        t.overhead = py_div(<double>actual, estimated)
-        if <double>actual > t.max_byte_size:
-            self._enforce_size_limit(i, t)
-        return 0
-
-    cdef int _learn(self, int i, int cid, double w) except -1:
-        """HoeffdingTreeClassifier.learn_one for tree i on the current view."""
-        cdef Tree* t = &self.trees[i]
-        cdef XV* xv = &self.xv
-        cdef Node* node
-        cdef Node* leaf
-        cdef Leaf* lf
-        cdef int b, nc
-        cdef double ws, mod
-        # the cached votes are valid for this call only if nothing learned since they were made
-        cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
-        t.ver += 1
-        if not t.has_cls[cid]:
-            t.has_cls[cid] = 1
-            self.sorted_cls[i] = None
-        t.train_weight += w
-        if t.root == NULL:
-            t.root = node_new_leaf(0, NULL, NULL, 0)
-            t.n_active = 1
-            t.n_leaves = 1
-        node = t.root
-        while not node.is_leaf:
-            b = branch_no(node, xv)
-            if b < 0:
-                break
-            node = node.ch[b]
-        if node.is_leaf:
-            lf = node.lf
-            self._leaf_learn(t, lf, cid, w, cache_ok)
-            if t.growth_allowed and lf.active:
-                if lf.depth >= t.max_depth:
-                    lf.active = 0
-                    leaf_drop_splitters(lf)
-                    t.n_active -= 1
-                    t.n_inactive += 1
-                else:
-                    ws = leaf_total(lf)
-                    if ws - lf.last_split >= t.grace_period:
-                        # River passes the parent and branch index to replace the leaf; the
-                        # forest turns the leaf's node into the branch in place instead
-                        self._attempt_split(i, t, node)
-                        if node.is_leaf:
-                            node.lf.last_split = ws
-        else:
-            while True:
-                if node.kind == 2 and in_view(xv, node.fid):
-                    # unseen value in a multiway split: River adds a branch
-                    leaf = node_new_leaf(node.depth + 1, NULL, NULL, 0)
-                    if node.n_ch >= node.cap_ch:
-                        nc = grow_cap(node.cap_ch, node.n_ch + 1)
-                        node.ch = <Node**>xrealloc(node.ch, nc * sizeof(Node*))
-                        node.ch_vid = <int*>xrealloc(node.ch_vid, nc * sizeof(int))
-                        node.cap_ch = nc
-                    b = xv.v[xv.vpos[node.fid]]
-                    if b >= node.vmap_cap:
-                        nc = grow_cap(node.vmap_cap, b + 1)
-                        node.vmap = <int*>xrealloc(node.vmap, nc * sizeof(int))
-                        memset(node.vmap + node.vmap_cap, 0, (nc - node.vmap_cap) * sizeof(int))
-                        node.vmap_cap = nc
-                    node.ch[node.n_ch] = leaf
-                    node.ch_vid[node.n_ch] = b
-                    node.n_ch += 1
-                    node.vmap[b] = node.n_ch
-                    t.n_active += 1
-                    t.n_leaves += 1
-                    node = leaf
-                else:
-                    node = most_common(node)
-                    if not node.is_leaf:
-                        node = walk_partial(node, xv)
-                if node.is_leaf:
-                    break
-            self._leaf_learn(t, node.lf, cid, w, cache_ok)
-        # `_train_weight_seen_by_model % memory_estimate_period == 0` (float modulo)
-        if t.mem_period == 0.0:
-            raise ZeroDivisionError("float modulo")
-        mod = fmod(t.train_weight, t.mem_period)
-        if mod == 0.0:
-            self._estimate_model_size(i, t)
-        return 0
-
-    def learn_one(self, int i, x, y, w=1.0):
-        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
-
-        Parameters
-        ----------
-        i
-            The tree.
-        x
-            Features: numbers (numeric features) or other hashables (nominal features); a
-            feature absent from ``x`` is missing. ``view_i`` keeps the features the
-            ``feature_filter`` gives tree ``i``.
-        y
-            The class label (hashable; labels must be mutually orderable, as River sorts them).
-        w
-            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
-
-        Notes
-        -----
-        Converts ``x`` (and so unloads an ``x`` loaded by :meth:`load`). To teach several
-        trees the same ``x``, :meth:`load` it once and call :meth:`learn_loaded`.
-        """
-        cdef double wd = float(w)
-        cdef int cid
-        self._check_free()
-        self._check_index(i)
-        self.loaded = False
-        cid = self._class_id(y)
-        self._convert(x)
-        self._view(i, True)
-        self._learn(i, cid, wd)
-
-    # ------------------------------------------------------------------ convert once
-
-    cdef int _check_free(self) except -1:
-        if self.in_filter:
-            raise RuntimeError(
-                "the feature filter called back into the forest; keeps(i, feature) must not "
-                "use it"
-            )
-        return 0
-
-    cdef int _check_index(self, int i) except -1:
-        if i < 0 or i >= self.n:
-            raise IndexError(f"tree index {i} out of range")
         return 0
 
     cdef int _check_loaded(self) except -1:
@@ -2220,6 +696,53 @@ cdef class ForestCore:
         """Whether an ``x`` is loaded (see :meth:`load`)."""
         return bool(self.loaded)
 
+
+cdef class ForestCore(ForestInput):
+    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`."""
+
+    # ------------------------------------------------------------------ learning
+
+    cdef int _learn(self, int i, int cid, double w) except -1:
+        """HoeffdingTreeClassifier.learn_one for tree i on the current view."""
+        cdef Tree* t = &self.trees[i]
+        if not t.has_cls[cid]:
+            t.has_cls[cid] = 1
+            self.reg.sorted_cls[i] = None  # (its ranks are recomputed with it)
+        return tree_learn(t, i, &self.xv, &self.wk, self.reg, cid, w)
+
+    def learn_one(self, int i, x, y, w=1.0):
+        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
+
+        Parameters
+        ----------
+        i
+            The tree.
+        x
+            Features: numbers (numeric features) or other hashables (nominal features); a
+            feature absent from ``x`` is missing. ``view_i`` keeps the features the
+            ``feature_filter`` gives tree ``i``.
+        y
+            The class label (hashable; labels must be mutually orderable, as River sorts them).
+        w
+            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
+
+        Notes
+        -----
+        Converts ``x`` (and so unloads an ``x`` loaded by :meth:`load`). To teach several
+        trees the same ``x``, :meth:`load` it once and call :meth:`learn_loaded`.
+        """
+        cdef double wd = float(w)
+        cdef int cid
+        self._check_free()
+        self._check_index(i)
+        self.loaded = False
+        cid = self._class_id(y)
+        self._convert(x)
+        self._view(i, True)
+        self._learn(i, cid, wd)
+
+    # ------------------------------------------------------------------ the loaded x
+
     def learn_loaded(self, int i, y, w=1.0):
         """Tree ``i`` learns the loaded ``x`` with label ``y`` and weight ``w``: exactly
         :meth:`learn_one` ``(i, x, y, w)``.
@@ -2258,7 +781,7 @@ cdef class ForestCore:
         self._view(i, False)
         n = self._predict(i, &res, &rc)
         for label in labels:
-            co = self.cmap.get(label)
+            co = self.reg.cmap.get(label)
             c = -1 if co is None else <int>co
             v = 0.0
             for k in range(n):
@@ -2315,7 +838,7 @@ cdef class ForestCore:
         try:
             memset(out, 0, R * L * sizeof(double))
             for kk in range(L):
-                co = self.cmap.get(labels[kk])
+                co = self.reg.cmap.get(labels[kk])
                 col[kk] = -1 if co is None else <int>co
             for r in range(R):
                 i = r if idx is None else <int>idx[r]
@@ -2338,48 +861,22 @@ cdef class ForestCore:
     cdef int _predict(self, int i, double** res, int** rc) except -1:
         """The leaf's prediction for tree i: (values, classes, n); n = 0 for River's {}."""
         cdef Tree* t = &self.trees[i]
-        cdef Node* nd
         cdef Leaf* lf
-        cdef double* out
-        cdef double factor, mult
-        cdef int k, n
-        cdef bint use_nb
         if t.root == NULL:
             return 0
-        nd = walk_to_leaf(t.root, &self.xv)
-        lf = nd.lf
-        out = self._votes_buf(lf.n_st + 1)
+        lf = walk_to_leaf(t.root, &self.xv).lf
+        n = leaf_predict(t, lf, &self.xv, &self.wk)
         rc[0] = lf.st_c
-        res[0] = out
-        if t.leaf_pred == 0:
-            use_nb = False
-        elif t.leaf_pred == 1:
-            use_nb = lf.active and leaf_total(lf) >= t.nb_threshold
-        else:
-            use_nb = lf.active and lf.nb_correct >= lf.mc_correct
-        if use_nb:
-            n = self._nb(t, lf, out)
-            if t.leaf_pred == 2:
-                self._nb_store(t, lf, out, n)
-            return n
-        # normalize_values_in_dict(stats, inplace=False)
-        factor = py_sum(lf.st_w, lf.n_st)
-        if factor == 0.0 or isnan(factor):
-            for k in range(lf.n_st):
-                out[k] = lf.st_w[k]
-        else:
-            mult = 1.0 / factor
-            for k in range(lf.n_st):
-                out[k] = lf.st_w[k] * mult
-        return lf.n_st
+        res[0] = self.wk.votes
+        return n
 
     cdef dict _proba_dict(self, int i):
         cdef double* res = NULL
         cdef int* rc = NULL
         cdef int n = self._predict(i, &res, &rc)
         cdef int k
-        cdef list labels = self.labels
-        cdef list s = self._tree_sorted(i)
+        cdef list labels = self.reg.labels
+        cdef list s = self.reg.tree_sorted(i, &self.trees[i])
         cdef dict proba = {}
         # {c: 0.0 for c in sorted(classes)}, then update with the leaf's prediction
         if n <= 0:
@@ -2440,452 +937,6 @@ cdef class ForestCore:
         self.loaded = False
         self._convert(x)
         return self._matrix(labels, None)
-
-    # ------------------------------------------------------------------ trees that come and go
-
-    cdef int _mark_nominal(self, int i) except -1:
-        """Tree i's nominal attributes among the known features, from its model."""
-        cdef Tree* t = &self.trees[i]
-        cdef int fid
-        nominal = self._models[i].nominal_attributes
-        for fid in range(self.nf):
-            if nominal is not None and self.fnames[fid] in nominal:
-                t.fstate[fid] |= F_NOMATTR
-                if not self.f_nomany[fid]:
-                    # the loaded x registered no value ids for this feature's numbers
-                    self.f_nomany[fid] = 1
-                    self.loaded = False
-            else:
-                t.fstate[fid] &= ~F_NOMATTR
-        return 0
-
-    def _add_core(self, tuple params, model):
-        """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
-        cdef int i, nc
-        cdef Tree* t
-        self._check_free()
-        if self.n >= self.tcap:
-            nc = grow_cap(self.tcap, self.n + 1)
-            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
-            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
-            self.crank = <int**>xrealloc(self.crank, nc * sizeof(int*))
-            memset(&self.crank[self.tcap], 0, (nc - self.tcap) * sizeof(int*))
-            self.tcap = nc
-        i = self.n
-        t = &self.trees[i]
-        memset(t, 0, sizeof(Tree))
-        tree_init(t, params)
-        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
-        t.fcap = self.fcap
-        t.ccap = grow_cap(0, self.nc)
-        t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
-        self.crank[i] = NULL
-        self._models.append(model)
-        self.sorted_cls.append(None)
-        self.n += 1
-        self._mark_nominal(i)
-        return i
-
-    def _reset_core(self, int i, tuple params, model, bint refilter):
-        """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
-        cdef Tree* t
-        cdef int fid
-        self._check_free()
-        self._check_index(i)
-        t = &self.trees[i]
-        node_free(t.root)
-        t.root = NULL
-        tree_init(t, params)
-        memset(t.has_cls, 0, t.ccap)
-        for fid in range(t.fcap):
-            # the filter's decisions stay (the tree keeps its index), unless refilter; the
-            # kinds it learned go with its statistics
-            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
-        free(self.crank[i])
-        self.crank[i] = NULL
-        self.sorted_cls[i] = None
-        self._models[i] = model
-        self._mark_nominal(i)
-
-    def copy_tree(self, int src, int dst):
-        """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
-        (the ``feature_filter``'s decisions made so far for ``src``, and the kinds it
-        learned), its nodes, statistics and counters: River's ``copy.deepcopy(trees[src])``,
-        which then learns and predicts as River's copy would (``dst``'s old nodes are freed).
-        Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)`` when
-        ``dst`` meets them.
-
-        Like ``copy.deepcopy``, the copy rebuilds each set of nominal values by adding them in
-        the source set's iteration order, which can order colliding string values differently
-        from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
-        ``trees[i] = copy.deepcopy(trees[i])``.
-        """
-        cdef Tree* s
-        cdef Tree* d
-        cdef Tree keep
-        cdef Node* root = NULL
-        self._check_free()
-        self._check_index(src)
-        self._check_index(dst)
-        s = &self.trees[src]
-        if s.root != NULL:
-            # the state export/import that pickling uses (and tests): an exact copy
-            root = self._import_node(self._export_node(s.root, True))
-        model = self._models[src].clone()
-        s = &self.trees[src]
-        d = &self.trees[dst]
-        node_free(d.root)
-        if src == dst:
-            d.root = root
-            d.nbc_leaf = NULL  # it pointed into the freed nodes
-            return
-        keep = d[0]
-        d[0] = s[0]
-        d.root = root
-        d.fstate = keep.fstate
-        d.fcap = keep.fcap
-        memcpy(d.fstate, s.fstate, self.nf * sizeof(unsigned char))
-        d.has_cls = keep.has_cls
-        d.ccap = keep.ccap
-        memset(d.has_cls, 0, d.ccap)
-        memcpy(d.has_cls, s.has_cls, self.nc * sizeof(char))
-        # dst's own naive-Bayes cache buffers, emptied (src's entry points into src's leaves)
-        d.nbc_out = keep.nbc_out
-        d.nbc_cap = keep.nbc_cap
-        d.nbc_f = keep.nbc_f
-        d.nbc_v = keep.nbc_v
-        d.nbc_d = keep.nbc_d
-        d.nbc_xcap = keep.nbc_xcap
-        d.nbc_leaf = NULL
-        d.nbc_ver = 0
-        d.ver = 0
-        free(self.crank[dst])
-        self.crank[dst] = NULL
-        self.sorted_cls[dst] = None
-        self._models[dst] = model
-
-    def remove(self, int i):
-        """Remove tree ``i`` and free its memory; the trees after it move down one index
-        (like ``del list[i]``), each with its own state and feature view (decisions made so
-        far travel with the tree; features a tree has not met yet are asked of the
-        ``feature_filter`` with its new index)."""
-        self._check_free()
-        self._check_index(i)
-        tree_free(&self.trees[i])
-        free(self.crank[i])
-        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
-        memmove(&self.crank[i], &self.crank[i + 1], (self.n - i - 1) * sizeof(int*))
-        self.n -= 1
-        memset(&self.trees[self.n], 0, sizeof(Tree))
-        self.crank[self.n] = NULL
-        del self._models[i]
-        del self.sorted_cls[i]
-
-    # ------------------------------------------------------------------ diagnostics
-
-    def _counts(self, int i):
-        cdef long long nn = 0, nl = 0, h = 0
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        if t.root == NULL:
-            return None, None, 0
-        count_nodes(t.root, &nn, &nl, &h, 0)
-        return nn, nl, h
-
-    @property
-    def n_nodes(self):
-        return [self._counts(i)[0] for i in range(self.n)]
-
-    @property
-    def n_leaves(self):
-        return [self._counts(i)[1] for i in range(self.n)]
-
-    @property
-    def height(self):
-        return [self._counts(i)[2] for i in range(self.n)]
-
-    @property
-    def n_active_leaves(self):
-        return [self.trees[i].n_active for i in range(self.n)]
-
-    @property
-    def n_inactive_leaves(self):
-        return [self.trees[i].n_inactive for i in range(self.n)]
-
-    # ------------------------------------------------------------------ state export / import
-
-    cdef object _export_node(self, Node* nd, bint deep):
-        """Node nd's state as tuples. ``deep``: as ``copy.deepcopy`` leaves it, i.e. the sets
-        of nominal values rebuilt from their iteration order (see Spl.ins)."""
-        cdef Leaf* lf
-        cdef Spl* s
-        cdef int k, c
-        if nd.is_leaf:
-            lf = nd.lf
-            spls = None
-            if lf.active:
-                spls = []
-                for k in range(lf.n_spl):
-                    s = lf.spl[k]
-                    if s.nominal:
-                        classes = []
-                        for c in range(s.n_cls):
-                            classes.append((s.c[c].cid,
-                                            [(s.c[c].ord[q], s.c[c].w[s.c[c].ord[q]])
-                                             for q in range(s.c[c].n_ord)]))
-                        if deep and s.n_vals > 0:
-                            self._set_order(s)
-                            ins = [s.set_ord[q] for q in range(s.n_vals)]
-                        else:
-                            ins = [s.ins[q] for q in range(s.n_ins)]
-                        if ins == list(range(len(ins))):
-                            ins = None  # first appearance
-                        spls.append((s.fid, 1, s.tot_w, s.miss_w,
-                                     [s.vals[q] for q in range(s.n_vals)], classes, ins))
-                    else:
-                        spls.append((s.fid, 0, [(s.g[c].cid, s.g[c].n, s.g[c].mean, s.g[c].S,
-                                                 s.g[c].mn, s.g[c].mx) for c in range(s.n_cls)]))
-            disabled = [k for k in range(lf.sidx_cap) if lf.sidx[k] < 0]
-            return (0, lf.depth, lf.active, lf.last_split, lf.mc_correct, lf.nb_correct,
-                    [lf.st_c[k] for k in range(lf.n_st)], [lf.st_w[k] for k in range(lf.n_st)],
-                    disabled, spls)
-        return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
-                [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
-                [self._export_node(nd.ch[k], deep) for k in range(nd.n_ch)],
-                [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.kind == 2 else None)
-
-    cdef Node* _import_node(self, tuple st) except NULL:
-        cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
-        cdef Leaf* lf
-        cdef Spl* s
-        cdef int k, n, c, p
-        cdef NCls* cl
-        cdef GCls* g
-        try:
-            if st[0] == 0:
-                _, depth, active, last, mc, nb, st_c, st_w, disabled, spls = st
-                nd.is_leaf = 1
-                nd.depth = depth
-                lf = <Leaf*>xcalloc(1, sizeof(Leaf))
-                nd.lf = lf
-                lf.depth = depth
-                lf.active = active
-                lf.last_split = last
-                lf.mc_correct = mc
-                lf.nb_correct = nb
-                n = len(st_c)
-                lf.cap_st = grow_cap(0, n)
-                lf.st_c = <int*>xcalloc(lf.cap_st, sizeof(int))
-                lf.st_w = <double*>xcalloc(lf.cap_st, sizeof(double))
-                for k in range(n):
-                    lf.st_c[k] = st_c[k]
-                    lf.st_w[k] = st_w[k]
-                lf.n_st = n
-                lf.sidx_cap = grow_cap(0, self.nf + 1)
-                lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
-                for k in disabled:
-                    lf.sidx[k] = -1
-                if spls is not None:
-                    lf.cap_spl = grow_cap(0, len(spls))
-                    lf.spl = <Spl**>xcalloc(lf.cap_spl, sizeof(Spl*))
-                    for sp in spls:
-                        s = <Spl*>xcalloc(1, sizeof(Spl))
-                        lf.spl[lf.n_spl] = s
-                        lf.n_spl += 1
-                        s.fid = sp[0]
-                        s.nominal = sp[1]
-                        s.set_n = -1
-                        lf.sidx[s.fid] = lf.n_spl
-                        if s.nominal:
-                            s.tot_w = sp[2]
-                            s.miss_w = sp[3]
-                            vals = sp[4]
-                            s.n_vals = len(vals)
-                            s.cap_vals = grow_cap(0, s.n_vals)
-                            s.vals = <int*>xcalloc(s.cap_vals, sizeof(int))
-                            mx = max(vals) + 1 if vals else 1
-                            s.vpos_cap = grow_cap(0, mx)
-                            s.vpos = <int*>xrealloc(NULL, s.vpos_cap * sizeof(int))
-                            for k in range(s.vpos_cap):
-                                s.vpos[k] = -1
-                            for k in range(s.n_vals):
-                                s.vals[k] = vals[k]
-                                s.vpos[<int>vals[k]] = k
-                            # (states pickled before the history was kept have 6 entries)
-                            ins = sp[6] if len(sp) > 6 else None
-                            if ins is not None:
-                                s.n_ins = len(ins)
-                                s.ins = <int*>xcalloc(s.n_ins, sizeof(int))
-                                for k in range(s.n_ins):
-                                    s.ins[k] = ins[k]
-                            classes = sp[5]
-                            s.n_cls = len(classes)
-                            s.cap_cls = grow_cap(0, s.n_cls)
-                            s.c = <NCls*>xcalloc(s.cap_cls, sizeof(NCls))
-                            for c in range(s.n_cls):
-                                cl = &s.c[c]
-                                cl.cid = classes[c][0]
-                                cix_set(s, cl.cid, c)
-                                items = classes[c][1]
-                                cl.cap_w = grow_cap(0, s.n_vals)
-                                cl.w = <double*>xcalloc(cl.cap_w, sizeof(double))
-                                cl.has = <char*>xcalloc(cl.cap_w, sizeof(char))
-                                cl.cap_ord = grow_cap(0, len(items))
-                                cl.ord = <int*>xcalloc(cl.cap_ord, sizeof(int))
-                                for p, wv in items:
-                                    cl.ord[cl.n_ord] = p
-                                    cl.n_ord += 1
-                                    cl.has[p] = 1
-                                    cl.w[p] = wv
-                        else:
-                            classes = sp[2]
-                            s.n_cls = len(classes)
-                            s.cap_cls = grow_cap(0, s.n_cls)
-                            s.g = <GCls*>xcalloc(s.cap_cls, sizeof(GCls))
-                            for c in range(s.n_cls):
-                                g = &s.g[c]
-                                (g.cid, g.n, g.mean, g.S, g.mn, g.mx) = classes[c]
-                                cix_set(s, g.cid, c)
-            else:
-                _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = st
-                nd.is_leaf = 0
-                nd.depth = depth
-                nd.kind = kind
-                nd.fid = fid
-                nd.thr = thr
-                nd.vid = vid
-                n = len(bst_c)
-                nd.n_bst = n
-                nd.bst_c = <int*>xcalloc(n, sizeof(int))
-                nd.bst_w = <double*>xcalloc(n, sizeof(double))
-                for k in range(n):
-                    nd.bst_c[k] = bst_c[k]
-                    nd.bst_w[k] = bst_w[k]
-                n = len(children)
-                nd.cap_ch = grow_cap(0, n)
-                nd.ch = <Node**>xcalloc(nd.cap_ch, sizeof(Node*))
-                if kind == 2:
-                    nd.ch_vid = <int*>xcalloc(nd.cap_ch, sizeof(int))
-                    mx = max(ch_vid) + 1 if ch_vid else 1
-                    nd.vmap_cap = grow_cap(0, mx)
-                    nd.vmap = <int*>xcalloc(nd.vmap_cap, sizeof(int))
-                for k in range(n):
-                    nd.ch[k] = self._import_node(children[k])
-                    nd.n_ch += 1
-                    if kind == 2:
-                        nd.ch_vid[k] = ch_vid[k]
-                        nd.vmap[<int>ch_vid[k]] = k + 1
-        except BaseException:
-            node_free(nd)
-            raise
-        return nd
-
-    def _get_state(self):
-        cdef int i
-        cdef Tree* t
-        trees = []
-        for i in range(self.n):
-            t = &self.trees[i]
-            trees.append((
-                t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-                t.growth_allowed, t.train_weight,
-                bytes([t.fstate[k] for k in range(self.nf)]),
-                [c for c in range(self.nc) if t.has_cls[c]],
-                None if t.root == NULL else self._export_node(t.root, False),
-            ))
-        return {
-            "version": 1,
-            "features": list(self.fnames),
-            "values": [list(v) for v in self.fvalobjs],
-            "labels": list(self.labels),
-            "trees": trees,
-        }
-
-    def _set_state(self, dict state):
-        cdef int i, k
-        cdef Tree* t
-        if state.get("version") != 1:
-            raise ValueError("unknown HoeffdingForest state version")
-        for name in state["features"]:
-            self._new_feature(name)
-        for k, vals in enumerate(state["values"]):
-            for v in vals:
-                self._value_id(k, v)
-        for y in state["labels"]:
-            self._class_id(y)
-        for i, ts in enumerate(state["trees"]):
-            t = &self.trees[i]
-            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-             t.growth_allowed, t.train_weight, fstate, has, root) = ts
-            for k in range(len(fstate)):
-                t.fstate[k] = fstate[k]
-            for c in has:
-                t.has_cls[<int>c] = 1
-            if root is not None:
-                t.root = self._import_node(root)
-            self._count_leaves(t)
-            t.nbc_leaf = NULL
-            self.sorted_cls[i] = None
-
-    cdef int _count_leaves(self, Tree* t) except -1:
-        """Set the kept leaf counts from a walk over the leaves (after an import)."""
-        cdef long long nn = 0, nl = 0, h = 0
-        t.n_reactivable = 0
-        if t.root != NULL:
-            count_nodes(t.root, &nn, &nl, &h, 0)
-            t.n_reactivable = count_reactivable(t.root, t.max_depth)
-        t.n_leaves = nl
-        return 0
-
-    def _leaf_counts(self, int i):
-        """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
-        by walking the leaves (for the tests: they must agree)."""
-        cdef Tree* t
-        cdef long long nn = 0, nl = 0, h = 0
-        self._check_index(i)
-        t = &self.trees[i]
-        if t.root == NULL:
-            walked = (0, 0)
-        else:
-            count_nodes(t.root, &nn, &nl, &h, 0)
-            walked = (nl, count_reactivable(t.root, t.max_depth))
-        return (t.n_leaves, t.n_reactivable), walked
-
-    def _export_tree(self, int i):
-        """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        return None if t.root == NULL else self._export_node(t.root, False)
-
-    def _tree_scalars(self, int i):
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        return {
-            "n_active_leaves": t.n_active,
-            "n_inactive_leaves": t.n_inactive,
-            "inactive_leaf_size_estimate": t.inactive_est,
-            "active_leaf_size_estimate": t.active_est,
-            "size_estimate_overhead_fraction": t.overhead,
-            "growth_allowed": bool(t.growth_allowed),
-            "train_weight_seen_by_model": t.train_weight,
-            "classes": [self.labels[c] for c in range(self.nc) if t.has_cls[c]],
-        }
-
-    @property
-    def _features(self):
-        return list(self.fnames)
-
-    @property
-    def _values(self):
-        return [list(v) for v in self.fvalobjs]
-
-    @property
-    def _labels(self):
-        return list(self.labels)
-
 
 # ----------------------------------------------------------------------------- the walk's API
 # river_boost._walk calls the forest through these (a capsule from forest_api()), without a

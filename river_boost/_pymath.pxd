@@ -104,3 +104,39 @@ cdef inline double libm_pow(double iv, double iw) except? -1.0:
             raise OverflowError(34, "Numerical result out of range")
         raise ValueError("math domain error")
     return ix
+
+
+cdef inline double py_sum(const double* v, int n) noexcept:
+    """builtin sum() of n floats."""
+    cdef PySum s
+    cdef int i
+    ps_init(&s)
+    for i in range(n):
+        ps_add(&s, v[i])
+    return ps_result(&s)
+
+
+cdef inline double py_div(double a, double b) except? -1.0:
+    """a / b for floats (ZeroDivisionError as CPython raises it)."""
+    if b == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    return a / b
+
+
+cdef inline double py_pow(double iv, double iw) except? -1.0:
+    """float.__pow__ for iw in {2.0, 0.5} (CPython's special cases, then libm pow)."""
+    # (neither 2.0 nor 0.5 is an odd integer: no sign handling)
+    if isnan(iv):
+        return iv
+    if not isfinite(iv):
+        return fabs(iv)  # iw > 0, not odd
+    if iv == 0.0:
+        return 0.0
+    if iv < 0.0:
+        if iw != <double>(<long long>iw):
+            # Python returns a complex number; River then fails in math.erf
+            raise TypeError("must be real number, not complex")
+        iv = -iv
+    if iv == 1.0:
+        return 1.0
+    return libm_pow(iv, iw)

@@ -35,6 +35,7 @@ def _extensions():
         # the compiled trees (_forest and the modules it cimports); _walk: the boosters' walk
         for name, include in (
             *((m, []) for m in FOREST_MODULES),
+            ("_experts", []),
             ("_walk", [numpy.get_include()]),
             ("_dp", []),
         )

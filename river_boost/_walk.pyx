@@ -22,10 +22,10 @@ argument order semantics (the first argument unless the other compares strictly 
 matters for NaN); ``x ** y`` is CPython's ``float.__pow__``. Random numbers come from the same
 ``random.Random`` objects, in the same order (their ``random()`` method is called).
 
-State stays in the Python objects (the pool's typed arrays of per-learner counters and edge
-sums, written in place; ``ProjectedOGD.values``/``_t``,
-``Hedge.log_weights``/``weights``, the booster's ``_n_seen`` counter): the compiled and the Python
-walk can take over from each other at any example, and pickles do not depend on this module.
+State stays in the booster's objects (the pool's typed arrays of per-learner counters and
+edge sums, written in place; the experts' vote weights and Hedge, river_boost._experts, whose
+methods both walks call; the booster's ``_n_seen`` counter): the compiled and the Python walk
+can take over from each other at any example, and pickles do not depend on this module.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -49,6 +49,7 @@ from libc.errno cimport errno, ERANGE, EDOM
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
 from river_boost._pymath cimport isinf, py_exp
 from river_boost._forestapi cimport ForestAPI
+from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
 cimport cython
 from cpython cimport array
@@ -726,8 +727,6 @@ cdef object RankingTask = None
 cdef object WeakLearnerPool = None
 cdef object FeatureCleaner = None
 cdef object Experts = None
-cdef object ProjectedOGD = None
-cdef object Hedge = None
 cdef object HoeffdingForest = None
 cdef object BinomialPotential = None
 cdef object NormalHedgePotential = None
@@ -760,7 +759,7 @@ cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest
 def _setup(dict names, object erfcx_capsule, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
-    global WeakLearnerPool, FeatureCleaner, Experts, ProjectedOGD, Hedge, HoeffdingForest
+    global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, _GL12, _GL32, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
@@ -773,8 +772,6 @@ def _setup(dict names, object erfcx_capsule, object forest_capsule):
     WeakLearnerPool = names["WeakLearnerPool"]
     FeatureCleaner = names["FeatureCleaner"]
     Experts = names["Experts"]
-    ProjectedOGD = names["ProjectedOGD"]
-    Hedge = names["Hedge"]
     HoeffdingForest = names["HoeffdingForest"]
     BinomialPotential = names["BinomialPotential"]
     NormalHedgePotential = names["NormalHedgePotential"]
@@ -890,24 +887,18 @@ cdef class Attrs:
         return 0
 
 
-# the names' positions in POOL_NAMES, MEMO_NAMES, OGD_NAMES and HEDGE_NAMES
+# the names' positions in POOL_NAMES and MEMO_NAMES
 cdef enum:
     A_OFFERED, A_N_OFFERED, A_N_ZERO, A_N_UPDATES, A_WEIGHT_SCALES, A_EDGE_NUM, A_EDGE_DEN
     A_BACKGROUND, A_RNG, A_EDGE_DECAY
 cdef enum:
     A_X, A_CLEAN, A_VALUE, A_NOMINAL
-cdef enum:
-    A_VALUES, A_T, A_LR, A_BOUND
-cdef enum:
-    A_LOG_WEIGHTS, A_WEIGHTS
 
 cdef tuple POOL_NAMES = (
     "_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales", "_edge_num",
     "_edge_den", "_background", "_rng", "_edge_decay",
 )
 cdef tuple MEMO_NAMES = ("x", "clean", "value", "nominal")
-cdef tuple OGD_NAMES = ("values", "_t", "lr", "bound")
-cdef tuple HEDGE_NAMES = ("log_weights", "weights")
 
 
 cdef array.array _typed(Attrs owner, int j, char typecode):
@@ -924,7 +915,7 @@ cdef array.array _typed(Attrs owner, int j, char typecode):
 # (its values are the alphas, _t its step count), the Hedge's, and the booster's _n_seen.
 cdef enum:
     S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
-    S_ALPHAS, S_T, S_LOG_WEIGHTS, S_WEIGHTS, S_N_SEEN, S_COUNT
+    S_N_SEEN, S_COUNT
 
 
 # ----------------------------------------------------------------------------- cleaning x
@@ -1557,7 +1548,9 @@ cdef class Plan:
     A plan is valid while the booster keeps the same task, rule, pool, learners and experts
     (checked on every call); it pickles as a plain object and is rebuilt on demand.
     """
-    cdef object booster, task, rule, pool, forest, memo, experts, ogd, hedge
+    cdef object booster, task, rule, pool, forest, memo, experts
+    cdef COGD ogd  # the experts' parts (river_boost._experts; None without experts)
+    cdef CHedge hedge
     cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
     # the forest called in C (_FAPI), unless the instance shadows its methods (then through
     # them, e.g. benchmarks/walk_speed.py's recorders); which conversion of which clean x the
@@ -1568,7 +1561,7 @@ cdef class Plan:
     cdef list row_ids
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, edict  # the booster's and the experts' __dict__ (the pool's: pa.d)
-    cdef Attrs pa, oa, ha  # the pool's, OGD's, Hedge's attributes (oa, ha: None without experts)
+    cdef Attrs pa  # the pool's attributes
     cdef KeyOrder order
     cdef CWalk cw
     cdef tuple walk_memo
@@ -1637,7 +1630,7 @@ cdef class Plan:
     cdef Py_buffer st_buf[S_COUNT]
     cdef char st_held[S_COUNT]
     cdef void* st_ptr[S_COUNT]
-    cdef double st_decay, st_lr, st_bound
+    cdef double st_decay
     # core.CHANGES when valid_for and _sync last checked in full (-1: check in full)
     cdef long long valid_seen, sync_seen
 
@@ -1749,16 +1742,9 @@ cdef class Plan:
                 and self._holding(self.pa, A_WEIGHT_SCALES, S_SCALES)
                 and self._holding(self.pa, A_EDGE_NUM, S_EDGE_NUM)
                 and self._holding(self.pa, A_EDGE_DEN, S_EDGE_DEN)
-                and (self.oa is None or (self._holding(self.oa, A_VALUES, S_ALPHAS)
-                                         and self._holding(self.oa, A_T, S_T)))
-                and (self.ha is None or (self._holding(self.ha, A_LOG_WEIGHTS, S_LOG_WEIGHTS)
-                                         and self._holding(self.ha, A_WEIGHTS, S_WEIGHTS)))
                 and _aget(self.booster, self.bdict, "_n_seen") is self.st_buf[S_N_SEEN].obj):
             return self._resync()
         self.st_decay = self.pa.get(A_EDGE_DECAY)
-        if self.oa is not None:
-            self.st_lr = self.oa.get(A_LR)
-            self.st_bound = self.oa.get(A_BOUND)
         self.sync_seen = _moved()
         return 0
 
@@ -1777,14 +1763,6 @@ cdef class Plan:
         self._hold(self.pa, A_EDGE_NUM, TC_DOUBLE, S_EDGE_NUM, n, False)
         self._hold(self.pa, A_EDGE_DEN, TC_DOUBLE, S_EDGE_DEN, n, False)
         self.st_decay = self.pa.get(A_EDGE_DECAY)
-        if self.oa is not None:
-            self._hold(self.oa, A_VALUES, TC_DOUBLE, S_ALPHAS, n, False)
-            self._hold(self.oa, A_T, TC_LONGLONG, S_T, 1, True)  # ProjectedOGD._t
-            self.st_lr = self.oa.get(A_LR)
-            self.st_bound = self.oa.get(A_BOUND)
-        if self.ha is not None:
-            self._hold(self.ha, A_LOG_WEIGHTS, TC_DOUBLE, S_LOG_WEIGHTS, n, True)
-            self._hold(self.ha, A_WEIGHTS, TC_DOUBLE, S_WEIGHTS, n, True)
         self._hold_n_seen()
         self.sync_seen = _moved()
         return 0
@@ -1931,7 +1909,7 @@ cdef class Plan:
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
         if self.experts is not None:
-            alphas = self._sd(S_ALPHAS)
+            alphas = self.ogd.values.data.as_doubles
             f = 0.0
             for i in range(n):
                 alpha = alphas[i]
@@ -2047,7 +2025,7 @@ cdef class Plan:
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
-        weights = self._sd(S_WEIGHTS)
+        weights = self.hedge.weights.data.as_doubles
         if self.prediction == P_HEDGE:
             lean = _hedge_lean(weights, cw.scores, n, self.tmp, self.partials)
             return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
@@ -2077,7 +2055,7 @@ cdef class Plan:
             for i in range(n):
                 self.edges[i] = 0.0
         if rid == R_LOG:
-            alphas = self._sd(S_ALPHAS)
+            alphas = self.ogd.values.data.as_doubles
             s = 0.0
             p = 0.5
             for i in range(n):
@@ -2154,7 +2132,7 @@ cdef class Plan:
         cdef double* prod = self.kb + k + k * k  # (past s and k^2 doubles kept free)
         cdef double* C
         cdef list rank = self.task._rank
-        cdef double* alphas = self._sd(S_ALPHAS) if self.experts is not None else NULL
+        cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
             pot = self._pot_for(k)
@@ -2660,7 +2638,7 @@ cdef class Plan:
         cdef double* z = self.kb + 2 * k
         cdef double total, c_yl, alpha, grad
         cdef double* C
-        cdef double* alphas = self._sd(S_ALPHAS)
+        cdef double* alphas = self.ogd.values.data.as_doubles
         cdef list rank = self.task._rank
         cdef bint any_loss = False
         cdef double* zs  # every learner's gradient sigmoids, in turn
@@ -2721,13 +2699,13 @@ cdef class Plan:
             self.ed[i] = -w * total
             self.grads[i] = w * grad
         self._record_edges()
-        self._ogd_step(k - 1)
+        self.ogd.step_all_c(self.grads, k - 1, self.adapt is not None)
         for i in range(n):
             self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
-            self._hedge_update(self.tmp, w)
+            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef int _mc_mbbm_steps(self, CWalk cw, int yi, double w) except -1:
@@ -2782,7 +2760,7 @@ cdef class Plan:
             return 0
         for j in range(k):
             out[j] = 0.0
-        weights = self._sd(S_WEIGHTS)
+        weights = self.hedge.weights.data.as_doubles
         if self.prediction == P_HEDGE:
             # the experts' shifted scores gathered; their exponentials in one NumPy call when
             # NumPy's exp gives each element what it gives it alone (walk.EXP_BATCH), else
@@ -2871,7 +2849,7 @@ cdef class Plan:
         """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
         cdef int i, n = self.n
         cdef bint any_loss = False
-        self._ogd_step(1)
+        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
         for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
             if sign > 0:
                 self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
@@ -2880,91 +2858,7 @@ cdef class Plan:
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
-            self._hedge_update(self.tmp, w)
-        return 0
-
-    cdef int _ogd_step(self, int rate_divisor) except -1:
-        """``rate = task.alpha_rate(ogd.tick())`` (divided by ``rate_divisor`` unless it is 1)
-        and ``alpha_i -= rate * gradient_i``, projected (ProjectedOGD.step). With drift
-        adaptation each learner has its own rate, ``task.alpha_rate(ogd.rate(i))``: its step
-        count restarts with it, capped at ``ogd.memory``."""
-        cdef int i, n = self.n
-        cdef object ogd = self.ogd, starts, memory
-        cdef long long* counter = self._sq(S_T)  # ProjectedOGD._t
-        cdef long long t, ti
-        cdef double rate, v, bound = self.st_bound, lr = self.st_lr
-        cdef double* values = self._sd(S_ALPHAS)
-        cdef bint per_learner = self.adapt is not None
-        t = counter[0] + 1  # counted in place (tick)
-        counter[0] = t
-        rate = lr / py_sqrt(<double>t)
-        if rate_divisor != 1:
-            rate = rate / rate_divisor
-        if per_learner:
-            starts = ogd.starts
-            memory = ogd.memory
-        for i in range(n):
-            if per_learner:  # ProjectedOGD.rate(i)
-                ti = t - (<long long>starts[i] if starts is not None else 0)
-                if memory is not None and <long long>memory < ti:
-                    ti = <long long>memory
-                rate = lr / py_sqrt(<double>(ti if ti > 1 else 1))
-                if rate_divisor != 1:
-                    rate = rate / rate_divisor
-            v = values[i] - rate * self.grads[i]
-            values[i] = py_min(bound, py_max(-bound, v))
-        return 0
-
-    cdef int _hedge_update(self, double* losses, double scale) except -1:
-        """Hedge.update(losses, scale, share) with at least one non-zero loss (the share:
-        drift adaptation's fixed-share Hedge)."""
-        cdef int i, n = self.n
-        cdef double* old = self._sd(S_LOG_WEIGHTS)
-        cdef double top, share = self.share, floor
-        for i in range(n):
-            self.partials[i] = old[i] - scale * losses[i]
-        top = self.partials[0]
-        for i in range(1, n):
-            top = py_max(top, self.partials[i])
-        for i in range(n):
-            self.partials[i] = self.partials[i] - top
-        self._set_log_weights()
-        if share > 0.0:
-            floor = share / n
-            for i in range(n):  # the normalised weights, mixed
-                self.partials[i] = (1.0 - share) * self.partials[i] + floor
-            top = self.partials[0]
-            for i in range(1, n):
-                top = py_max(top, self.partials[i])
-            for i in range(n):
-                self.partials[i] = py_log(self.partials[i] / top)
-            self._set_log_weights()
-        return 0
-
-    cdef int _set_log_weights(self) except -1:
-        """Hedge.set_log_weights(partials[:n]), written into the Hedge's arrays (the same
-        values as the new arrays it makes; nothing outside the Hedge holds them);
-        partials then hold the normalised weights."""
-        cdef int i, n = self.n
-        cdef double* lw = self._sd(S_LOG_WEIGHTS)
-        cdef double* weights = self._sd(S_WEIGHTS)
-        cdef double total
-        cdef PySum acc
-        ps_init(&acc)
-        for i in range(n):
-            lw[i] = self.partials[i]
-            # exp of anything at or below -1024 is 0.0 (below half the least subnormal by
-            # hundreds of orders of magnitude; glibc's exp returns its underflow there):
-            # the experts Hedge has all but dropped cost no libm call
-            if self.partials[i] <= -1024.0:
-                self.partials[i] = 0.0
-            else:
-                self.partials[i] = py_exp(self.partials[i])
-            ps_add(&acc, self.partials[i])
-        total = ps_result(&acc)
-        for i in range(n):
-            self.partials[i] = self.partials[i] / total
-            weights[i] = self.partials[i]
+            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef int _decide(self, object clean) except -1:
@@ -3132,7 +3026,7 @@ cdef class Plan:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
         if self.experts is not None:
-            alphas = self._sd(S_ALPHAS)
+            alphas = self.ogd.values.data.as_doubles
             for i in range(n):
                 for j in range(k):
                     p = alphas[i] * cw.vec[i * k + j]
@@ -3195,7 +3089,7 @@ cdef class Plan:
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
-            weights = self._sd(S_WEIGHTS)
+            weights = self.hedge.weights.data.as_doubles
             for i in range(n):
                 self.tmp[i] = weights[i]
             np_vecmat(self.tmp, cw.scores, out, n, k)
@@ -3378,13 +3272,13 @@ cdef class Plan:
             np_vecmat(nxt, h, dot, k, 1)
             self.grads[i] = w * dot[0]
         self._record_edges()
-        self._ogd_step(1)
+        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
         for i in range(n):
             self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
-            self._hedge_update(self.tmp, w)
+            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef int _rk_pair_steps(self, CWalk cw, char* rel, double w) except -1:
@@ -3533,8 +3427,8 @@ cdef Plan _build(object b):
         return None
     if experts is not None and (
         type(experts) is not Experts
-        or type(experts.ogd) is not ProjectedOGD
-        or type(experts.hedge) is not Hedge
+        or type(experts.ogd) is not COGD
+        or type(experts.hedge) is not CHedge
     ):
         return None
     rt = type(rule)
@@ -3623,8 +3517,6 @@ cdef Plan _build(object b):
     else:
         plan.ogd = experts.ogd
         plan.hedge = experts.hedge
-        plan.oa = Attrs(plan.ogd, OGD_NAMES)
-        plan.ha = Attrs(plan.hedge, HEDGE_NAMES)
         plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
             experts.prediction
         ]

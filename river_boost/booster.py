@@ -220,15 +220,15 @@ class Booster(Watched, base.Estimator):
             if edge is not None:
                 pool.record_edge(i, *edge)
         adapt = self._drift
-        if experts is not None:
-            if adapt is None:
-                rate = task.alpha_rate(experts.ogd.tick())
-                experts.update(gradients, task.expert_losses(ex), rate, w)
-            else:  # each learner's rate: it restarts with the learner, floored by memory
-                ogd = experts.ogd
-                ogd.tick()
-                rates = [task.alpha_rate(ogd.rate(i)) for i in range(self.n_models)]
-                experts.update(gradients, task.expert_losses(ex), rates, w, adapt.share)
+        if experts is not None:  # with drift adaptation, each learner's own rate and share
+            experts.update(
+                gradients,
+                task.expert_losses(ex),
+                task.rate_divisor,
+                w,
+                adapt.share if adapt is not None else 0.0,
+                per_learner=adapt is not None,
+            )
         pool.learn(x, task.offers(ex, teach), w)
         self._walk_memo = None  # the walk depends on alpha and Hedge, which just changed
         if adapt is not None:

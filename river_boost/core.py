@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import numpy as np
 from river import base, tree
 
-from . import _walk
+from . import _experts, _walk
 
 __all__ = [
     "WeakLearnerPool",
@@ -837,114 +837,9 @@ class WeakLearnerPool(Watched):
 # ----------------------------------------------------------------------------- experts
 
 
-class Hedge(Watched):
-    """Exponential weights over ``n`` experts, kept in log space so they never underflow.
-
-    ``update(losses, scale)`` multiplies expert ``i``'s weight by ``exp(-scale * losses[i])``.
-    """
-
-    def __init__(self, n: int):
-        # typed arrays, as the pool's per-learner state (see WeakLearnerPool): the compiled
-        # walk writes them in place; a list or tuple (unpickled from before) is read alike
-        self.log_weights = array("d", [0.0]) * n
-        self.weights = array("d", [1.0 / n]) * n  # normalised, read on every prediction
-
-    def update(self, losses, scale: float = 1.0, share: float = 0.0) -> None:
-        """``share > 0``: fixed-share Hedge (Herbster & Warmuth 1998), which then moves that
-        share of the total weight evenly over the experts, so that an expert that lost its
-        weight under an old concept can win it back."""
-        if not any(losses):
-            return
-        lw = [w - scale * loss for w, loss in zip(self.log_weights, losses)]
-        top = max(lw)
-        # Re-centre so the best expert has log-weight 0: bounded state on long streams.
-        self.set_log_weights([w - top for w in lw])
-        if share > 0.0:
-            floor = share / len(lw)
-            mixed = [(1.0 - share) * v + floor for v in self.weights]
-            top = max(mixed)
-            self.set_log_weights([math.log(v / top) for v in mixed])
-
-    def restart(self, i: int) -> None:
-        """Expert ``i``'s learner was replaced: the expert starts again from expert
-        ``i - 1``'s weight (with the new learner's ``alpha = 0`` they predict alike);
-        expert 0 keeps its weight."""
-        if i > 0:
-            lw = list(self.log_weights)
-            lw[i] = lw[i - 1]
-            top = max(lw)
-            self.set_log_weights([w - top for w in lw])
-
-    def set_log_weights(self, log_weights) -> None:
-        self.log_weights = array("d", log_weights)
-        exp = math.exp
-        raw = [exp(w) for w in self.log_weights]
-        total = sum(raw)
-        self.weights = array("d", [r / total for r in raw])
-
-    def draw(self, rng: random.Random) -> int:
-        """Index of an expert drawn with probability proportional to its weight."""
-        return rng.choices(range(len(self.log_weights)), weights=self.weights)[0]
-
-
-class ProjectedOGD(Watched):
-    """Online gradient descent on a vector, projected coordinate-wise on ``[-bound, bound]``.
-
-    The learning rate at step ``t`` (1-based, one step per example) is ``lr / sqrt(t)``.
-    """
-
-    def __init__(self, n: int, lr: float, bound: float = 2.0):
-        self.values = array("d", [0.0]) * n  # a typed array: see WeakLearnerPool
-        self.lr = lr
-        self.bound = bound
-        # the step count, held in a typed array: the compiled walk counts in place, without
-        # a new int object and a write into this object's __dict__ per example
-        self._t = array("q", [0])
-
-    @property
-    def t(self) -> int:
-        """The steps taken so far (one per example)."""
-        return self._t[0]
-
-    @t.setter
-    def t(self, value: int) -> None:
-        self._t[0] = value
-
-    def __setstate__(self, state: dict) -> None:
-        if "t" in state:  # pickled before the count was an array
-            state = dict(state)
-            state["_t"] = array("q", [state.pop("t")])
-        self.__dict__.update(state)
-
-    def tick(self) -> float:
-        """Advance to the next example and return its learning rate."""
-        steps = self._t
-        steps[0] += 1
-        return self.lr / math.sqrt(steps[0])
-
-    def step(self, i: int, gradient: float, rate: float) -> None:
-        v = self.values[i] - rate * gradient
-        self.values[i] = min(self.bound, max(-self.bound, v))
-
-    # Drift adaptation: coordinate i's step count restarts when its learner is replaced
-    # (``starts[i]``: the step it restarted at), and with a ``memory`` the step count is
-    # capped there, so that the rate never falls below ``lr / sqrt(memory)``.
-    starts: list | None = None
-    memory: int | None = None
-
-    def restart(self, i: int) -> None:
-        """Coordinate ``i`` starts over: value 0, and its rate from ``lr`` again."""
-        if self.starts is None:
-            self.starts = [0] * len(self.values)
-        self.starts[i] = self.t
-        self.values[i] = 0.0
-
-    def rate(self, i: int) -> float:
-        """The current step's rate for coordinate ``i`` (after :meth:`tick`)."""
-        t = self.t - (self.starts[i] if self.starts is not None else 0)
-        if self.memory is not None:
-            t = min(t, self.memory)
-        return self.lr / math.sqrt(max(t, 1))
+# The experts' parts are compiled once for both walks (river_boost._experts)
+Hedge = _experts.Hedge
+ProjectedOGD = _experts.ProjectedOGD
 
 
 class Experts(Watched):
@@ -966,17 +861,14 @@ class Experts(Watched):
         self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
 
-    def update(self, gradients, losses, rate, w: float, share: float = 0.0) -> None:
-        """One example's step: ``alpha_i -= rate * gradients[i]`` (``rate``: one rate, or
-        one per learner); Hedge on ``losses`` (fixed share ``share``)."""
-        step = self.ogd.step
-        if isinstance(rate, list):
-            for i, g in enumerate(gradients):
-                step(i, g, rate[i])
-        else:
-            for i, g in enumerate(gradients):
-                step(i, g, rate)
-        self.hedge.update(losses, scale=w, share=share)
+    def update(
+        self, gradients, losses, divisor: float, w: float, share: float = 0.0, per_learner=False
+    ) -> None:
+        """One example's step: ``alpha_i -= rate_i * gradients[i]`` with ``rate_i`` the OGD's
+        rate divided by ``divisor`` (the task's), each learner's own with ``per_learner``
+        (drift adaptation); Hedge on ``losses`` (fixed share ``share``)."""
+        self.ogd.step_all(gradients, divisor, per_learner)
+        self.hedge.update(losses, w, share)
 
     def draw(self, rng: random.Random) -> int:
         return self.hedge.draw(rng)

@@ -149,8 +149,7 @@ class BinaryTask:
             return [1.0 if f < 0 else 0.0 for f in ex.scores]
         return [1.0 if f >= 0 else 0.0 for f in ex.scores]
 
-    def alpha_rate(self, rate: float) -> float:
-        return rate
+    rate_divisor = 1.0  # the vote weights' learning rate as it is
 
     def errors(self, ex: Example) -> list:
         """Each learner's 0/1 error on the example (its vote against the label)."""
@@ -311,8 +310,11 @@ class MulticlassTask:
         yi, argbest = ex.yi, self.argbest
         return [0.0 if argbest(s.tolist()) == yi else 1.0 for s in ex.scores]
 
-    def alpha_rate(self, rate: float) -> float:
-        return rate / (len(self.classes) - 1)  # the paper's c / ((k - 1) sqrt(t))
+    @property
+    def rate_divisor(self) -> float:
+        """What the vote weights' learning rate is divided by: the paper's
+        ``c / ((k - 1) sqrt(t))``."""
+        return float(len(self.classes) - 1)
 
     def errors(self, ex: Example) -> list:
         """Each learner's 0/1 error on the example (its vote against the label)."""
@@ -458,8 +460,7 @@ class RankingTask:
     def expert_losses(self, ex: Example) -> list:
         return [rank_loss(s, ex.relevant) for s in ex.scores]
 
-    def alpha_rate(self, rate: float) -> float:
-        return rate
+    rate_divisor = 1.0  # the vote weights' learning rate as it is
 
     def errors(self, ex: Example) -> list:
         """Each learner's 0/1 error: whether its top-ranked label is irrelevant (one-error)."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import adaptation, core, potentials, tasks
-from .core import Experts, FeatureCleaner, Hedge, ProjectedOGD, WeakLearnerPool
+from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
 from .potentials import (
     BinomialPotential,
@@ -116,8 +116,6 @@ if AVAILABLE:
             "WeakLearnerPool": WeakLearnerPool,
             "FeatureCleaner": FeatureCleaner,
             "Experts": Experts,
-            "ProjectedOGD": ProjectedOGD,
-            "Hedge": Hedge,
             "HoeffdingForest": HoeffdingForest,
             "BinomialPotential": BinomialPotential,
             "NormalHedgePotential": NormalHedgePotential,

@@ -341,29 +341,10 @@ def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
     assert b"river_boost._walk" not in pickle.dumps(compiled)
 
 
-@pytest.mark.parametrize("case", [CASES[9], CASES[13], CASES[20]], ids=lambda c: c[0].__name__)
-def test_hedge_weights_as_lists_from_older_pickles_go_on_identically(case, monkeypatch):
-    """Hedge keeps its weights in typed arrays, which the compiled walk writes in place; a
-    Hedge unpickled from before holds a list and a tuple: both walks read those alike (the
-    compiled one converts them to arrays of the same values)."""
-    cls, params, stream = case
-    data = STREAMS[stream](200, seed=8)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data[:100], monkeypatch)
-    for model in (compiled, python):
-        hedge = model._experts.hedge
-        hedge.log_weights, hedge.weights = list(hedge.log_weights), tuple(hedge.weights)
-    differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
-    assert differ == differ_after == 0
-    assert _same(_diagnostics(compiled), _diagnostics(python))
-    assert type(compiled._experts.hedge.weights) is array.array  # converted, then in place
-
-
 @pytest.mark.parametrize("case", [CASES[0], CASES[9], CASES[13]], ids=lambda c: c[0].__name__)
 def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch):
-    """The compiled walk holds the pool's, OGD's and Hedge's per-learner arrays from one call
-    to the next while their objects' attributes are unchanged: every one of them replaced
+    """The compiled walk holds the pool's per-learner arrays from one call to the next while
+    the pool's attributes are unchanged: every one of them replaced
     (by lists, as unpickled from before) between two examples is read again, on both walks
     alike; while held, an array cannot be resized (BufferError, never a dangling pointer)."""
     cls, params, stream = case
@@ -376,10 +357,6 @@ def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch
         pool = model._pool
         for name in owners + ["_edge_num", "_edge_den"]:
             setattr(pool, name, list(getattr(pool, name)))
-        if model._experts is not None:
-            ogd = model._experts.ogd
-            ogd.values = list(ogd.values)
-            ogd._t = array.array("q", ogd._t)  # another array object
     compiled._n_seen = compiled.n_seen  # an int: the compiled walk makes it a counter again
     differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
     assert differ == differ_after == 0
@@ -415,10 +392,10 @@ def test_a_per_learner_array_of_the_wrong_size_is_an_error_before_anything_chang
     for x, y, w in data[:50]:
         model.predict_one(x)
         model.learn_one(x, y, w)
-    model._experts.ogd.values = array.array("d", list(model._experts.ogd.values)[:-1])
+    model._pool._offered = array.array("d", list(model._pool._offered)[:-1])
     before = pickle.dumps(model)
     x, y, w = data[50]
-    with pytest.raises(ValueError, match="values"):
+    with pytest.raises(ValueError, match="_offered"):
         model.learn_one(x, y, w)
     assert pickle.dumps(model) == before
 

@@ -30,9 +30,11 @@ cdef class Registry:
         self.crank = <int**>xcalloc(n_trees, sizeof(int*))
 
     def __dealloc__(self):
+        # C state only: the garbage collector may have cleared the object attributes already
+        # (sorted_cls is None then); the rows past the trees in use are NULL
         cdef int i
         if self.crank != NULL:
-            for i in range(len(self.sorted_cls)):
+            for i in range(self.tcap):
                 free(self.crank[i])
         free(self.crank)
         free(self.f_nomany)

@@ -1460,11 +1460,9 @@ cdef int _supported(list support, int k, char* ok) except -2:
 cdef class CWalk:
     """The learners' predictions for one ``x`` and the label-free walk made from them.
 
-    One per plan, current while the plan says so (``Plan._rows_current``, ``_walk_current``);
-    without dict versions it is stored as the pool's remembered predictions
-    (``FeatureCleaner.value``) and in the booster's ``_walk_memo``, as the Python walk stores
-    its own. Pickles as a plain object (a cache: nothing to keep, and no dependency on this
-    module in a pickle).
+    One per plan, current while the plan says so (``Plan._rows_current``, ``_walk_current``).
+    Pickles as a plain object (a cache: nothing to keep, and no dependency on this module in a
+    pickle).
     """
     cdef Plan plan
     cdef int n, k
@@ -1564,9 +1562,12 @@ cdef class Plan:
     cdef Attrs pa  # the pool's attributes
     cdef KeyOrder order
     cdef CWalk cw
-    cdef tuple walk_memo
-    # cw is current while it is the memo's ``value`` (its rows) and walk_memo the booster's
-    # ``_walk_memo`` (its walk)
+    # cw's rows are current while rows_ok, for the clean x rows_clean, and its walk while
+    # walk_ok, both while core.CHANGES is where they were made (rows_seen, walk_seen): the
+    # Python walk and any change of the booster's parts count there
+    cdef bint rows_ok, walk_ok
+    cdef object rows_clean
+    cdef long long rows_seen, walk_seen
     cdef int n, rule_id, prediction, kind
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
@@ -1662,24 +1663,6 @@ cdef class Plan:
 
     def __reduce__(self):
         return (object, ())
-
-    # The boosters' methods call these (Booster.learn_one and the predictions, through
-    # plan_for): the compiled walk of one booster.
-
-    def learn_one(self, x, y, w):
-        self._learn_one(x, y, w)
-
-    def predict_proba_one(self, x):
-        return self._predict_proba_one(x)
-
-    def predict_one(self, x):
-        return self._predict_one(x)
-
-    def score_one(self, x):
-        return self._score_one(x)
-
-    def rank_proba_one(self, x, bint labels_only):
-        return self._rank_proba_one(x, labels_only)
 
     cdef int _alloc(self) except -1:
         cdef int n = self.n
@@ -1810,16 +1793,21 @@ cdef class Plan:
         return ok
 
     cdef inline bint _rows_current(self, CWalk cw, object clean):
-        """Whether cw holds the learners' rows for the clean x (no learner learned since)."""
-        return self.order.ma.get(A_VALUE) is cw
+        """Whether cw holds the learners' rows for the clean x: no learner learned since,
+        here or in Python (which counts in core.CHANGES, as any change of the booster's parts
+        does)."""
+        return self.rows_ok and clean is self.rows_clean and self.rows_seen == _moved()
 
     cdef inline int _rows_made(self, CWalk cw, object clean) except -1:
-        self.order.ma.set(A_VALUE, cw)
+        self.rows_ok = True
+        self.rows_clean = clean
+        self.rows_seen = _moved()
         return 0
 
     cdef int _forget(self) except -1:
         """FeatureCleaner.forget(memo): a learner changes, the remembered rows are stale (the
         Python walk's too, if it left any for this x)."""
+        self.rows_ok = False
         if self.order.ma.get(A_VALUE) is not None:
             self.order.ma.set(A_VALUE, None)
         return 0
@@ -1827,15 +1815,18 @@ cdef class Plan:
     cdef inline bint _walk_current(self):
         """Whether cw's walk (its scores, votes...) is current: made from its rows, and
         neither the experts nor the booster's Python walk changed anything since."""
-        return _aget(self.booster, self.bdict, "_walk_memo") is self.walk_memo
+        return self.walk_ok and self.walk_seen == _moved()
 
     cdef inline int _walk_made(self) except -1:
-        # (the booster's Python walk reads it; valid_for does not check it)
-        PyDict_SetItem(self.bdict, "_walk_memo", self.walk_memo)
+        self.walk_ok = True
+        self.walk_seen = _moved()
         return 0
 
     cdef inline int _walk_stale(self) except -1:
-        PyDict_SetItem(self.bdict, "_walk_memo", None)
+        """The walk is stale (and so is a walk the Python walk left, if any)."""
+        self.walk_ok = False
+        if _aget(self.booster, self.bdict, "_walk_memo") is not None:
+            PyDict_SetItem(self.bdict, "_walk_memo", None)
         return 0
 
     # -------------------------------------------------------------- the rows and the walk
@@ -1856,7 +1847,6 @@ cdef class Plan:
         if cw is None or cw.k != k:
             cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
             self._kbuf(k)
-            self.walk_memo = (cw, k, cw)
         # the n learners' rows: drift adaptation's background trees (pool._background) follow
         # them in the forest and are not asked, as WeakLearnerPool.predict drops them
         if self.subsets is not None:  # WeakLearnerPool.predict's _prepared
@@ -3569,6 +3559,41 @@ cdef object _plan_of(object b):
         if memo is not None and type(getattr(memo, "value", None)) is CWalk:
             memo.forget()
     return None
+
+
+# The boosters' methods call these (river_boost.booster): one call into C per method, which
+# runs the booster's compiled walk, or answers NO_PLAN (False for learn_one) when the booster
+# has none, and the method then runs the Python walk.
+
+NO_PLAN = object()
+
+
+def learn_one(object b, object x, object y, object w):
+    cdef object p = _plan_of(b)
+    if p is None:
+        return False
+    (<Plan>p)._learn_one(x, y, w)
+    return True
+
+
+def predict_proba_one(object b, object x):
+    cdef object p = _plan_of(b)
+    return NO_PLAN if p is None else (<Plan>p)._predict_proba_one(x)
+
+
+def predict_one(object b, object x):
+    cdef object p = _plan_of(b)
+    return NO_PLAN if p is None else (<Plan>p)._predict_one(x)
+
+
+def score_one(object b, object x):
+    cdef object p = _plan_of(b)
+    return NO_PLAN if p is None else (<Plan>p)._score_one(x)
+
+
+def rank_proba_one(object b, object x, bint labels_only):
+    cdef object p = _plan_of(b)
+    return NO_PLAN if p is None else (<Plan>p)._rank_proba_one(x, labels_only)
 
 
 def replay(object forest, list calls):

@@ -477,9 +477,7 @@ def _compiled_walk(model) -> bool:
     times its own calls into the forest (wrapping the forest would send it to the Python
     walk). A ranking booster's first examples take the Python walk (until
     ``feature_fraction="auto"`` is decided), a negligible share."""
-    return (
-        walk.AVAILABLE and walk.ENABLED and type(model.pool.learners) is forest_mod.HoeffdingForest
-    )
+    return walk.ENABLED and type(model.pool.learners) is forest_mod.HoeffdingForest
 
 
 def _instrument(model, clock: list):

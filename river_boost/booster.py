@@ -35,6 +35,8 @@ from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
 
 __all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
 
+_NO_PLAN = _compiled.NO_PLAN  # what the compiled walk's entries answer without a plan
+
 
 def _from_pool(name: str) -> property:
     """The pool's diagnostic ``name`` as a property of the booster (with its doc)."""
@@ -181,9 +183,7 @@ class Booster(Watched, base.Estimator):
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:  # the compiled walk (river_boost.walk)
-            plan.learn_one(x, y, w)
+        if _compiled.learn_one(self, x, y, w):  # the compiled walk (river_boost.walk)
             return
         # Everything is validated before any state changes: a rejected event leaves no trace.
         w = check_sample_weight(w)
@@ -256,16 +256,16 @@ class Booster(Watched, base.Estimator):
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:
-            return plan.predict_proba_one(x)
+        out = _compiled.predict_proba_one(self, x)  # the compiled walk, if it runs here
+        if out is not _NO_PLAN:
+            return out
         return self._task.proba(self._walk(x), self._experts)
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:
-            return plan.predict_one(x)
+        out = _compiled.predict_one(self, x)
+        if out is not _NO_PLAN:
+            return out
         return self._task.predict(self._walk(x), self._experts, self._rng)
 
     # ------------------------------------------------------------------ diagnostics
@@ -366,24 +366,24 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:
-            return plan.score_one(x)
+        out = _compiled.score_one(self, x)
+        if out is not _NO_PLAN:
+            return out
         return self._task.scores(self._walk(x), self._experts, self._rng)
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
         q}}``, from the label's score and the learned label count."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:
-            return plan.rank_proba_one(x, False)
+        out = _compiled.rank_proba_one(self, x, False)
+        if out is not _NO_PLAN:
+            return out
         return self._task.proba(self.score_one(x))
 
     def predict_one(self, x, **kwargs):
         """The labels predicted relevant to ``x``: ``{label: bool}``."""
-        plan = _compiled.plan_for(self)
-        if plan is not None:
-            return plan.rank_proba_one(x, True)
+        out = _compiled.rank_proba_one(self, x, True)
+        if out is not _NO_PLAN:
+            return out
         return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
 
     @property

@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _walk as _c
 from . import adaptation, core, potentials, tasks
+from ._forest import forest_api as _forest_api  # the forest's C entry points, for _walk
 from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
 from .potentials import (
@@ -59,30 +61,21 @@ from .potentials import (
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = [
-    "AVAILABLE",
-    "ENABLED",
-    "UNAVAILABLE_REASON",
-    "plan_for",
-]
+__all__ = ["ENABLED", "NUMPY_EXACT", "plan_for"]
 
-try:
-    from . import _walk as _c
-    from ._forest import forest_api as _forest_api  # the forest's C entry points, for _walk
+#: Whether boosters on the compiled forest use the compiled walk. Set it to False to run the
+#: Python walk, the reference: the same results.
+ENABLED = True
 
-    AVAILABLE = True
-    UNAVAILABLE_REASON = ""
-except ImportError as _e:  # built without a compiler, or from a source tree not compiled
-    _c = None
-    AVAILABLE = False
-    UNAVAILABLE_REASON = (
-        f"river_boost._walk is not compiled ({_e}); reinstall with a C compiler "
-        "(pip install river-boost builds it with Cython) to use the compiled walk"
-    )
-
-#: Whether boosters on the compiled forest use the compiled walk (when it is compiled). Set it
-#: to False to run the Python walk, the reference: the same results.
-ENABLED = AVAILABLE
+#: The boosters' methods' entries (``Booster.learn_one`` and the predictions call them): each
+#: runs the booster's compiled walk, or answers ``NO_PLAN`` (``learn_one``: False) when the
+#: booster has none (the Python walk then).
+NO_PLAN = _c.NO_PLAN
+learn_one = _c.learn_one
+predict_proba_one = _c.predict_proba_one
+predict_one = _c.predict_one
+score_one = _c.score_one
+rank_proba_one = _c.rank_proba_one
 
 
 def _erfcx_capsule():
@@ -103,44 +96,38 @@ def _numpy_kernels() -> bool:
 
 #: Whether the multiclass and ranking walks run compiled: NumPy's float64 functions were found
 #: (:func:`_numpy_kernels`).
-NUMPY_EXACT = _numpy_kernels() if AVAILABLE else False
+NUMPY_EXACT = _numpy_kernels()
 
-if AVAILABLE:
-    _c._setup(
-        {
-            "walk": __import__(__name__, fromlist=["ENABLED"]),
-            "core": core,
-            "BinaryTask": BinaryTask,
-            "MulticlassTask": MulticlassTask,
-            "RankingTask": RankingTask,
-            "WeakLearnerPool": WeakLearnerPool,
-            "FeatureCleaner": FeatureCleaner,
-            "Experts": Experts,
-            "HoeffdingForest": HoeffdingForest,
-            "BinomialPotential": BinomialPotential,
-            "NormalHedgePotential": NormalHedgePotential,
-            "SquintPotential": SquintPotential,
-            "OSBoostPotential": OSBoostPotential,
-            "LogisticLoss": LogisticLoss,
-            "MulticlassZeroOnePotential": MulticlassZeroOnePotential,
-            "RankingPairPotential": RankingPairPotential,
-            "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
-            "numpy_exact": NUMPY_EXACT,
-            "GL12": potentials._GL12,
-            "GL32": potentials._GL32,
-            "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
-            "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
-            "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
-            "MIN_SUPPORT": tasks.MIN_SUPPORT,
-            "DriftAdaptation": adaptation.DriftAdaptation,
-            "CHANGES": core.CHANGES,
-        },
-        _erfcx_capsule(),
-        _forest_api(),
-    )
-    plan_for = _c.plan_for
-else:
-
-    def plan_for(booster):
-        """The compiled walk for ``booster``: never, without the extension."""
-        return None
+_c._setup(
+    {
+        "walk": __import__(__name__, fromlist=["ENABLED"]),
+        "core": core,
+        "BinaryTask": BinaryTask,
+        "MulticlassTask": MulticlassTask,
+        "RankingTask": RankingTask,
+        "WeakLearnerPool": WeakLearnerPool,
+        "FeatureCleaner": FeatureCleaner,
+        "Experts": Experts,
+        "HoeffdingForest": HoeffdingForest,
+        "BinomialPotential": BinomialPotential,
+        "NormalHedgePotential": NormalHedgePotential,
+        "SquintPotential": SquintPotential,
+        "OSBoostPotential": OSBoostPotential,
+        "LogisticLoss": LogisticLoss,
+        "MulticlassZeroOnePotential": MulticlassZeroOnePotential,
+        "RankingPairPotential": RankingPairPotential,
+        "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
+        "numpy_exact": NUMPY_EXACT,
+        "GL12": potentials._GL12,
+        "GL32": potentials._GL32,
+        "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
+        "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
+        "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
+        "MIN_SUPPORT": tasks.MIN_SUPPORT,
+        "DriftAdaptation": adaptation.DriftAdaptation,
+        "CHANGES": core.CHANGES,
+    },
+    _erfcx_capsule(),
+    _forest_api(),
+)
+plan_for = _c.plan_for

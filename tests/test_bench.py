@@ -157,8 +157,6 @@ def test_boosters_run_on_the_compiled_walk_and_their_forest_time_is_measured():
     times its own forest calls instead (drift boosters too, since they run on it)."""
     from river_boost import walk
 
-    if not walk.AVAILABLE:
-        pytest.skip(walk.UNAVAILABLE_REASON)
     for name, expected in (("AdaBoost.OL", "walk"), ("AdaBoost.OL+drift", "walk")):
         model = bench.build(bench.ModelSpec(name), 3, 1)
         model, measured = bench._instrument(model, [0.0])

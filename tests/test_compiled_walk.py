@@ -25,12 +25,6 @@ from river.datasets import synth
 import river_boost as rb
 from river_boost import core, forest, potentials, tasks, walk
 
-pytestmark = pytest.mark.skipif(
-    not (walk.AVAILABLE and forest.AVAILABLE),
-    reason=walk.UNAVAILABLE_REASON or forest.UNAVAILABLE_REASON,
-)
-
-
 # ----------------------------------------------------------------------------- streams
 
 
@@ -746,7 +740,6 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
 
 
-@pytest.mark.skipif(not walk.AVAILABLE, reason="the compiled walk is not built")
 @pytest.mark.parametrize("k", [2, 3, 7])
 def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     """The compiled walk assembles OnlineMBBM's cost matrices itself (labels with equal

@@ -16,8 +16,6 @@ from river_boost._forest_structs cimport (
 )
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_log, py_pow
 
-# river.proba.gaussian._HALF_LOG_TAU, computed the same way
-cdef double HALF_LOG_TAU = 0.5 * _math.log(_math.tau)
 # river.utils.math.norm_cdf divides by math.sqrt(2.0)
 cdef double SQRT2 = _math.sqrt(2.0)
 cdef double NEG_INF = -INFINITY
@@ -68,59 +66,22 @@ cdef int cix_set(Spl* s, int cid, int k) except -1:
 
 # ----------------------------------------------------------------------------- Gaussian splitter
 
-cdef int gauss_update(Spl* s, double x, int cid, double w) except -1:
-    # GaussianSplitter.update, then Gaussian.update -> Var.update -> Mean.update
-    cdef int k = gfind(s, cid)
+cdef GCls* gauss_new_class(Spl* s, double x, int cid) except NULL:
+    """gauss_update's first value of a class: its Gaussian, empty, at the end of s.g."""
     cdef int nc
     cdef GCls* g
-    cdef double mean_old, mean_new
-    if k >= 0:
-        g = &s.g[k]
-        if x < g.mn:
-            g.mn = x
-        if x > g.mx:
-            g.mx = x
-    else:
-        if s.n_cls >= s.cap_cls:
-            nc = grow_cap(s.cap_cls, s.n_cls + 1)
-            s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
-            s.cap_cls = nc
-        cix_set(s, cid, s.n_cls)
-        g = &s.g[s.n_cls]
-        s.n_cls += 1
-        memset(g, 0, sizeof(GCls))
-        g.cid = cid
-        g.mn = x
-        g.mx = x
-    g.nb_state = 0
-    g.sig_ok = 0
-    mean_old = g.mean
-    g.n += w
-    if g.n == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    g.mean += (w / g.n) * (x - g.mean)
-    mean_new = g.mean
-    g.S += w * (x - mean_old) * (x - mean_new)
-    return 0
-
-
-cdef double gauss_log_pdf(GCls* g, double x) except? -1.0:
-    """Gaussian.log_pdf, with the per-class terms cached until the class is updated."""
-    cdef double variance
-    if g.nb_state == 0:
-        if g.n > 1.0:
-            variance = g.S / (g.n - 1.0)
-            if variance > 0.0:
-                g.nb_neg2var = -2.0 * variance
-                g.nb_halflog = 0.5 * py_log(variance)
-                g.nb_state = 1
-            else:
-                g.nb_state = 2
-        else:
-            g.nb_state = 2
-    if g.nb_state == 2:
-        return NEG_INF
-    return py_pow(x - g.mean, 2.0) / g.nb_neg2var - HALF_LOG_TAU - g.nb_halflog
+    if s.n_cls >= s.cap_cls:
+        nc = grow_cap(s.cap_cls, s.n_cls + 1)
+        s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
+        s.cap_cls = nc
+    cix_set(s, cid, s.n_cls)
+    g = &s.g[s.n_cls]
+    s.n_cls += 1
+    memset(g, 0, sizeof(GCls))
+    g.cid = cid
+    g.mn = x
+    g.mx = x
+    return g
 
 
 cdef double gauss_cdf(GCls* g, double x) except? -1.0:

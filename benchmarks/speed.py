@@ -1,6 +1,6 @@
 """Speed against MOA and River, side by side, in one command.
 
-Four modes (any combination; all four by default):
+Modes (any combination of the first four; all four by default):
 
 ``--throughput``
     Ten learners, prequential (``predict_one`` — ``score_one`` on Yeast, as the bench scores
@@ -42,6 +42,11 @@ Four modes (any combination; all four by default):
     The custom rule of ``docs/new-booster.md`` (on the Python walk) against OnlineBBM on
     the same compiled forest: ten learners, SEA, runs alternated, median examples/s.
 
+``--baseline PYTHON``
+    This build against another installed build (``PYTHON``: its interpreter, e.g. a venv
+    with an earlier commit installed), side by side: the README rows' throughput in
+    ``--rounds`` alternated rounds of worker processes, medians, and the ratio.
+
 ``--time-bench``
     Times the default ``river-boost bench`` (in a subprocess, ``--no-plot`` not given: the
     command as a user types it) and lists the CPU seconds by model.
@@ -50,6 +55,7 @@ Four modes (any combination; all four by default):
     python benchmarks/speed.py --throughput --streams agrawal --repeats 5
     python benchmarks/speed.py --check-grid --jobs 2
     python benchmarks/speed.py --custom-rule --repeats 5
+    python benchmarks/speed.py --baseline /path/to/old-venv/bin/python --rounds 3
 """
 
 from __future__ import annotations
@@ -463,12 +469,85 @@ def custom_rule(repeats: int) -> None:
     print(f"{'ratio (custom / OnlineBBM)':<44}{custom / bbm:>10.3f}")
 
 
+# The --baseline worker: the README rows' boosters, prequential, examples/s by thread CPU
+# time (median of its repeats), with nothing but the boosters' public API and River's
+# streams, so that any build of river_boost (an earlier one, installed elsewhere) runs it.
+BASELINE_WORKER = """
+import gc, json, statistics, sys, time
+import river_boost as rb
+from river import datasets
+from river.datasets import synth
+
+repeats = int(sys.argv[1])
+streams = {
+    "phishing": lambda: datasets.Phishing(),
+    "bananas": lambda: datasets.Bananas(),
+    "agrawal": lambda: synth.Agrawal(seed=42),
+    "sea": lambda: synth.SEA(seed=42),
+    "hyperplane": lambda: synth.Hyperplane(seed=42),
+    "imagesegments": lambda: datasets.ImageSegments(),
+    "rbf": lambda: synth.RandomRBF(seed_model=42, seed_sample=42, n_classes=5, n_features=10),
+    "yeast": lambda: datasets.Yeast(),
+}
+boosters = {"yeast": ("AdaOLMR", "OnlineBMR"), "imagesegments": ("AdaBoostOLM", "OnlineMBBM"),
+            "rbf": ("AdaBoostOLM", "OnlineMBBM")}
+out = {}
+for name, make in streams.items():
+    data = list(make().take(800 if name == "yeast" else 10_000))
+    for cls in boosters.get(name, ("AdaBoostOL", "OnlineBBM")):
+        times = []
+        for _ in range(repeats):
+            model = getattr(rb, cls)(n_models=10, seed=42)
+            predict = model.score_one if name == "yeast" else model.predict_one
+            gc.collect()
+            gc.disable()
+            start = time.thread_time()
+            for x, y in data:
+                predict(x)
+                model.learn_one(x, y)
+            times.append(time.thread_time() - start)
+            gc.enable()
+        out[f"{name} {cls}"] = len(data) / statistics.median(times)
+print(json.dumps(out))
+"""
+
+
+def baseline(python: str, rounds: int, repeats: int) -> None:
+    """This build against another installed build (``python``: its interpreter), side by
+    side: the README rows' throughput in alternated rounds of worker processes (run from an
+    empty folder, so that each interpreter imports its own river_boost), the median over the
+    rounds, and the ratio."""
+    import json
+
+    runs = {"this": [], "baseline": []}
+    with tempfile.TemporaryDirectory() as empty:
+        for _ in range(rounds):
+            for side, exe in (("baseline", python), ("this", sys.executable)):
+                done = subprocess.run(
+                    [exe, "-c", BASELINE_WORKER, str(repeats)],
+                    cwd=empty,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(f"{'stream and booster':<30}{'baseline':>12}{'this':>12}{'ratio':>8}")
+    for key in runs["this"][0]:
+        base = statistics.median(r[key] for r in runs["baseline"])
+        this = statistics.median(r[key] for r in runs["this"])
+        print(f"{key:<30}{base:>12,.0f}{this:>12,.0f}{this / base:>8.2f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--check-grid", action="store_true")
     parser.add_argument("--time-bench", action="store_true")
     parser.add_argument("--custom-rule", action="store_true")
+    parser.add_argument(
+        "--baseline", metavar="PYTHON", help="another build's interpreter, to compare with"
+    )
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--python-repeats", type=int, default=1)
@@ -478,6 +557,9 @@ def main(argv=None) -> int:
     if args.repeats < 1 or args.python_repeats < 1:
         # the pure-Python runs are the reference every compiled run's outputs are checked on
         parser.error("--repeats and --python-repeats need at least 1")
+    if args.baseline:
+        baseline(args.baseline, args.rounds, args.repeats)
+        return 0
     if not (args.throughput or args.check_grid or args.time_bench or args.custom_rule):
         args.throughput = args.check_grid = args.time_bench = args.custom_rule = True
     if not forest.AVAILABLE:

@@ -241,8 +241,8 @@ cdef inline void* xcalloc(size_t n, size_t size) except NULL:
 
 
 cdef inline int grow_cap(int cap, int need) noexcept:
-    if cap < 1:
-        cap = 1
+    if cap < 2:
+        cap = 2
     while cap < need:
         cap *= 2
     return cap

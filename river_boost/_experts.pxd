@@ -10,6 +10,7 @@ cdef class Hedge:
     cdef readonly array.array weights  # normalised weights, read on every prediction
     cdef array.array scratch
 
+    cdef int _set_centred(self, double* log_weights) except -1
     cdef int update_c(self, const double* losses, double scale, double share) except -1
     cdef int set_log_weights_c(self, const double* log_weights) except -1
 

@@ -68,6 +68,17 @@ cdef class Hedge:
             w[i] = w[i] / total
         return 0
 
+    cdef int _set_centred(self, double* log_weights) except -1:
+        """set_log_weights_c after re-centring ``log_weights`` (in place) so that the best
+        expert's is 0: bounded state on long streams."""
+        cdef double top = log_weights[0]
+        cdef int i
+        for i in range(1, self.n):
+            top = _max(top, log_weights[i])
+        for i in range(self.n):
+            log_weights[i] = log_weights[i] - top
+        return self.set_log_weights_c(log_weights)
+
     cdef int update_c(self, const double* losses, double scale, double share) except -1:
         """``share > 0``: fixed-share Hedge (Herbster & Warmuth 1998), which then moves that
         share of the total weight evenly over the experts, so that an expert that lost its
@@ -84,12 +95,7 @@ cdef class Hedge:
             return 0
         for i in range(n):
             tmp[i] = lw[i] - scale * losses[i]
-        top = tmp[0]
-        for i in range(1, n):
-            top = _max(top, tmp[i])
-        for i in range(n):
-            tmp[i] = tmp[i] - top
-        self.set_log_weights_c(tmp)
+        self._set_centred(tmp)
         if share > 0.0:
             floor = share / n
             for i in range(n):
@@ -117,7 +123,6 @@ cdef class Hedge:
         expert 0 keeps its weight."""
         cdef double* lw = self.log_weights.data.as_doubles
         cdef double* tmp = self.scratch.data.as_doubles
-        cdef double top
         cdef int j
         if not 0 <= i < self.n:
             raise IndexError(f"expert {i} of {self.n}")
@@ -126,12 +131,7 @@ cdef class Hedge:
         for j in range(self.n):
             tmp[j] = lw[j]
         tmp[i] = tmp[i - 1]
-        top = tmp[0]
-        for j in range(1, self.n):
-            top = _max(top, tmp[j])
-        for j in range(self.n):
-            tmp[j] = tmp[j] - top
-        self.set_log_weights_c(tmp)
+        self._set_centred(tmp)
 
     def draw(self, rng):
         """Index of an expert drawn with probability proportional to its weight."""

@@ -3543,7 +3543,6 @@ cdef object _plan_of(object b):
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p
-    cdef object memo
     if _walk_globals["ENABLED"]:
         p = d.get("_compiled_walk")
         if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
@@ -3552,13 +3551,7 @@ cdef object _plan_of(object b):
         if p is not None:
             (<Plan>p)._sync()
             return p
-    # The Python walk: a prediction the compiled walk remembered is not its kind.
-    pool = d.get("_pool")
-    if pool is not None:
-        memo = getattr(pool, "_memo", None)
-        if memo is not None and type(getattr(memo, "value", None)) is CWalk:
-            memo.forget()
-    return None
+    return None  # the Python walk
 
 
 # The boosters' methods call these (river_boost.booster): one call into C per method, which

@@ -36,6 +36,7 @@ def _extensions():
         for name, include in (
             *((m, []) for m in FOREST_MODULES),
             ("_experts", []),
+            ("_rules", []),
             ("_walk", [numpy.get_include()]),
             ("_dp", []),
         )

@@ -39,8 +39,9 @@ Modes (any combination of the first four; all four by default):
     identical. Exits with status 1 if any differs.
 
 ``--custom-rule``
-    The custom rule of ``docs/new-booster.md`` (on the Python walk) against OnlineBBM on
-    the same compiled forest: ten learners, SEA, runs alternated, median examples/s.
+    The custom rule of ``docs/new-booster.md`` (its Python methods called by the compiled
+    walk) against OnlineBBM on the same compiled forest: ten learners, SEA, runs alternated,
+    median examples/s.
 
 ``--baseline PYTHON``
     This build against another installed build (``PYTHON``: its interpreter, e.g. a venv

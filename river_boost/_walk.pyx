@@ -51,6 +51,8 @@ from river_boost._pymath cimport isinf, py_exp
 from river_boost._forestapi cimport ForestAPI
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
+from river_boost._rules cimport Rule, BinaryExample
+from river_boost._rules import rule_for
 cimport cython
 from cpython cimport array
 import array as _pyarray
@@ -742,10 +744,6 @@ cdef bint _numpy_exact = False  # NumPy's float64 functions were found (walk.NUM
 cdef bint _tanh_odd = True
 cdef bint _tanh_batch = True
 cdef bint _exp_batch = True
-cdef object _GL12 = None
-cdef object _GL32 = None
-ctypedef double (*erfcx_t)(double, int) noexcept nogil
-cdef erfcx_t _erfcx = NULL
 
 cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
@@ -756,12 +754,12 @@ cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
 cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest.forest_api)
 
 
-def _setup(dict names, object erfcx_capsule, object forest_capsule):
+def _setup(dict names, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
-    global LogisticLoss, _GL12, _GL32, _erfcx, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
+    global LogisticLoss, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
     global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _walk_globals, _changes
     _walk_globals = names["walk"].__dict__
@@ -782,18 +780,12 @@ def _setup(dict names, object erfcx_capsule, object forest_capsule):
     RankingPairPotential = names["RankingPairPotential"]
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
     _numpy_exact = names["numpy_exact"]
-    _GL12 = names["GL12"]
-    _GL32 = names["GL32"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     DriftAdaptation = names["DriftAdaptation"]
     _changes = names["CHANGES"]
-    _erfcx = NULL
-    name = b"double (double, int __pyx_skip_dispatch)"
-    if erfcx_capsule is not None and PyCapsule_IsValid(erfcx_capsule, name):
-        _erfcx = <erfcx_t>PyCapsule_GetPointer(erfcx_capsule, name)
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
 
 
@@ -1346,11 +1338,6 @@ cdef double _check_w(object w) except? -1.0:
 
 # ----------------------------------------------------------------------------- rules
 
-DEF R_BBM = 1
-DEF R_NH = 2
-DEF R_SQ_IMPROPER = 3
-DEF R_SQ_UNIFORM = 4
-DEF R_OSB = 5
 DEF R_LOG = 6
 
 DEF K_BINARY = 0
@@ -1364,76 +1351,6 @@ DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
 DEF P_VOTE = 2
 DEF P_RANDOM = 3
-
-
-cdef double squint_log_integral(double R, double V, bint uniform, const double* gl12,
-                                const double* gl32) except? -1.0:
-    """potentials.squint_log_integral, operation by operation."""
-    cdef const double* nodes = NULL
-    cdef int npts = 0, j
-    cdef double total, eta, weight, f, sqrt_v, a, c, top, log_scale, log_i, log_ri, mm
-    if V < 0 or isnan(R) or isnan(V):
-        raise ValueError(f"need V >= 0 and finite R, got R={R}, V={V}")
-    if not uniform and fabs(R) <= 2.0 and V <= 1.0:
-        nodes = gl12
-        npts = 12
-    elif uniform and fabs(R) <= 10.0 and V <= 4.0:
-        nodes = gl32
-        npts = 32
-    if nodes != NULL:
-        total = 0.0
-        for j in range(npts):
-            eta = nodes[j]
-            weight = nodes[npts + j]
-            f = weight * py_exp(eta * (R - eta * V))
-            if uniform:
-                total += f * 2.0 * eta
-            else:
-                total += f
-        return py_log(total)
-    sqrt_v = py_sqrt(V)
-    if sqrt_v == 0.0:
-        raise ZeroDivisionError("float division by zero")
-    a = R / (2.0 * sqrt_v)
-    c = sqrt_v / 2.0
-    top = R / 2.0 - V / 4.0
-    log_scale = py_log(SQRT_PI / (2.0 * sqrt_v))
-    if a >= c:
-        log_i = top + py_log(_erfcx(a - c, 0) - _erfcx(a, 0) * py_exp(-top)) + log_scale
-    elif a <= 0:
-        log_i = py_log(_erfcx(-a, 0) - _erfcx(c - a, 0) * py_exp(top)) + log_scale
-    else:
-        log_i = a * a + py_log(py_erf(a) + py_erf(c - a)) + log_scale
-    if not uniform:
-        return log_i
-    if R:
-        log_ri = log_i + py_log(fabs(R))
-    else:
-        log_ri = NEG_INF
-    mm = py_max(py_max(log_ri, 0.0), top)
-    total = copysign(py_exp(log_ri - mm), R) + py_exp(-mm) - py_exp(top - mm)
-    return mm + py_log(total) - py_log(V)
-
-
-cdef extern from "math.h" nogil:
-    double _c_expm1 "expm1"(double x)
-
-
-cdef inline double weight_from_values(double a, double b) except? -1.0:
-    """Potential.weight_from_values."""
-    cdef double d, ratio
-    if b >= a:
-        return NEG_INF
-    d = b - a
-    ratio = py_exp(d)
-    if ratio >= 1.0:  # |d| below rounding: 1 - e^d is -expm1(d), not 0
-        return a + py_log(-_c_expm1(d)) - LOG2
-    return a + py_log1p(-ratio) - LOG2
-
-
-cdef inline double nh_log_value(int i, double s) noexcept:
-    cdef double m = py_min(0.0, s)
-    return m * m / (3.0 * i)
 
 
 cdef inline double logistic_weight(double s) except? -1.0:
@@ -1569,6 +1486,7 @@ cdef class Plan:
     cdef object rows_clean
     cdef long long rows_seen, walk_seen
     cdef int n, rule_id, prediction, kind
+    cdef Rule crule  # binary: the rule's compiled steps (river_boost._rules)
     cdef bint weak_cost, pair_hinge
     cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
     cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
@@ -1601,12 +1519,6 @@ cdef class Plan:
     cdef double min_weight
     cdef object labels  # the forest's columns: [True, False] for binary
     # binary rule constants
-    cdef int bbm_n
-    cdef double log_q, log_1q, osb_gamma, osb_theta
-    cdef double* log_fact
-    cdef double* log_max
-    cdef double* gl12
-    cdef double* gl32
     # scratch
     cdef double* teach
     cdef double* grads
@@ -1643,10 +1555,6 @@ cdef class Plan:
         free(self.pv_keys)
         free(self.pv_vals)
         free(self.mbbm_maxw)
-        free(self.log_fact)
-        free(self.log_max)
-        free(self.gl12)
-        free(self.gl32)
         free(self.teach)
         free(self.grads)
         free(self.edges)
@@ -2026,13 +1934,14 @@ cdef class Plan:
         return py_min(1.0, ps_result(&acc))
 
     cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
-        cdef int i, n = self.n, z, sign = 1 if y else -1, rid = self.rule_id
-        cdef double s, worst, R, V, Rw, Vw, r, lw, lmax, p, edge, q, wp, alpha
-        cdef double* teach = self.teach
+        """The rule's steps along the learners (river_boost._rules), the learners' edges, the
+        experts' update and the teaching."""
+        cdef int i, n = self.n, z, sign = 1 if y else -1
+        cdef double out[3]
+        cdef BinaryExample ex
+        cdef Rule rule = self.crule
         cdef double* edge_num
         cdef double* edge_den
-        cdef double* alphas
-        cdef object pool = self.pool
         if self.needs_edges:
             edge_num = self._sd(S_EDGE_NUM)
             edge_den = self._sd(S_EDGE_DEN)
@@ -2044,66 +1953,22 @@ cdef class Plan:
         else:
             for i in range(n):
                 self.edges[i] = 0.0
-        if rid == R_LOG:
-            alphas = self.ogd.values.data.as_doubles
-            s = 0.0
-            p = 0.5
-            for i in range(n):
-                z = sign * cw.votes[i]
-                s += alphas[i] * z
-                q = logistic_weight(s)
-                teach[i] = p
-                wp = w * p
-                self.en[i] = wp * z
-                self.ed[i] = 2.0 * wp
-                self.grads[i] = -w * z * q
-                p = q
-        else:
-            s = 0.0
-            worst = 0.0
-            R = V = Rw = Vw = 0.0
-            for i in range(n):
-                z = sign * cw.votes[i]
-                edge = self.edges[i]
-                if rid == R_BBM:
-                    p = self._bbm_probability(i + 1, s)
-                    s = s + z
-                    worst = worst + (-1)
-                elif rid == R_NH:
-                    lw = weight_from_values(nh_log_value(i + 1, s - 1), nh_log_value(i + 1, s + 1))
-                    if lw == NEG_INF:
-                        p = 0.0
-                    else:
-                        lmax = weight_from_values(nh_log_value(i + 1, worst - 1),
-                                                  nh_log_value(i + 1, worst + 1))
-                        p = py_min(1.0, py_exp(lw - lmax))
-                    s = s + 0.5 * z - edge
-                    worst = worst + 0.5 * (-1) - edge
-                elif rid == R_OSB:
-                    if s <= 0:
-                        p = 1.0
-                    else:
-                        p = py_pow(1.0 - self.osb_gamma, s / 2.0)
-                    s = s + (z - self.osb_theta)
-                else:  # Squint
-                    lw = squint_log_integral(R, V, rid == R_SQ_UNIFORM, self.gl12, self.gl32)
-                    if lw == NEG_INF:
-                        p = 0.0
-                    else:
-                        lmax = squint_log_integral(Rw, Vw, rid == R_SQ_UNIFORM, self.gl12,
-                                                   self.gl32)
-                        p = py_min(1.0, py_exp(lw - lmax))
-                    r = edge - 0.5 * z
-                    R, V = R + r, V + r * r
-                    r = edge - 0.5 * (-1)
-                    Rw, Vw = Rw + r, Vw + r * r
-                teach[i] = p
-                wp = w * p
-                self.en[i] = wp * z
-                self.ed[i] = 2.0 * wp
-        # pool.record_edge, learner by learner
+        ex.n = n
+        ex.sign = sign
+        ex.w = w
+        ex.votes = cw.votes
+        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        ex.edges = self.edges
+        rule.binary_begin(&ex)
         for i in range(n):
-            self.has_edge[i] = 1
+            z = sign * cw.votes[i]
+            out[1] = -1.0
+            out[2] = 0.0
+            self.teach[i] = rule.binary_step(i, z, out)
+            self.has_edge[i] = out[1] >= 0.0
+            self.en[i] = out[0]
+            self.ed[i] = out[1]
+            self.grads[i] = out[2]
         self._record_edges()
         if self.experts is not None:
             self._experts_update(cw, sign, w)
@@ -2824,17 +2689,6 @@ cdef class Plan:
         self._mc_proba_vector(cw, out)
         return classes[_argbest(out, k, True, rank)]
 
-    cdef double _bbm_probability(self, int i, double s) except? -1.0:
-        """BinomialPotential.sampling_probability(i, s)."""
-        cdef int n = self.bbm_n - i
-        cdef long long k = <long long>floor((n - s + 1) / 2)
-        cdef double log_w
-        if k < 0 or k > n:
-            return 0.0
-        log_w = (self.log_fact[n] - self.log_fact[k] - self.log_fact[n - k]
-                 + k * self.log_q + (n - k) * self.log_1q)
-        return py_min(1.0, py_exp(log_w - self.log_max[i - 1]))
-
     cdef int _experts_update(self, CWalk cw, int sign, double w) except -1:
         """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
         cdef int i, n = self.n
@@ -3425,20 +3279,8 @@ cdef Plan _build(object b):
     plan = Plan()
     if type(task) is BinaryTask:
         plan.kind = K_BINARY
-        if rt is BinomialPotential:
-            plan.rule_id = R_BBM
-        elif rt is NormalHedgePotential:
-            plan.rule_id = R_NH
-        elif rt is SquintPotential and rule.prior in ("improper", "uniform"):
-            if _erfcx == NULL:
-                return None
-            plan.rule_id = R_SQ_IMPROPER if rule.prior == "improper" else R_SQ_UNIFORM
-        elif rt is OSBoostPotential:
-            plan.rule_id = R_OSB
-        elif rt is LogisticLoss:
-            plan.rule_id = R_LOG
-        else:
-            return None
+        plan.crule = rule_for(rule)
+        plan.rule_id = R_LOG if plan.crule.surrogate else 0
     elif type(task) is MulticlassTask:
         if not _numpy_exact or task.weak_prediction not in ("cost", "argmax"):
             return None
@@ -3462,7 +3304,7 @@ cdef Plan _build(object b):
             return None
     else:
         return None
-    if (experts is not None) != (plan.rule_id == R_LOG):  # the rule's kind and the booster's
+    if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's
         return None
     plan.booster = b
     plan.task = task
@@ -3510,20 +3352,6 @@ cdef Plan _build(object b):
         plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
             experts.prediction
         ]
-    if plan.rule_id == R_BBM:
-        plan.bbm_n = rule.n_models
-        plan.log_q = rule._log_q
-        plan.log_1q = rule._log_1q
-        plan.log_fact = _doubles(rule._log_fact)
-        plan.log_max = _doubles(rule._log_max)
-        if len(rule._log_max) < plan.n:
-            return None
-    elif plan.rule_id == R_OSB:
-        plan.osb_gamma = rule.gamma
-        plan.osb_theta = rule._theta
-    elif plan.rule_id in (R_SQ_IMPROPER, R_SQ_UNIFORM):
-        plan.gl12 = _doubles(list(_GL12[0]) + list(_GL12[1]))
-        plan.gl32 = _doubles(list(_GL32[0]) + list(_GL32[1]))
     plan._alloc()
     return plan
 

@@ -20,12 +20,10 @@ floats from the same code.
 
 Covered (anything else takes the Python walk):
 
-- binary boosters with :class:`~river_boost.potentials.BinomialPotential` (OnlineBBM),
-  :class:`~river_boost.potentials.NormalHedgePotential` (NHBoostDT),
-  :class:`~river_boost.potentials.SquintPotential` (both priors),
-  :class:`~river_boost.potentials.OSBoostPotential` and
-  :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OL, its three predictions), also
-  through ``PotentialBooster``;
+- binary boosters with any rule: the library's potentials run their compiled rule
+  (:mod:`river_boost._rules`), any other :class:`~river_boost.potentials.Potential` (a rule of
+  your own, or a subclass of ours) runs there through its Python methods
+  (``river_boost._rules.PythonRule``);
 - multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
   (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
   predictions (``"cost"``, ``"argmax"``), when NumPy's float64 functions are found
@@ -37,8 +35,6 @@ Covered (anything else takes the Python walk):
 - drift adaptation (:mod:`river_boost.adaptation`): the detectors are called through
   :meth:`~river_boost.adaptation.DriftAdaptation.observe`, replacements through
   ``Booster._act``.
-
-Rules are matched by exact type: a subclass of a potential (a custom rule) runs in Python.
 """
 
 from __future__ import annotations
@@ -78,15 +74,6 @@ score_one = _c.score_one
 rank_proba_one = _c.rank_proba_one
 
 
-def _erfcx_capsule():
-    try:
-        from scipy.special import cython_special
-
-        return cython_special.__pyx_capi__["__pyx_fuse_1erfcx"]
-    except (ImportError, AttributeError, KeyError):
-        return None
-
-
 def _numpy_kernels() -> bool:
     """Hand the compiled walk NumPy's own float64 functions, which it calls where the Python
     walk calls NumPy (the loops of ``tanh``, ``exp`` and ``matmul``); False if one is missing
@@ -118,8 +105,6 @@ _c._setup(
         "RankingPairPotential": RankingPairPotential,
         "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
         "numpy_exact": NUMPY_EXACT,
-        "GL12": potentials._GL12,
-        "GL32": potentials._GL32,
         "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
         "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
@@ -127,7 +112,6 @@ _c._setup(
         "DriftAdaptation": adaptation.DriftAdaptation,
         "CHANGES": core.CHANGES,
     },
-    _erfcx_capsule(),
     _forest_api(),
 )
 plan_for = _c.plan_for

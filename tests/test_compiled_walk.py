@@ -455,12 +455,46 @@ def test_a_perturbed_rule_is_detected(monkeypatch):
     assert differ > 0 or not _same(_diagnostics(compiled), _diagnostics(python))
 
 
-def test_other_rules_and_learners_take_the_python_walk(monkeypatch):
-    class Custom(potentials.NormalHedgePotential):  # a custom rule: its own methods run
-        def advance(self, s, z, edge):
-            return s + z - edge
+class _Exponential(potentials.Potential):
+    """docs/new-booster.md's rule: only log_weight and log_max_weight of its own."""
 
-    assert walk.plan_for(rb.PotentialBooster(Custom(), n_models=3, seed=1)) is None
+    def __init__(self, eta=0.5):
+        self.eta = eta
+
+    def log_weight(self, i, s):
+        return -self.eta * s
+
+    def log_max_weight(self, i, worst):
+        return -self.eta * worst
+
+
+class _Drifted(potentials.NormalHedgePotential):  # a subclass of ours: its own advance runs
+    def advance(self, s, z, edge):
+        return s + z - edge
+
+
+class _OwnStep(potentials.OSBoostPotential):  # its own binary_step: called with the example
+    def binary_step(self, i, state, ex):
+        p, edge, state, gradient = super().binary_step(i, state, ex)
+        return 0.5 * p, None if i % 2 else edge, state, gradient
+
+
+@pytest.mark.parametrize("rule", [_Exponential, _Drifted, lambda: _OwnStep(gamma=0.1)])
+def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch):
+    """A Potential of your own (or a subclass of ours) runs on the compiled walk through its
+    Python methods (river_boost._rules.PythonRule), with the Python walk's results."""
+    booster = rb.PotentialBooster(rule(), n_models=4, seed=5)
+    assert walk.plan_for(booster) is not None
+    data = _binary_stream(300, seed=3)
+    compiled = rb.PotentialBooster(rule(), n_models=4, seed=5)
+    python = rb.PotentialBooster(rule(), n_models=4, seed=5)
+    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    assert differ == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    assert compiled.n_seen > 200 and max(compiled.learner_updates) > 0
+
+
+def test_other_learners_take_the_python_walk(monkeypatch):
     monkeypatch.setattr(forest, "ENABLED", False)  # River's trees, not the compiled forest
     assert walk.plan_for(rb.AdaBoostOL(n_models=3, seed=1)) is None
     monkeypatch.setattr(forest, "ENABLED", True)

@@ -1,0 +1,377 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The boosting rules, compiled: one small class per rule behind one interface (``_rules.pxd``).
+
+The walk (``river_boost._walk``) asks a booster's rule, learner by learner, how much the
+example weighs for that learner and how the example's state moves; the math is the one the
+rule's :class:`~river_boost.potentials.Potential` documents. :func:`rule_for` gives the rule for
+a potential: the library's own potentials run their compiled class here, and any other
+potential (a rule of your own, or a subclass of one of ours) runs in :class:`PythonRule`, which
+calls its Python methods on the same walk.
+"""
+
+from libc.math cimport exp, log, log1p, expm1, pow, floor, sqrt, erf, fabs, copysign, isnan
+from libc.math cimport INFINITY
+from cpython.pycapsule cimport PyCapsule_GetPointer
+
+import math as _math
+
+cdef double NEG_INF = -INFINITY
+cdef double LOG2 = _math.log(2.0)
+cdef double SQRT_PI = _math.sqrt(_math.pi)
+
+
+cdef class Rule:
+    """The rule interface (see ``_rules.pxd``): subclasses override the steps."""
+
+    def __cinit__(self, object potential, *args):
+        self.potential = potential
+        self.surrogate = bool(getattr(potential, "surrogate", False))
+        self.needs_edges = bool(getattr(potential, "needs_edges", True))
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        raise NotImplementedError(f"{type(self.potential).__name__} has no binary form")
+
+    def __reduce__(self):  # built again from the potential (rule_for)
+        return (rule_for, (self.potential,))
+
+
+cdef inline double binary_edge(const BinaryExample* ex, double p, int z, double* out) noexcept:
+    """The binary papers' edge share of one example, ``(w p z, 2 w p)``
+    (:func:`river_boost.potentials.binary_edge`); returns ``p``."""
+    cdef double wp = ex.w * p
+    out[0] = wp * z
+    out[1] = 2.0 * wp
+    return p
+
+
+# ----------------------------------------------------------------------------- boost by majority
+
+cdef class BinomialRule(Rule):
+    """:class:`~river_boost.potentials.BinomialPotential` (Online BBM): learner ``i`` is taught
+    with probability ``P(Binomial(n, q) = k) / max``, ``k = floor((n - s + 1) / 2)``."""
+
+    def __init__(self, object potential):
+        self.n_models = potential.n_models
+        self.log_q = potential._log_q
+        self.log_1q = potential._log_1q
+        self.log_fact = _doubles(potential._log_fact)
+        self.log_max = _doubles(potential._log_max)
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        self.s = 0.0
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef int n = self.n_models - (i + 1)
+        cdef double k = floor((n - self.s + 1.0) / 2.0), log_w, p = 0.0
+        if i >= self.n_models:
+            raise ValueError(f"the potential was made for {self.n_models} learners")
+        if 0 <= k <= n:
+            log_w = (self.log_fact[n] - self.log_fact[<int>k] - self.log_fact[n - <int>k]
+                     + k * self.log_q + (n - k) * self.log_1q)
+            p = min(1.0, exp(log_w - self.log_max[i]))
+        self.s += z
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- NormalHedge
+
+cpdef double weight_from_values(double log_phi_minus, double log_phi_plus) except? -1.0:
+    """:meth:`Potential.weight_from_values`: ``log((Phi(s - 1) - Phi(s + 1)) / 2)`` from the
+    two log potentials, ``-inf`` when they are equal."""
+    cdef double d, ratio
+    if log_phi_plus >= log_phi_minus:
+        return NEG_INF
+    d = log_phi_plus - log_phi_minus
+    ratio = exp(d)
+    if ratio >= 1.0:  # |d| below rounding: 1 - e^d is -expm1(d), not 0
+        return log_phi_minus + log(-expm1(d)) - LOG2
+    return log_phi_minus + log1p(-ratio) - LOG2
+
+
+cdef inline double nh_log_value(int i, double s) noexcept:
+    cdef double m = min(0.0, s)
+    return m * m / (3.0 * i)
+
+
+cdef inline double nh_log_weight(int i, double s) except? -1.0:
+    return weight_from_values(nh_log_value(i, s - 1.0), nh_log_value(i, s + 1.0))
+
+
+cdef class NormalHedgeRule(Rule):
+    """:class:`~river_boost.potentials.NormalHedgePotential` (NH-Boost.DT): the state moves by
+    ``z / 2 - edge``; the probability is the weight over the all-wrong example's weight."""
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        self.s = self.worst = 0.0
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double lw = nh_log_weight(i + 1, self.s), p = 0.0
+        cdef double edge = self.ex.edges[i]
+        if lw != NEG_INF:
+            p = min(1.0, exp(lw - nh_log_weight(i + 1, self.worst)))
+        self.s = self.s + 0.5 * z - edge
+        self.worst = self.worst - 0.5 - edge
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- Squint
+
+ctypedef double (*erfcx_t)(double, int) noexcept nogil
+cdef erfcx_t _erfcx = NULL
+cdef double[24] GL12  # Gauss-Legendre nodes then weights on [0, 1/2]
+cdef double[64] GL32
+
+
+cdef int _load_squint() except -1:
+    """SciPy's ``erfcx`` (its Cython API) and the Gauss-Legendre rules of
+    :func:`river_boost.potentials.squint_log_integral`, once."""
+    global _erfcx
+    if _erfcx != NULL:
+        return 0
+    from scipy.special import cython_special
+    from river_boost.potentials import _GL12, _GL32
+
+    capsule = cython_special.__pyx_capi__["__pyx_fuse_1erfcx"]
+    for j in range(12):
+        GL12[j], GL12[12 + j] = _GL12[0][j], _GL12[1][j]
+    for j in range(32):
+        GL32[j], GL32[32 + j] = _GL32[0][j], _GL32[1][j]
+    _erfcx = <erfcx_t>PyCapsule_GetPointer(capsule, b"double (double, int __pyx_skip_dispatch)")
+    return 0
+
+
+cpdef double squint_log_integral(double R, double V, bint uniform) except? -1.0:
+    """:func:`river_boost.potentials.squint_log_integral` (``uniform``: the uniform prior)."""
+    cdef const double* nodes = NULL
+    cdef int npts = 0, j
+    cdef double total, eta, f, sqrt_v, a, c, top, log_scale, log_i, log_ri, m
+    if V < 0 or isnan(R) or isnan(V):
+        raise ValueError(f"need V >= 0 and finite R, got R={R}, V={V}")
+    _load_squint()
+    if not uniform and fabs(R) <= 2.0 and V <= 1.0:
+        nodes, npts = GL12, 12
+    elif uniform and fabs(R) <= 10.0 and V <= 4.0:
+        nodes, npts = GL32, 32
+    if nodes != NULL:  # near R = V = 0 the closed forms lose digits (see the Python docs)
+        total = 0.0
+        for j in range(npts):
+            eta = nodes[j]
+            f = nodes[npts + j] * exp(eta * (R - eta * V))
+            total += f * 2.0 * eta if uniform else f
+        return log(total)
+    sqrt_v = sqrt(V)
+    a = R / (2.0 * sqrt_v)
+    c = sqrt_v / 2.0
+    top = R / 2.0 - V / 4.0  # the exponent at eta = 1/2
+    log_scale = log(SQRT_PI / (2.0 * sqrt_v))
+    if a >= c:  # exponent increasing on [0, 1/2]: factor out its value at 1/2
+        log_i = top + log(_erfcx(a - c, 0) - _erfcx(a, 0) * exp(-top)) + log_scale
+    elif a <= 0:  # decreasing: factor out its value at 0
+        log_i = log(_erfcx(-a, 0) - _erfcx(c - a, 0) * exp(top)) + log_scale
+    else:  # peak inside: no cancellation
+        log_i = a * a + log(erf(a) + erf(c - a)) + log_scale
+    if not uniform:
+        return log_i
+    # 2 (R I + 1 - e^top) / (2 V), scaled by the largest of the three terms
+    log_ri = log_i + log(fabs(R)) if R else NEG_INF
+    m = max(max(log_ri, 0.0), top)
+    total = copysign(exp(log_ri - m), R) + exp(-m) - exp(top - m)
+    return m + log(total) - log(V)
+
+
+cdef class SquintRule(Rule):
+    """:class:`~river_boost.potentials.SquintPotential` (SquintBoost): the state is the regret
+    and variance ``(R, V)``; the probability is the weight over the all-wrong example's."""
+
+    def __init__(self, object potential):
+        if potential.prior not in ("improper", "uniform"):
+            raise ValueError(f"unknown prior {potential.prior!r}")
+        self.uniform = potential.prior == "uniform"
+        _load_squint()
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        self.R = self.V = self.Rw = self.Vw = 0.0
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double lw = squint_log_integral(self.R, self.V, self.uniform), p = 0.0
+        cdef double edge = self.ex.edges[i], r
+        if lw != NEG_INF:
+            p = min(1.0, exp(lw - squint_log_integral(self.Rw, self.Vw, self.uniform)))
+        r = edge - 0.5 * z
+        self.R += r
+        self.V += r * r
+        r = edge + 0.5
+        self.Rw += r
+        self.Vw += r * r
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- OSBoost
+
+cdef class OSBoostRule(Rule):
+    """:class:`~river_boost.potentials.OSBoostPotential` (online smooth boosting): the state
+    moves by ``z - theta``; the weight ``(1 - gamma)^(s/2)`` for ``s > 0``, else 1."""
+
+    def __init__(self, object potential):
+        self.gamma = potential.gamma
+        self.theta = potential._theta
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        self.s = 0.0
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double p = 1.0 if self.s <= 0 else pow(1.0 - self.gamma, self.s / 2.0)
+        self.s += z - self.theta
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- logistic loss
+
+cdef inline double logistic_weight(double s) noexcept:
+    """``1 / (1 + exp(s))`` without overflow (:func:`river_boost.potentials.logistic_weight`)."""
+    cdef double e
+    if s >= 0:
+        e = exp(-s)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + exp(s))
+
+
+cdef class LogisticRule(Rule):
+    """:class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OL): the weighted margin
+    ``s^i = s^{i-1} + alpha_i z_i``; learner ``i`` is taught with probability
+    ``1 / (1 + exp(s^{i-1}))`` and ``alpha_i``'s gradient is ``-w z_i / (1 + exp(s^i))``."""
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        self.ex = ex
+        self.s = 0.0
+        self.p = 0.5
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double p = self.p, q
+        self.s += self.ex.alphas[i] * z
+        q = logistic_weight(self.s)
+        out[2] = -self.ex.w * z * q
+        self.p = q
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- any Potential
+
+class Example:
+    """The labelled example handed to a Python rule's own ``binary_step`` (the fields of
+    :class:`river_boost.tasks.Example` it reads: ``y``, ``sign``, ``w``, ``n_models``,
+    ``votes``, ``alphas``, ``edges``)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+cdef class PythonRule(Rule):
+    """A :class:`~river_boost.potentials.Potential` of your own on the compiled walk: its
+    Python methods are called where the compiled rules compute. A rule that keeps the default
+    ``binary_step`` is asked for ``sampling_probability`` and ``advance`` learner by learner;
+    where it keeps those defaults too, the walk asks ``log_weight`` and ``log_max_weight``
+    and does the rest (``min(1, exp(log_weight - log_max_weight))``, ``state + z``) in C."""
+
+    def __init__(self, object potential):
+        from river_boost.potentials import Potential
+
+        cls = type(potential)
+        self.own_step = (cls.binary_step is not Potential.binary_step
+                         or cls.binary_start is not Potential.binary_start)
+        self.step_fn = potential.binary_step
+        self.start_fn = potential.binary_start if self.own_step else potential.start
+        self.c_sampling = cls.sampling_probability is Potential.sampling_probability
+        self.c_advance = cls.advance is Potential.advance and cls.start is Potential.start
+        self.sampling = potential.sampling_probability
+        self.log_weight = potential.log_weight
+        self.log_max_weight = potential.log_max_weight
+        self.advance = potential.advance
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        cdef int i
+        self.ex = ex
+        if not self.own_step:
+            self.state = self.worst = self.start_fn()
+            self.s = self.sw = 0.0
+            return 0
+        self.example = Example(
+            y=ex.sign > 0,
+            sign=ex.sign,
+            w=ex.w,
+            n_models=ex.n,
+            votes=[ex.votes[i] for i in range(ex.n)],
+            alphas=None if ex.alphas == NULL else [ex.alphas[i] for i in range(ex.n)],
+            edges=[ex.edges[i] for i in range(ex.n)],
+        )
+        self.state = self.start_fn(self.example)
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double p, edge, log_w
+        if self.own_step:
+            p, share, self.state, gradient = self.step_fn(i, self.state, self.example)
+            if share is None:
+                out[1] = -1.0
+            else:
+                out[0], out[1] = share
+            if gradient is not None:
+                out[2] = gradient
+            return p
+        if self.c_advance:  # the state is the margin s, moving by z: kept as a double
+            self.state, self.worst = self.s, self.sw
+            self.s += z
+            self.sw -= 1.0
+        if self.c_sampling:  # Potential.sampling_probability
+            log_w = self.log_weight(i + 1, self.state)
+            p = 0.0 if log_w == NEG_INF else min(
+                1.0, exp(log_w - <double>self.log_max_weight(i + 1, self.worst)))
+        else:
+            p = self.sampling(i + 1, self.state, self.worst)
+        if not self.c_advance:
+            edge = self.ex.edges[i]
+            self.state = self.advance(self.state, z, edge)
+            self.worst = self.advance(self.worst, -1, edge)
+        return binary_edge(self.ex, p, z, out)
+
+
+# ----------------------------------------------------------------------------- which rule
+
+cdef object _COMPILED = None
+
+
+def rule_for(object potential):
+    """The compiled rule of ``potential``: its own class for the library's potentials (matched
+    by exact type: a subclass may change any method), :class:`PythonRule` otherwise."""
+    global _COMPILED
+    if _COMPILED is None:
+        from river_boost import potentials as P
+
+        _COMPILED = {
+            P.BinomialPotential: BinomialRule,
+            P.NormalHedgePotential: NormalHedgeRule,
+            P.SquintPotential: SquintRule,
+            P.OSBoostPotential: OSBoostRule,
+            P.LogisticLoss: LogisticRule,
+        }
+    return _COMPILED.get(type(potential), PythonRule)(potential)
+
+
+cdef double[::1] _doubles(object values):
+    import numpy as np
+
+    return np.ascontiguousarray(values, dtype=np.float64)

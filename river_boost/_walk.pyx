@@ -2736,7 +2736,7 @@ cdef class Plan:
         """forest.load(clean), unless the forest still holds this very clean x, converted
         last (no conversion since, and still loaded): a prediction's conversion serves the
         learning that follows, and a prediction again after it."""
-        if (self.loaded_clean is clean and self.loaded_version >= 0
+        if (self.loaded_clean is clean and self.loaded_version >= 0 and self.direct
                 and _FAPI.loaded_version(self.forest) == self.loaded_version):
             return 0
         self.loaded_clean = None
@@ -2750,8 +2750,9 @@ cdef class Plan:
             _FAPI.load(self.forest, clean)
         else:
             self.forest.load(clean)
-        self.loaded_version = _FAPI.loaded_version(self.forest)
-        self.loaded_clean = clean
+        if self.direct:
+            self.loaded_version = _FAPI.loaded_version(self.forest)
+            self.loaded_clean = clean
         return 0
 
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
@@ -3259,9 +3260,7 @@ cdef Plan _build(object b):
     task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
     if type(b)._walk is not Booster._walk:  # a subclass's own walk: the Python walk runs it
         return None
-    if type(pool) is not WeakLearnerPool or type(pool.learners) is not HoeffdingForest:
-        return None
-    if type(pool._memo) is not FeatureCleaner or not pool._accepts_w:
+    if type(pool) is not WeakLearnerPool or type(pool._memo) is not FeatureCleaner:
         return None
     subsets = getattr(pool, "_subsets", None)
     undecided = getattr(subsets, "fraction", 0.0) is None  # feature_fraction="auto"
@@ -3326,8 +3325,11 @@ cdef Plan _build(object b):
             or plan.forest.n_models != plan.n + len(pool._background)):
         return None
     plan.adapt = d.get("_drift")
+    # the compiled forest is called in C; River's models (core.ModelLearners) and a forest
+    # whose methods an instance shadows, through their Python methods
     fd = getattr(plan.forest, "__dict__", {})
-    plan.direct = not any(m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
+    plan.direct = type(plan.forest) is HoeffdingForest and not any(
+        m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
     plan.row_ids = list(range(plan.n))
     plan.loaded_version = -1
     plan.share = 0.0 if plan.adapt is None else plan.adapt.share

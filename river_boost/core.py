@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import copy
 import decimal
 import hashlib
 import inspect
@@ -460,29 +461,79 @@ class FeatureSubsets:
 
 
 class ModelLearners:
-    """``N`` River classifiers, learner ``i`` seeing its subset of the features.
+    """``N`` River classifiers behind the compiled forest's interface, learner ``i`` seeing its
+    subset of the features: the boosters' walk calls them as it calls the forest's trees.
 
-    The interface the pool needs from its learners, whatever they are: every learner's
-    ``predict_proba_one`` for an ``x`` in one call, and learner ``i`` learning with weight ``w``.
+    ``load(x)`` then ``predict_loaded_matrix(labels)`` (each learner's ``predict_proba_one``
+    read at ``labels``) and ``learn_loaded(i, y, w)``; trees that come and go for drift
+    adaptation (``add``, ``reset``, ``copy_tree``, ``remove``), learner ``i >= N`` seeing
+    the features of the learner it stands in for (``feature_filter.aliases``). A classifier
+    whose ``learn_one`` takes no sample weight learns an example of weight ``w``
+    :func:`replicas` times, drawn from ``rng`` (the pool's).
     """
 
-    def __init__(self, models: list, subsets: FeatureSubsets):
+    def __init__(self, models: list, subsets: FeatureSubsets, accepts_w=True, rng=None):
         self.models = models
-        self.subsets = subsets
+        self.feature_filter = subsets
+        self.accepts_w = accepts_w
+        self.rng = rng
+        self._x = None
+
+    @property
+    def subsets(self) -> FeatureSubsets:
+        return self.feature_filter
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    def _view(self, i: int, x: dict) -> dict:
+        subsets = self.feature_filter
+        if subsets.fraction is None or subsets.fraction >= 1.0:
+            return x
+        return {f: v for f, v in x.items() if subsets.keeps(i, f)}
+
+    def load(self, x: dict) -> None:
+        self._x = x
+
+    def predict_loaded_matrix(self, labels, trees=None) -> np.ndarray:
+        rows = range(len(self.models)) if trees is None else trees
+        out = np.zeros((len(rows), len(labels)))
+        for r, i in enumerate(rows):
+            proba = self.models[i].predict_proba_one(self._view(i, self._x))
+            out[r] = [proba.get(label, 0.0) for label in labels]
+        return out
+
+    def learn_loaded(self, i: int, y, w: float = 1.0) -> None:
+        self.learn_one(i, self._x, y, w)
 
     def predict_proba_all(self, x: dict) -> tuple:
-        view = self.subsets.view
-        return tuple(m.predict_proba_one(view(i, x)) for i, m in enumerate(self.models))
+        return tuple(m.predict_proba_one(self._view(i, x)) for i, m in enumerate(self.models))
 
-    def learn_one(self, i: int, x: dict, y, w: float | None = None) -> None:
-        """Learner ``i`` learns ``x`` with weight ``w`` (``None``: a learner without weights)."""
-        if w is None:
-            self.models[i].learn_one(self.subsets.view(i, x), y)
+    def learn_one(self, i: int, x: dict, y, w: float = 1.0) -> None:
+        """Learner ``i`` learns ``x`` with weight ``w``."""
+        model, view = self.models[i], self._view(i, x)
+        if self.accepts_w:
+            model.learn_one(view, y, w=w)
         else:
-            self.models[i].learn_one(self.subsets.view(i, x), y, w=w)
+            for _ in range(replicas(w, self.rng)):
+                model.learn_one(view, y)
+
+    def add(self, model) -> int:
+        self.models.append(model.clone())
+        return len(self.models) - 1
+
+    def reset(self, i: int) -> None:
+        self.models[i] = self.models[i].clone()
+
+    def copy_tree(self, src: int, dst: int) -> None:
+        self.models[dst] = copy.deepcopy(self.models[src])
+
+    def remove(self, i: int) -> None:
+        del self.models[i]
 
 
-def make_learners(models: list, subsets: FeatureSubsets):
+def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=None):
     """The learners behind a pool: the compiled forest when every model is a Hoeffding tree
     it can compile (:class:`~river_boost.forest.HoeffdingForest`: River's trees, bit for bit,
     many times faster) and ``river_boost.forest.ENABLED`` is true, else the River models
@@ -497,7 +548,7 @@ def make_learners(models: list, subsets: FeatureSubsets):
         # "auto" may decide 1.0 later: the filter then keeps every feature (the same trees)
         every = subsets.fraction is not None and subsets.fraction >= 1.0
         return forest.HoeffdingForest(models, None if every else subsets)
-    return ModelLearners(models, subsets)
+    return ModelLearners(models, subsets, accepts_w, rng)
 
 
 class WeakLearnerPool(Watched):
@@ -582,7 +633,7 @@ class WeakLearnerPool(Watched):
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
         self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
-        self.learners = make_learners(models, self._subsets)
+        self.learners = make_learners(models, self._subsets, self._accepts_w, self._rng)
         # Per-learner state in typed arrays (``array("d")`` of floats, ``array("q")`` of
         # counts): the same values as lists of Python floats and ints, which the compiled walk
         # (river_boost.walk) reads and writes in place instead of boxing a Python object per
@@ -599,7 +650,6 @@ class WeakLearnerPool(Watched):
         self._edge_num = array("d", [0.0]) * n_models
         self._edge_den = array("d", [0.0]) * n_models
         self._memo = FeatureCleaner()
-        self._compiled = not isinstance(self.learners, ModelLearners)
 
     # Drift adaptation (:mod:`river_boost.adaptation`): class defaults, so that pools built or
     # pickled without it are unchanged. ``_background``: learner i -> its background learner
@@ -654,7 +704,7 @@ class WeakLearnerPool(Watched):
         clean = self._prepared(x)
         if memo.value is None:
             value = self.learners.predict_proba_all(clean)
-            if self._background and self._compiled:  # the forest's background trees follow
+            if self._background:  # the background learners follow
                 value = tuple(value[: self.n_models])
             memo.value = value
         return memo.value
@@ -692,34 +742,12 @@ class WeakLearnerPool(Watched):
             return 0.0
         self._memo.forget()  # a learner changes: the remembered predictions are stale
         self._n_updates[i] += 1
-        if self._accepts_w:
-            self.learners.learn_one(i, x, y, w)
-        else:
-            for _ in range(replicas(w, self._rng)):
-                self.learners.learn_one(i, x, y)
+        self.learners.learn_one(i, x, y, w)
         if self._background and i in self._background:
-            self._teach_background(i, x, y, w)
+            self.learners.learn_one(self._background[i], x, y, w)
         return w
 
     # ------------------------------------------------------------------ replacing learners
-
-    def _teach_background(self, i: int, x: dict, y, w: float) -> None:
-        """Learner ``i``'s background learner learns what learner ``i`` just learned."""
-        bg = self._background[i]
-        if self._compiled:
-            learners = self.learners
-            if self._accepts_w:
-                learners.learn_one(bg, x, y, w)
-            else:
-                for _ in range(replicas(w, self._rng)):
-                    learners.learn_one(bg, x, y)
-            return
-        view = self.learners.subsets.view(i, x)
-        if self._accepts_w:
-            bg.learn_one(view, y, w=w)
-        else:
-            for _ in range(replicas(w, self._rng)):
-                bg.learn_one(view, y)
 
     def start_background(self, i: int) -> None:
         """Learner ``i`` gets a fresh background learner (its parameters, its features),
@@ -727,19 +755,16 @@ class WeakLearnerPool(Watched):
         self.drop_background(i)
         if not self._background:
             self._background = {}  # the instance's own dict (the class default is shared)
-        if self._compiled:
-            learners = self.learners
-            bg = learners.add(learners._models[i])
-            if learners.feature_filter is not None:
-                self._alias(bg, i)
-            self._background[i] = bg
-        else:
-            self._background[i] = self.learners.models[i].clone()
+        learners = self.learners
+        bg = learners.add(self._model_at(i))
+        if learners.feature_filter is not None:
+            self._alias(bg, i)
+        self._background[i] = bg
 
     def drop_background(self, i: int) -> None:
         """Learner ``i``'s background learner, if any, is dropped (and freed)."""
         bg = self._background.pop(i, None) if self._background else None
-        if bg is None or not self._compiled:
+        if bg is None:
             return
         learners = self.learners
         learners.remove(bg)  # the trees after it move down one index
@@ -748,6 +773,11 @@ class WeakLearnerPool(Watched):
         subsets = learners.feature_filter
         if subsets is not None:
             subsets.aliases = {b: j for j, b in moved.items()}
+
+    def _model_at(self, i: int):
+        """Learner ``i``'s model as configured (its parameters; a fresh clone is made of it)."""
+        learners = self.learners
+        return learners._models[i] if hasattr(learners, "_models") else learners.models[i]
 
     def _alias(self, index: int, i: int) -> None:
         subsets = self.learners.feature_filter
@@ -762,17 +792,10 @@ class WeakLearnerPool(Watched):
         learners = self.learners
         promoted = bool(self._background) and i in self._background
         if promoted:
-            bg = self._background[i]
-            if self._compiled:
-                learners.copy_tree(bg, i)
-                self.drop_background(i)
-            else:
-                del self._background[i]
-                learners.models[i] = bg
-        elif self._compiled:
-            learners.reset(i)
+            learners.copy_tree(self._background[i], i)
+            self.drop_background(i)
         else:
-            learners.models[i] = learners.models[i].clone()
+            learners.reset(i)
         self._offered[i] = 0.0
         self._n_offered[i] = 0
         self._edge_num[i] = self._edge_den[i] = 0.0
@@ -808,7 +831,7 @@ class WeakLearnerPool(Watched):
     @property
     def models(self) -> list:
         """The weak learners, in boosting order."""
-        return self.learners.models
+        return self.learners.models[: self.n_models]
 
     @property
     def edges(self) -> list:

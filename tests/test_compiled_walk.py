@@ -19,7 +19,7 @@ import random
 
 import numpy as np
 import pytest
-from river import datasets, drift, tree
+from river import base, datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
@@ -494,10 +494,67 @@ def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch)
     assert compiled.n_seen > 200 and max(compiled.learner_updates) > 0
 
 
-def test_other_learners_take_the_python_walk(monkeypatch):
-    monkeypatch.setattr(forest, "ENABLED", False)  # River's trees, not the compiled forest
-    assert walk.plan_for(rb.AdaBoostOL(n_models=3, seed=1)) is None
-    monkeypatch.setattr(forest, "ENABLED", True)
+class _Counts(base.Classifier):
+    """A classifier without sample weights (``learn_one(x, y)``): label counts by the colour
+    feature, so the boosters teach it by rejection sampling and replicas."""
+
+    _multiclass = True
+
+    def __init__(self):
+        self.counts = {}
+
+    @property
+    def n_nodes(self):  # what the walks' comparison reads of a learner: all it learned
+        return sorted((str(c), sorted(map(str, v.items()))) for c, v in self.counts.items())
+
+    def learn_one(self, x, y):
+        by_colour = self.counts.setdefault(x.get("colour"), {})
+        by_colour[y] = by_colour.get(y, 0) + 1
+
+    def predict_proba_one(self, x):
+        by_colour = self.counts.get(x.get("colour"), {})
+        total = sum(by_colour.values())
+        return {y: n / total for y, n in by_colour.items()}
+
+
+RIVER_LEARNERS = [
+    (rb.AdaBoostOL, {"model": tree.HoeffdingTreeClassifier(grace_period=30)}, "binary"),
+    (rb.OnlineBBM, {"model": _mc_tree(), "diversify": True}, "binary"),
+    (rb.AdaBoostOL, {"model": _Counts(), "weighting": "sampling"}, "binary"),
+    (rb.AdaBoostOLM, {"model": tree.HoeffdingTreeClassifier(grace_period=30)}, "multiclass"),
+    (
+        rb.OnlineMBBM,
+        {"model": _Counts(), "weighting": "sampling", "feature_fraction": 0.5},
+        "multiclass",
+    ),
+    (rb.AdaOLMR, {"model": tree.HoeffdingTreeClassifier(grace_period=30)}, "ranking"),
+    (
+        rb.AdaBoostOL,
+        _adapting(warning=True, model=tree.HoeffdingTreeClassifier(grace_period=30)),
+        "binary drift",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "cls, params, stream", RIVER_LEARNERS, ids=[_ids(c) for c in RIVER_LEARNERS]
+)
+def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, stream, monkeypatch):
+    """Weak learners that are River classifiers (not the compiled forest) run on the compiled
+    walk through their Python methods (core.ModelLearners), with the Python walk's results."""
+    monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
+    booster = _build(cls, params, True, monkeypatch)
+    assert walk.plan_for(booster) is not None
+    data = STREAMS[stream](LENGTHS.get(stream, 300), seed=3)
+    compiled = _build(cls, params, True, monkeypatch)
+    python = _build(cls, params, False, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    assert differ == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    assert max(compiled.learner_updates) > 0
+
+
+def test_the_python_walk_runs_when_asked(monkeypatch):
     booster = rb.AdaBoostOL(n_models=3, seed=1)
     assert walk.plan_for(booster) is not None
     monkeypatch.setattr(walk, "ENABLED", False)

@@ -46,8 +46,6 @@ from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, 
 from libc.math cimport copysign, INFINITY, HUGE_VAL, nextafter, fmin
 from libc.errno cimport errno, ERANGE, EDOM
 
-from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_log, py_sqrt, libm_pow
-from river_boost._pymath cimport isinf, py_exp
 from river_boost._forestapi cimport ForestAPI
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
@@ -88,53 +86,11 @@ def _set_mbbm_cache_bytes(Py_ssize_t n):
     return old
 
 
-cdef inline double py_log1p(double x) except? -1.0:
-    """math.log1p (ValueError at and below -1, as CPython's m_log1p through math_1)."""
-    cdef double r
-    if isnan(x):
-        return x
-    if x <= -1.0:
-        raise ValueError("math domain error")
-    r = log1p(x)
-    return r
-
-
-cdef inline double py_tanh(double x) noexcept:
-    return tanh(x)
-
-
-cdef inline double py_erf(double x) noexcept:
-    return erf(x)
-
-
-cdef double py_pow(double iv, double iw) except? -1.0:
-    """float.__pow__ for a base in (0, 1) and a finite exponent (OSBoost's (1 - gamma)^(s/2)):
-    CPython's special cases, then the C library's pow with its ERANGE handling."""
-    if iw == 0.0:
-        return 1.0
-    if isnan(iv):
-        return 1.0 if iw == 0.0 else iv
-    if isnan(iw):
-        return 1.0 if iv == 1.0 else iw
-    if iv == 1.0:
-        return 1.0
-    if iv <= 0.0 or not isfinite(iv) or not isfinite(iw):
-        return _slow_pow(iv, iw)
-    return libm_pow(iv, iw)
-
-
-cdef double _slow_pow(double iv, double iw) except? -1.0:
-    # the rare cases (bases outside (0, 1], infinite exponents): Python itself
-    return <double>((<object>iv) ** (<object>iw))
-
-
 cdef inline double py_min(double a, double b) noexcept:
-    """``min(a, b)``: ``a`` unless ``b < a``."""
     return b if b < a else a
 
 
 cdef inline double py_max(double a, double b) noexcept:
-    """``max(a, b)``: ``a`` unless ``b > a``."""
     return b if b > a else a
 
 
@@ -154,6 +110,31 @@ cdef inline int _argbest(const double* v, int k, bint maximize, list rank) excep
             best = x
             best_j = j
     return best_j
+
+
+cdef int _least_cost(const double* v, int k, double tol, list rank) except -2:
+    """MulticlassTask.least_cost: the label of least expected cost, costs within ``tol`` of
+    the least counting as ties (to the best-ranked label)."""
+    cdef int j, best_j = 0
+    cdef double least = v[0]
+    for j in range(1, k):
+        if v[j] < least:
+            least = v[j]
+    best_j = -1
+    for j in range(k):
+        if v[j] <= least + tol and (best_j < 0 or <long>rank[j] < <long>rank[best_j]):
+            best_j = j
+    return best_j if best_j >= 0 else _argbest(v, k, False, rank)
+
+
+cdef inline double _tie_tol(const double* C, int kk) noexcept:
+    """COST_TIE times the largest cost in magnitude: expected costs this close are ties."""
+    cdef double top = 0.0
+    cdef int j
+    for j in range(kk):
+        if fabs(C[j]) > top:
+            top = fabs(C[j])
+    return COST_TIE * top
 
 
 cdef inline long long _floor_ll(double x) noexcept:
@@ -233,383 +214,21 @@ cdef inline int split_labels(const char* rel, int k, int* ri, int* ii) noexcept:
     return nr
 
 
-cdef double TWO_M52 = 2.0 ** -52
-cdef double TWO_M60 = 2.0 ** -60
-cdef double TWO_M900 = 2.0 ** -900
-cdef double TWO_P1020 = 2.0 ** 1020
-
-
-cdef double fsum(const double* v, int n, double* p) except? -1.0:
-    """CPython's ``math.fsum`` of ``v[:n]``: the exact sum, correctly rounded (to even on a
-    tie); ``p`` is scratch space for ``n + 1`` partials.
-
-    Fast path: the running sum ``s`` with each addition's exact error (TwoSum), the errors
-    summed into ``e``; ``r = s + e`` rounded, ``rem`` its exact remainder. The errors' own sum
-    is off the exact one by at most ``bound``, so the exact sum lies within ``bound`` of
-    ``r + rem``; when that whole interval lies strictly inside the rounding interval of ``r``
-    (half the gap to each neighbour), ``r`` is the correctly rounded sum, which is what
-    ``math.fsum`` returns. Otherwise (an exact sum near a tie, zero, non-finite values, tiny
-    or huge magnitudes) ``math.fsum``'s own algorithm below decides: the exact ties at the
-    last rounding that sums of ten weights times a tanh meet 7% of the time. The Hedge
-    prediction of AdaBoost.OL's walk on SEA: 363 instructions per sum, down from 1,307.
-    """
-    cdef double r
-    if _fsum_fast(v, n, &r):
-        return r
-    return _fsum_partials(v, n, p)
-
-
-cdef inline double _next_up(double r) noexcept:
-    """``nextafter(r, inf)`` for a finite nonzero ``r`` below the largest double: the
-    neighbouring bit pattern (away from zero above 0, towards it below), without libm's
-    call."""
-    cdef uint64_t u
-    memcpy(&u, &r, sizeof(double))
-    u = u + 1 if r > 0.0 else u - 1
-    memcpy(&r, &u, sizeof(double))
-    return r
-
-
-cdef inline double _next_down(double r) noexcept:
-    """``nextafter(r, -inf)`` for a finite nonzero ``r`` above the lowest double."""
-    return -_next_up(-r)
-
-
-cdef bint _fsum_fast(const double* v, int n, double* out, double slack=0.0) noexcept:
-    """fsum's fast path: whether it decided, and then the sum in ``out``. With ``slack``, it
-    decides the correctly rounded sum of ``v`` plus any further terms whose sum is at most
-    ``slack`` in magnitude: only when those terms could not move it."""
-    cdef double s = 0.0, e = 0.0, a = 0.0, x, t, z, err, r, rem, bound, half_gap, margin
-    cdef int k
-    for k in range(n):
-        x = v[k]
-        t = s + x
-        z = t - s
-        err = (s - (t - z)) + (x - z)  # TwoSum: s + x == t + err exactly
-        e += err
-        a += fabs(err)
-        s = t
-    if isfinite(s) and isfinite(a) and (a == 0.0 or a > TWO_M900):
-        r = s + e
-        if r != 0.0 and fabs(r) < TWO_P1020:
-            z = r - s
-            rem = (s - (r - z)) + (e - z)
-            # |fl(sum of the errors) - their exact sum| <= (n - 1) 2**-53 a (1 + O(n u)):
-            # (n + 2) 2**-52 a is over twice that
-            bound = a * (n + 2) * TWO_M52
-            half_gap = 0.5 * fmin(_next_up(r) - r, r - _next_down(r))
-            margin = half_gap - fabs(rem)  # exact (Sterbenz) whenever it is small
-            if margin > 2.0 * bound + 2.0 * slack:
-                out[0] = r
-                return True
-    return False
-
-
-cdef double _hedge_lean(const double* w, const double* s, int n, double* tmp,
-                        double* partials) except? -1.0:
-    """``math.fsum(w[i] * math.tanh(0.5 * s[i]) for i in range(n))``, BinaryTask's Hedge
-    prediction (tmp: n doubles of scratch, partials: fsum's).
-
-    fsum is correctly rounded, so terms too small to move it need not be computed: each is
-    at most its weight in magnitude, and once the others' sum is decided with the weights'
-    sum of the rest as slack (_fsum_fast), it is the same float. Hedge drives most weights
-    below 2**-60 of the largest within a few thousand examples; their tanh (libm's, the
-    costliest part of the prediction: 2.7% of AdaBoost.OL's time on Bananas) are skipped.
-    Undecided, or nothing to skip: every term, as before."""
-    cdef int i, count = 0
-    cdef double top = 0.0, cut, slack = 0.0, lean
-    for i in range(n):
-        if w[i] > top:
-            top = w[i]
-    cut = top * TWO_M60
-    for i in range(n):
-        if 0.0 <= w[i] < cut and not isnan(s[i]):  # |w tanh| <= w: at most w in the sum
-            slack += w[i]
-        else:
-            tmp[count] = w[i] * py_tanh(0.5 * s[i])
-            count += 1
-    if count < n:
-        if count > 0 and _fsum_fast(tmp, count, &lean, slack):
-            return lean
-        for i in range(n):
-            tmp[i] = w[i] * py_tanh(0.5 * s[i])
-    return fsum(tmp, n, partials)
-
-
-def _hedge_lean_for_test(weights, scores):
-    """(_hedge_lean of the lists, whether it skipped terms): a test hook."""
-    cdef int n = len(weights), i, count = 0
-    cdef double* buf = <double*>calloc(5 * n + 8, sizeof(double))
-    cdef double top = 0.0, lean
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        for i in range(n):
-            buf[i] = weights[i]
-            buf[n + i] = scores[i]
-            top = py_max(top, buf[i])
-        lean = _hedge_lean(buf, buf + n, n, buf + 2 * n, buf + 3 * n)
-        for i in range(n):
-            count += 0.0 <= buf[i] < top * TWO_M60 and not isnan(buf[n + i])
-        return lean, count > 0
-    finally:
-        free(buf)
-
-
-def _next_for_test(double r):
-    """(_next_up(r), nextafter(r, inf), _next_down(r), nextafter(r, -inf)): a test hook."""
-    return _next_up(r), nextafter(r, INFINITY), _next_down(r), nextafter(r, -INFINITY)
-
-
-def _fsum_for_test(values):
-    """(fsum(values), whether the fast path decided), for the tests."""
-    cdef Py_ssize_t n = len(values), i
-    cdef double* v = <double*>calloc(2 * n + 2, sizeof(double))
-    cdef double r
-    cdef bint fast
-    if v == NULL:
-        raise MemoryError
-    try:
-        for i in range(n):
-            v[i] = values[i]
-        fast = _fsum_fast(v, <int>n, &r)
-        return fsum(v, <int>n, v + n), fast
-    finally:
-        free(v)
-
-
-cdef double _fsum_partials(const double* v, int n, double* p) except? -1.0:
-    """CPython's ``math.fsum`` of ``v[:n]``, its algorithm (Shewchuk's partials)."""
-    cdef double x, y, t, hi, yr, lo = 0.0, xsave
-    cdef double special_sum = 0.0, inf_sum = 0.0
-    cdef int i, j, m = 0, k
-    for k in range(n):
-        x = v[k]
-        xsave = x
-        i = 0
-        for j in range(m):
-            y = p[j]
-            if fabs(x) < fabs(y):
-                t = x
-                x = y
-                y = t
-            hi = x + y
-            yr = hi - x
-            lo = y - yr
-            if lo != 0.0:
-                p[i] = lo
-                i += 1
-            x = hi
-        m = i
-        if x != 0.0:
-            if not isfinite(x):
-                if isfinite(xsave):
-                    raise OverflowError("intermediate overflow in fsum")
-                if isinf(xsave):
-                    inf_sum += xsave
-                special_sum += xsave
-                m = 0
-            else:
-                p[m] = x
-                m += 1
-    if special_sum != 0.0:
-        if isnan(inf_sum):
-            raise ValueError("-inf + inf in fsum")
-        return special_sum
-    hi = 0.0
-    if m > 0:
-        m -= 1
-        hi = p[m]
-        while m > 0:
-            x = hi
-            m -= 1
-            y = p[m]
-            hi = x + y
-            yr = hi - x
-            lo = y - yr
-            if lo != 0.0:
-                break
-        if m > 0 and ((lo < 0.0 and p[m - 1] < 0.0) or (lo > 0.0 and p[m - 1] > 0.0)):
-            y = lo * 2.0
-            x = hi + y
-            yr = x - hi
-            if y == yr:
-                hi = x
-    return hi
-
-
-# ----------------------------------------------------------------------------- NumPy, exactly
+# ----------------------------------------------------------------------------- plain loops
 #
-# The multiclass and ranking walks compute with NumPy: ufuncs (np.tanh, np.exp, whose SIMD
-# loops differ from the C library's in the last bit), reductions (pairwise summation) and
-# matmul (BLAS). The compiled walk calls NumPy's own inner loops for the ufuncs and matmul
-# (their function pointers, from the ufunc objects: the same code NumPy runs for contiguous
-# float64 arrays) and reproduces the reductions' summation order; river_boost.walk checks all
-# of it against NumPy at import and keeps the Python walk for these tasks if anything differs.
+# The walk's vector arithmetic, written out: it equals the documented math within rounding
+# (checked against the readable references under tests/), in no one else's order.
 
-cdef extern from *:
-    """
-    typedef void (*rb_ufunc_loop)(char **, const Py_ssize_t *, const Py_ssize_t *, void *);
-    typedef struct {
-        PyObject_HEAD
-        int nin, nout, nargs;
-        int identity;
-        rb_ufunc_loop *functions;
-        void *const *data;
-        int ntypes;
-        int reserved1;
-        const char *name;
-        const char *types;
-    } rb_ufunc_head;
-    """
-    ctypedef void (*rb_ufunc_loop)(char**, const Py_ssize_t*, const Py_ssize_t*, void*) noexcept
-    ctypedef struct rb_ufunc_head:
-        int nin, nout, nargs
-        rb_ufunc_loop* functions
-        void** data
-        int ntypes
-        const char* types
-
-DEF NPY_DOUBLE = 12
-
-cdef rb_ufunc_loop _tanh_loop = NULL
-cdef void* _tanh_data = NULL
-cdef rb_ufunc_loop _exp_loop = NULL
-cdef void* _exp_data = NULL
-cdef rb_ufunc_loop _matmul_loop = NULL
-cdef void* _matmul_data = NULL
+cdef inline double vsum(const double* a, Py_ssize_t n) noexcept:
+    cdef double total = 0.0
+    cdef Py_ssize_t i
+    for i in range(n):
+        total += a[i]
+    return total
 
 
-cdef int _double_loop(object ufunc, rb_ufunc_loop* loop, void** data) except -1:
-    """The first all-float64 loop of a ufunc (the one NumPy's type resolution picks)."""
-    cdef rb_ufunc_head* u = <rb_ufunc_head*><PyObject*>ufunc
-    cdef int i, j, nargs = u.nargs
-    for i in range(u.ntypes):
-        for j in range(nargs):
-            if u.types[i * nargs + j] != NPY_DOUBLE:
-                break
-        else:
-            loop[0] = u.functions[i]
-            data[0] = u.data[i]
-            return 1
-    return 0
-
-
-def _setup_numpy(tanh, exp, matmul):
-    """Take NumPy's float64 loops of tanh, exp and matmul; False if one is missing."""
-    global _tanh_loop, _tanh_data, _exp_loop, _exp_data, _matmul_loop, _matmul_data
-    return bool(
-        _double_loop(tanh, &_tanh_loop, &_tanh_data)
-        and _double_loop(exp, &_exp_loop, &_exp_data)
-        and _double_loop(matmul, &_matmul_loop, &_matmul_data)
-    )
-
-
-cdef inline void np_unary(rb_ufunc_loop loop, void* data, double* x, double* out,
-                          Py_ssize_t n) noexcept:
-    cdef char* args[2]
-    cdef Py_ssize_t steps[2]
-    args[0] = <char*>x
-    args[1] = <char*>out
-    steps[0] = sizeof(double)
-    steps[1] = sizeof(double)
-    loop(args, &n, steps, data)
-
-
-cdef inline void np_tanh(double* x, double* out, Py_ssize_t n) noexcept:
-    """np.tanh(x, out=out) on contiguous float64 arrays of length n."""
-    np_unary(_tanh_loop, _tanh_data, x, out, n)
-
-
-cdef inline void np_exp(double* x, double* out, Py_ssize_t n) noexcept:
-    np_unary(_exp_loop, _exp_data, x, out, n)
-
-
-cdef void np_vecmat(double* v, double* A, double* out, Py_ssize_t rows, Py_ssize_t cols) noexcept:
-    """``v @ A`` for a contiguous vector (rows) and a C-contiguous rows x cols matrix (with
-    cols == 1 it is a dot product: NumPy's matmul treats both as its core dimensions)."""
-    cdef char* args[3]
-    cdef Py_ssize_t dims[4]
-    cdef Py_ssize_t steps[9]
-    args[0] = <char*>v
-    args[1] = <char*>A
-    args[2] = <char*>out
-    dims[0] = 1
-    dims[1] = 1  # m: a vector as the first operand
-    dims[2] = rows
-    dims[3] = cols
-    steps[0] = 0
-    steps[1] = 0
-    steps[2] = 0
-    steps[3] = 0  # is1_m (m missing)
-    steps[4] = sizeof(double)  # is1_n
-    steps[5] = cols * sizeof(double)  # is2_n
-    steps[6] = sizeof(double)  # is2_p
-    steps[7] = 0  # os_m
-    steps[8] = sizeof(double)  # os_p
-    _matmul_loop(args, dims, steps, _matmul_data)
-
-
-cdef double pairwise(const double* a, Py_ssize_t n, Py_ssize_t stride) noexcept:
-    """NumPy's pairwise summation (DOUBLE_pairwise_sum), ``stride`` in elements."""
-    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
-    cdef Py_ssize_t i, n2
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[i * stride]
-        return res
-    if n <= 128:
-        r0 = a[0 * stride]
-        r1 = a[1 * stride]
-        r2 = a[2 * stride]
-        r3 = a[3 * stride]
-        r4 = a[4 * stride]
-        r5 = a[5 * stride]
-        r6 = a[6 * stride]
-        r7 = a[7 * stride]
-        i = 8
-        while i < n - (n % 8):
-            r0 += a[(i + 0) * stride]
-            r1 += a[(i + 1) * stride]
-            r2 += a[(i + 2) * stride]
-            r3 += a[(i + 3) * stride]
-            r4 += a[(i + 4) * stride]
-            r5 += a[(i + 5) * stride]
-            r6 += a[(i + 6) * stride]
-            r7 += a[(i + 7) * stride]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[i * stride]
-            i += 1
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return pairwise(a, n2, stride) + pairwise(a + n2 * stride, n - n2, stride)
-
-
-cdef inline double np_sum(const double* a, Py_ssize_t n) noexcept:
-    """``a.sum()`` of a contiguous float64 array (also a row's ``sum(axis=1)``)."""
-    return 0.0 + pairwise(a, n, 1)
-
-
-cdef void np_sum_axis0(const double* A, Py_ssize_t rows, Py_ssize_t cols, double* out) noexcept:
-    """``A.sum(axis=0)`` of a C-contiguous matrix: NumPy adds the rows one after the other
-    (one column alone is a contiguous reduction: pairwise)."""
-    cdef Py_ssize_t r, c
-    if cols == 1:
-        out[0] = 0.0 + pairwise(A, rows, 1)
-        return
-    for c in range(cols):
-        out[c] = 0.0
-    for r in range(rows):
-        for c in range(cols):
-            out[c] = out[c] + A[r * cols + c]
-
-
-cdef inline double np_max(const double* a, Py_ssize_t n) noexcept:
-    """``a.max()`` (NaN propagates)."""
+cdef inline double vmax(const double* a, Py_ssize_t n) noexcept:
+    """The largest of ``a[:n]`` (NaN propagates)."""
     cdef double m = a[0]
     cdef Py_ssize_t i
     for i in range(1, n):
@@ -618,7 +237,20 @@ cdef inline double np_max(const double* a, Py_ssize_t n) noexcept:
     return m
 
 
-cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
+cdef inline void vtanh(const double* x, double* out, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = tanh(x[i])
+
+
+cdef inline void vexp(const double* x, double* out, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = exp(x[i])
+
+
+cdef inline double vmin(const double* a, Py_ssize_t n) noexcept:
+    """The smallest of ``a[:n]`` (NaN propagates)."""
     cdef double m = a[0]
     cdef Py_ssize_t i
     for i in range(1, n):
@@ -627,22 +259,35 @@ cdef inline double np_min(const double* a, Py_ssize_t n) noexcept:
     return m
 
 
-def _set_tanh_batch(bint on):
-    """A test hook: batch the multiclass logistic gradients' sigmoids (True) or not."""
-    global _tanh_batch
-    _tanh_batch = on
+cdef void vsum_axis0(const double* A, Py_ssize_t rows, Py_ssize_t cols, double* out) noexcept:
+    """``out[c] = sum_r A[r, c]`` of a C-contiguous matrix."""
+    cdef Py_ssize_t r, c
+    for c in range(cols):
+        out[c] = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            out[c] += A[r * cols + c]
 
 
-def _set_exp_batch(bint on):
-    """A test hook: batch the Hedge prediction's softmax exponentials (True) or not."""
-    global _exp_batch
-    _exp_batch = on
+cdef void vecmat(const double* v, const double* A, double* out, Py_ssize_t rows,
+                 Py_ssize_t cols) noexcept:
+    """``out = v @ A`` for a vector of ``rows`` and a C-contiguous rows x cols matrix."""
+    cdef Py_ssize_t r, c
+    for c in range(cols):
+        out[c] = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            out[c] += v[r] * A[r * cols + c]
 
 
-def _set_tanh_odd(bint on):
-    """A test hook: compute the logistic cost matrices one tanh per entry (False) or per pair."""
-    global _tanh_odd
-    _tanh_odd = on
+cdef double _hedge_lean(const double* w, const double* s, int n) noexcept:
+    """``sum_i w[i] tanh(s[i] / 2)``: BinaryTask's Hedge prediction, centred on 1/2."""
+    cdef double lean = 0.0
+    cdef int i
+    for i in range(n):
+        if w[i]:  # experts Hedge has driven to 0 weigh nothing (and cost no tanh)
+            lean += w[i] * tanh(0.5 * s[i])
+    return lean
 
 
 # The plan's direct-mapped tables hash their keys' words with FNV-1a, then a final mix
@@ -737,18 +382,12 @@ cdef object OSBoostPotential = None
 cdef object LogisticLoss = None
 cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
-cdef bint _numpy_exact = False  # NumPy's float64 functions were found (walk.NUMPY_EXACT)
-# AdaBoost.OLM's shortcuts, on by default (the test hooks _set_* turn them off): tanh is odd
-# (one tanh per pair of labels), and NumPy's tanh and exp give each element of an array what
-# they give it alone (one call for the sigmoids of all learners, the softmax of all experts)
-cdef bint _tanh_odd = True
-cdef bint _tanh_batch = True
-cdef bint _exp_batch = True
 
 cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
 cdef double MIN_SAMPLE_WEIGHT = 1e-12
 cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
+cdef double COST_TIE = 1e-9  # tasks.COST_TIE
 
 
 cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest.forest_api)
@@ -760,8 +399,8 @@ def _setup(dict names, object forest_capsule):
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
-    global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT, _numpy_exact
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, DriftAdaptation, _walk_globals, _changes
+    global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, DriftAdaptation, _walk_globals, _changes
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -779,11 +418,11 @@ def _setup(dict names, object forest_capsule):
     MulticlassZeroOnePotential = names["MulticlassZeroOnePotential"]
     RankingPairPotential = names["RankingPairPotential"]
     ZERO_WEIGHT = names["ZERO_WEIGHT"]
-    _numpy_exact = names["numpy_exact"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
+    COST_TIE = names["COST_TIE"]
     DriftAdaptation = names["DriftAdaptation"]
     _changes = names["CHANGES"]
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
@@ -1356,9 +995,9 @@ DEF P_RANDOM = 3
 cdef inline double logistic_weight(double s) except? -1.0:
     cdef double e
     if s >= 0:
-        e = py_exp(-s)
+        e = exp(-s)
         return e / (1.0 + e)
-    return 1.0 / (1.0 + py_exp(s))
+    return 1.0 / (1.0 + exp(s))
 
 
 # ----------------------------------------------------------------------------- the walk memo
@@ -1916,7 +1555,6 @@ cdef class Plan:
         cdef int i, n = self.n, count
         cdef double lean, p_true
         cdef double* weights
-        cdef PySum acc
         if self.prediction == P_VOTE_SHARE:
             count = 0
             for i in range(n):
@@ -1925,13 +1563,13 @@ cdef class Plan:
             return (count + 0.5) / (n + 1.0)
         weights = self.hedge.weights.data.as_doubles
         if self.prediction == P_HEDGE:
-            lean = _hedge_lean(weights, cw.scores, n, self.tmp, self.partials)
+            lean = _hedge_lean(weights, cw.scores, n)
             return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
-        ps_init(&acc)
+        lean = 0.0
         for i in range(n):
             if cw.scores[i] >= 0:
-                ps_add(&acc, weights[i])
-        return py_min(1.0, ps_result(&acc))
+                lean += weights[i]
+        return py_min(1.0, lean)
 
     cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
         """The rule's steps along the learners (river_boost._rules), the learners' edges, the
@@ -1995,7 +1633,7 @@ cdef class Plan:
         for i in range(n):  # MulticlassTask.distributions
             vec = cw.vec + i * k
             if n_ok < 0:
-                total = np_sum(cw.rows + i * k, k)
+                total = vsum(cw.rows + i * k, k)
                 if total > 0:
                     for j in range(k):
                         vec[j] = cw.rows[i * k + j] / total
@@ -2005,7 +1643,7 @@ cdef class Plan:
                 continue
             for j in range(k):  # the labels without support masked
                 vec[j] = cw.rows[i * k + j] if cw.ok[j] else 0.0
-            total = np_sum(vec, k)
+            total = vsum(vec, k)
             if total > 0:
                 for j in range(k):
                     vec[j] = vec[j] / total
@@ -2021,11 +1659,11 @@ cdef class Plan:
                 if self.rule_id == R_LOG:
                     # learner i's scores differ from learner i - 1's in its vote's label only
                     self._logistic_costs_along(s, k, C, -1 if i == 0 else lab)
-                    np_vecmat(vec, C, prod, k, k)
+                    D = C
                 else:
                     D = self._mbbm_costs(pot, n - i - 1, s, k, C)
-                    np_vecmat(vec, D, prod, k, k)
-                lab = _argbest(prod, k, False, rank)
+                vecmat(vec, D, prod, k, k)
+                lab = _least_cost(prod, k, _tie_tol(D, k * k), rank)
             else:
                 lab = _argbest(vec, k, True, rank)
             if alphas == NULL:
@@ -2042,7 +1680,7 @@ cdef class Plan:
         cdef int j
         for j in range(m):
             out[j] = 0.5 * z[j]
-        np_tanh(out, out, m)
+        vtanh(out, out, m)
         for j in range(m):
             out[j] = 0.5 * (1.0 + out[j])
         return 0
@@ -2052,7 +1690,7 @@ cdef class Plan:
         minus the row's other entries; for the learners in turn, ``changed`` being the label
         whose score changed since the previous learner's matrix (-1: compute every pair).
 
-        With tanh odd (_tanh_odd; NumPy's is, to the bit), one tanh serves a
+        tanh is odd, so one tanh serves a
         pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
         C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
         the same floats as NumPy's elementwise sigmoid. The pairs' tanh are kept in the
@@ -2064,7 +1702,7 @@ cdef class Plan:
         cdef int* at = <int*>(g + k * k)  # where in T each of g goes
         cdef int r, l, j, lo, hi, m = 0
         cdef double t
-        if not _tanh_odd or k < 2:
+        if k < 2:
             for r in range(k):
                 for l in range(k):
                     C[r * k + l] = s[l] - s[r]
@@ -2083,7 +1721,7 @@ cdef class Plan:
                         g[m] = 0.5 * (s[hi] - s[lo])
                         at[m] = lo * k + hi
                         m += 1
-            np_tanh(g, g, m)
+            vtanh(g, g, m)
             for j in range(m):
                 T[at[j]] = g[j]
             for r in range(k):
@@ -2094,7 +1732,7 @@ cdef class Plan:
         for r in range(k):
             C[r * k + r] = 0.0
         for r in range(k):
-            C[r * k + r] = -np_sum(C + r * k, k)
+            C[r * k + r] = -vsum(C + r * k, k)
         return 0
 
     cdef object _pot_for(self, int k):
@@ -2415,7 +2053,7 @@ cdef class Plan:
             for l in range(k):
                 D[r * k + l] = C[r * k + l] - C[r * k + r]
         for r in range(k):
-            w = np_sum(D + r * k, k)
+            w = vsum(D + r * k, k)
             for l in range(k):
                 if w > 0:
                     D[r * k + l] = D[r * k + l] / w
@@ -2498,11 +2136,9 @@ cdef class Plan:
         cdef bint any_loss = False
         cdef double* zs  # every learner's gradient sigmoids, in turn
         cdef const double* sp
-        cdef int off = 0, start
+        cdef int off = 0
         # The gradients' inputs do not depend on one another (learner i's scores are the
-        # walk's), so they are all gathered first; with _tanh_batch (NumPy's tanh gives each
-        # element what it gives it alone) their sigmoids take
-        # one NumPy call per example, otherwise one per learner: the same floats.
+        # walk's), so they are all gathered first and their sigmoids taken in one pass.
         self._nkbuf(k)
         zs = self.nk
         for j in range(k):
@@ -2511,7 +2147,6 @@ cdef class Plan:
             sp = s if i == 0 else cw.scores + (i - 1) * k
             lab = cw.votes[i]
             alpha = alphas[i]
-            start = off
             if lab == yi:
                 for j in range(k):
                     if j != yi:
@@ -2520,10 +2155,7 @@ cdef class Plan:
             else:
                 zs[off] = sp[lab] - sp[yi] + alpha
                 off += 1
-            if not _tanh_batch:
-                self._sigmoid(zs + start, zs + start, off - start)
-        if _tanh_batch:
-            self._sigmoid(zs, zs, off)
+        self._sigmoid(zs, zs, off)
         off = 0
         for i in range(n):
             lab = cw.votes[i]
@@ -2540,10 +2172,10 @@ cdef class Plan:
                     z[j] = sp[j] - sp[yi]
                 self._sigmoid(z, sig, k)
                 sig[yi] = 0.0
-                total = np_sum(sig, k)
+                total = vsum(sig, k)
                 c_yl = sig[lab] if lab != yi else -total
             if lab == yi:
-                grad = -np_sum(zs + off, k - 1)
+                grad = -vsum(zs + off, k - 1)
                 off += k - 1
             else:
                 grad = zs[off]
@@ -2586,7 +2218,7 @@ cdef class Plan:
                     row[j] = py_row[j]
             for j in range(k):
                 diff[j] = row[j] - row[yi]
-            weight = fsum(diff, k, self.kb + 3 * k)
+            weight = vsum(diff, k)
             if weight < ZERO_WEIGHT:
                 weight = 0.0
                 self.has_edge[i] = 0
@@ -2625,21 +2257,18 @@ cdef class Plan:
             for i in range(n):
                 if weights[i]:
                     srow = cw.scores + i * k
-                    m = np_max(srow, k)
+                    m = vmax(srow, k)
                     e = self.nk + rows * k
                     for j in range(k):
                         e[j] = srow[j] - m
-                    if not _exp_batch:
-                        np_exp(e, e, k)
                     rows += 1
-            if _exp_batch:
-                np_exp(self.nk, self.nk, rows * k)
+            vexp(self.nk, self.nk, rows * k)
             rows = 0
             for i in range(n):
                 v = weights[i]
                 if v:
                     e = self.nk + rows * k
-                    esum = np_sum(e, k)
+                    esum = vsum(e, k)
                     for j in range(k):
                         out[j] = out[j] + v * e[j] / esum
                     rows += 1
@@ -2647,7 +2276,7 @@ cdef class Plan:
             for i in range(n):
                 j = _argbest(cw.scores + i * k, k, True, rank)
                 out[j] = out[j] + weights[i]
-        total = np_sum(out, k)
+        total = vsum(out, k)
         for j in range(k):
             out[j] = out[j] / total
         return 0
@@ -2860,7 +2489,7 @@ cdef class Plan:
             for j in range(k):
                 p = cw.rows[i * k + j]
                 h[j] = p if p > 0 and (n_ok < 0 or cw.ok[j]) else 0.0
-            total = np_sum(h, k)
+            total = vsum(h, k)
             if total > 0:
                 for j in range(k):
                     h[j] = h[j] / total
@@ -2894,8 +2523,8 @@ cdef class Plan:
         self._sigmoid(d, d, nr * ni)
         w = 1.0 / (nr * ni)
         for a in range(nr):
-            out[ri[a]] = -w * np_sum(d + a * ni, ni)
-        np_sum_axis0(d, nr, ni, colsum)
+            out[ri[a]] = -w * vsum(d + a * ni, ni)
+        vsum_axis0(d, nr, ni, colsum)
         for b in range(ni):
             out[ii[b]] = w * colsum[b]
         return 0
@@ -2928,7 +2557,7 @@ cdef class Plan:
         cw = self._walk(clean)
         out = self.kb
         if self.experts is None:
-            np_sum_axis0(cw.vec, n, k, out)
+            vsum_axis0(cw.vec, n, k, out)
         elif self.prediction == P_RANDOM:
             idx = self.experts.draw(self.booster._rng)
             for j in range(k):
@@ -2937,7 +2566,7 @@ cdef class Plan:
             weights = self.hedge.weights.data.as_doubles
             for i in range(n):
                 self.tmp[i] = weights[i]
-            np_vecmat(self.tmp, cw.scores, out, n, k)
+            vecmat(self.tmp, cw.scores, out, n, k)
         return k
 
     cdef dict _score_one(self, object x):
@@ -3042,7 +2671,7 @@ cdef class Plan:
         # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
         for i in range(n):
-            top = np_max(self.nk + i * k, k)
+            top = vmax(self.nk + i * k, k)
             for j in range(k):
                 if rel[j]:
                     self.oi[m] = i
@@ -3103,18 +2732,18 @@ cdef class Plan:
         for i in range(n):
             cost = self.nk + i * k
             h = cw.vec + i * k
-            np_vecmat(cost, h, dot, k, 1)
+            vecmat(cost, h, dot, k, 1)
             for j in range(k):
                 absc[j] = fabs(cost[j])
             self.has_edge[i] = 1
             self.en[i] = -w * dot[0]
-            self.ed[i] = w * 0.5 * np_sum(absc, k)
+            self.ed[i] = w * 0.5 * vsum(absc, k)
             if i + 1 < n:
                 nxt = self.nk + (i + 1) * k
             else:
                 nxt = self.kb + 4 * k * k + 3 * k
             self._rank_gradient(cw.scores + i * k, rel, k, nxt)
-            np_vecmat(nxt, h, dot, k, 1)
+            vecmat(nxt, h, dot, k, 1)
             self.grads[i] = w * dot[0]
         self._record_edges()
         self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
@@ -3141,9 +2770,9 @@ cdef class Plan:
             cost = self.nk + i * k
             self._pair_cost_vector(s, rel, k, n - i - 1, cost)
             h = cw.vec + i * k
-            spread = np_max(cost, k) - np_min(cost, k)
-            mean = np_sum(cost, k) / k
-            np_vecmat(cost, h, dot, k, 1)
+            spread = vmax(cost, k) - vmin(cost, k)
+            mean = vsum(cost, k) / k
+            vecmat(cost, h, dot, k, 1)
             self.has_edge[i] = 1
             self.en[i] = w * (mean - dot[0])
             self.ed[i] = w * spread
@@ -3224,13 +2853,13 @@ cdef class Plan:
             self._rank_terms(G, q, n_left, law.P, law.SP, 0.0, F)
             self._rank_terms(G, q, n_left, law.P, law.SP, -1.0, Fm)
             self._rank_terms(G, q, n_left, law.P, law.SP, 1.0, Fp)
-        total = np_sum(F, q)
+        total = vsum(F, q)
         w = 1.0 / q
         for a in range(nr):
-            rows_f[a] = np_sum(F + a * ni, ni)
-            rows_m[a] = np_sum(Fm + a * ni, ni)
-        np_sum_axis0(F, nr, ni, cols_f)
-        np_sum_axis0(Fp, nr, ni, cols_p)
+            rows_f[a] = vsum(F + a * ni, ni)
+            rows_m[a] = vsum(Fm + a * ni, ni)
+        vsum_axis0(F, nr, ni, cols_f)
+        vsum_axis0(Fp, nr, ni, cols_p)
         for a in range(nr):
             out[ri[a]] = w * (total - rows_f[a] + rows_m[a])
         for b in range(ni):
@@ -3281,7 +2910,7 @@ cdef Plan _build(object b):
         plan.crule = rule_for(rule)
         plan.rule_id = R_LOG if plan.crule.surrogate else 0
     elif type(task) is MulticlassTask:
-        if not _numpy_exact or task.weak_prediction not in ("cost", "argmax"):
+        if task.weak_prediction not in ("cost", "argmax"):
             return None
         plan.kind = K_MULTICLASS
         plan.weak_cost = task.weak_prediction == "cost"
@@ -3292,8 +2921,6 @@ cdef Plan _build(object b):
         else:
             return None
     elif type(task) is RankingTask:
-        if not _numpy_exact:
-            return None
         plan.kind = K_RANKING
         if rt is LogisticLoss:
             plan.rule_id = R_LOG

@@ -30,6 +30,11 @@ __all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask", "ch
 # for it everywhere for hundreds of events. Measured in benchmarks/RESULTS.md.
 MIN_SUPPORT = 2
 
+# Expected costs closer than this fraction of the largest cost in magnitude are a tie, broken
+# by the label order: the exact ties of the math (a learner with no opinion, symmetric scores)
+# would otherwise go to whichever label the last bits of a sum favour.
+COST_TIE = 1e-9
+
 
 def _supported(support: list) -> np.ndarray | None:
     """A mask of the labels with enough support, or None when every label counts (all have
@@ -278,10 +283,15 @@ class MulticlassTask:
         return out
 
     def weak_label(self, vec, cost_matrix) -> int:
-        """The weak learner's label: least expected cost under its own distribution."""
+        """The weak learner's label: least expected cost under its own distribution (costs
+        within ``COST_TIE`` of the least being ties, to the best-ranked label)."""
         if cost_matrix is None:
             return self.argbest(vec.tolist())
-        return self.argbest((vec @ cost_matrix).tolist(), maximize=False)
+        costs = (vec @ cost_matrix).tolist()
+        tol = COST_TIE * float(np.abs(cost_matrix).max())
+        least = min(costs)
+        tied = [j for j, c in enumerate(costs) if c <= least + tol]
+        return min(tied, key=lambda j: self._rank[j])
 
     def walk(self, dists, alphas, rule, n_models) -> Walk:
         k = len(self.classes)

@@ -10,13 +10,12 @@ with the trees called through the forest's C entry points. The boosters' methods
 :func:`plan_for`.
 
 The Python walk (the task and rule classes) is the reference and runs what the compiled
-walk does not cover; a booster can switch walks at any example (``ENABLED``). The compiled
-walk calls the same functions where the Python walk calls NumPy (NumPy's own float64
-loops), draws from the same ``random.Random`` objects and keeps its state in the same Python
-objects; ``tests/test_compiled_walk.py`` checks both walks on every prediction of many
-streams. The exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's difference laws)
-exist once, in ``river_boost._dp``: the potentials call them, and so both walks take the same
-floats from the same code.
+walk does not cover; a booster can switch walks at any example (``ENABLED``). Both walks
+compute the same math (within rounding: the compiled walk sums in its own order), draw from
+the same ``random.Random`` objects and keep their state in the same Python objects;
+``tests/test_compiled_walk.py`` checks both walks on every prediction of many streams. The
+exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's difference laws) exist once, in
+``river_boost._dp``: the potentials call them.
 
 Covered (anything else takes the Python walk):
 
@@ -26,8 +25,7 @@ Covered (anything else takes the Python walk):
   (``river_boost._rules.PythonRule``);
 - multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
   (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
-  predictions (``"cost"``, ``"argmax"``), when NumPy's float64 functions are found
-  (:data:`NUMPY_EXACT`);
+  predictions (``"cost"``, ``"argmax"``);
 - multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
   (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
   (Ada.OLMR);
@@ -38,8 +36,6 @@ Covered (anything else takes the Python walk):
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from . import _walk as _c
 from . import adaptation, core, potentials, tasks
@@ -57,7 +53,7 @@ from .potentials import (
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["ENABLED", "NUMPY_EXACT", "plan_for"]
+__all__ = ["ENABLED", "plan_for"]
 
 #: Whether boosters on the compiled forest use the compiled walk. Set it to False to run the
 #: Python walk, the reference: the same results.
@@ -73,17 +69,6 @@ predict_one = _c.predict_one
 score_one = _c.score_one
 rank_proba_one = _c.rank_proba_one
 
-
-def _numpy_kernels() -> bool:
-    """Hand the compiled walk NumPy's own float64 functions, which it calls where the Python
-    walk calls NumPy (the loops of ``tanh``, ``exp`` and ``matmul``); False if one is missing
-    (the multiclass and ranking boosters then take the Python walk)."""
-    return bool(_c._setup_numpy(np.tanh, np.exp, np.matmul))
-
-
-#: Whether the multiclass and ranking walks run compiled: NumPy's float64 functions were found
-#: (:func:`_numpy_kernels`).
-NUMPY_EXACT = _numpy_kernels()
 
 _c._setup(
     {
@@ -104,11 +89,11 @@ _c._setup(
         "MulticlassZeroOnePotential": MulticlassZeroOnePotential,
         "RankingPairPotential": RankingPairPotential,
         "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
-        "numpy_exact": NUMPY_EXACT,
         "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
         "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
         "MIN_SUPPORT": tasks.MIN_SUPPORT,
+        "COST_TIE": tasks.COST_TIE,
         "DriftAdaptation": adaptation.DriftAdaptation,
         "CHANGES": core.CHANGES,
     },

@@ -19,6 +19,9 @@ Modes (any combination of the first four; all four by default):
     - Ada.OLMR and OnlineBMR on River's Yeast (the bench's 800 rows; its models: majority-class
       leaves) against River's ``ClassifierChain`` of Hoeffding trees.
 
+    ``--models`` times other boosters instead (bench names, e.g. ``OSBoost,OSBoost.OCP``), each
+    on the streams of its task.
+
     Each booster also runs on the pure-Python path (``forest.ENABLED = walk.ENABLED = False``:
     River's trees and the Python walk, the library before the compiled forest): its speed-up,
     and its predictions checked identical. Overhead = 1 - (time inside the forest's calls) /
@@ -54,6 +57,7 @@ Modes (any combination of the first four; all four by default):
 
     python benchmarks/speed.py                     # everything (about 25 minutes on 2 cores)
     python benchmarks/speed.py --throughput --streams agrawal --repeats 5
+    python benchmarks/speed.py --throughput --no-moa --models OSBoost,OSBoost.OCP --streams sea
     python benchmarks/speed.py --check-grid --jobs 2
     python benchmarks/speed.py --custom-rule --repeats 5
     python benchmarks/speed.py --baseline /path/to/old-venv/bin/python --rounds 3
@@ -242,7 +246,7 @@ class Row:
     baseline: dict  # name -> examples per CPU second, median
 
 
-def throughput(streams, repeats, python_repeats, moa: bool) -> list[Row]:
+def throughput(streams, repeats, python_repeats, moa: bool, models=None) -> list[Row]:
     rows = []
     folder = pathlib.Path(tempfile.mkdtemp(prefix="river-boost-speed-"))
     try:
@@ -252,6 +256,8 @@ def throughput(streams, repeats, python_repeats, moa: bool) -> list[Row]:
             data = list(bench.stream_examples(stream)[0])
             n = len(data)
             names = MODELS[task]
+            if models:  # --models: the bench names given, those of this stream's task
+                names = [m for m in models if task in bench.REGISTRY[m].tasks]
             times = {name: [] for name in names}
             base = {}
             reference = None
@@ -554,7 +560,17 @@ def main(argv=None) -> int:
     parser.add_argument("--python-repeats", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--models",
+        type=lambda text: text.split(","),
+        help="--throughput: the bench names to time, comma-separated (default: "
+        + "; ".join(f"{task}: {','.join(names)}" for task, names in MODELS.items())
+        + ")",
+    )
     args = parser.parse_args(argv)
+    unknown = [m for m in args.models or () if m not in bench.REGISTRY]
+    if unknown:
+        parser.error(f"unknown --models {unknown}: bench names ({', '.join(bench.REGISTRY)})")
     if args.repeats < 1 or args.python_repeats < 1:
         # the pure-Python runs are the reference every compiled run's outputs are checked on
         parser.error("--repeats and --python-repeats need at least 1")
@@ -574,7 +590,7 @@ def main(argv=None) -> int:
             print("capymoa (with Java) is not installed: no MOA columns", file=sys.stderr)
         print(HEADER)
         print("-" * len(HEADER), flush=True)
-        rows = throughput(args.streams, args.repeats, args.python_repeats, moa)
+        rows = throughput(args.streams, args.repeats, args.python_repeats, moa, args.models)
         print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")
         print("\n".join(verdict(rows)), flush=True)
     if args.check_grid:

@@ -13,7 +13,15 @@ except ImportError as _e:
     ) from _e
 
 from . import booster, core, metrics, potentials, tasks
-from .binary import AdaBoostOL, NHBoostDT, OnlineBBM, OSBoost, PotentialBooster, SquintBoost
+from .binary import (
+    AdaBoostOL,
+    NHBoostDT,
+    OnlineBBM,
+    OSBoost,
+    OSBoostOCP,
+    PotentialBooster,
+    SquintBoost,
+)
 from .martingale import MartingaleBooster
 from .multiclass import AdaBoostOLM, OnlineMBBM
 from .multilabel import AdaOLMR, OnlineBMR
@@ -30,6 +38,7 @@ __all__ = [
     "OnlineBMR",
     "OnlineMBBM",
     "OSBoost",
+    "OSBoostOCP",
     "PotentialBooster",
     "SquintBoost",
     "booster",

@@ -1,5 +1,6 @@
 # The adaptive boosters' experts, compiled once for both walks (river_boost._experts): the
-# learners' vote weights (projected online gradient descent) and Hedge over the experts.
+# learners' vote weights (projected online gradient descent, on a box or on the simplex) and
+# Hedge over the experts.
 
 from cpython cimport array
 
@@ -26,3 +27,9 @@ cdef class ProjectedOGD:
 
     cdef double rate_c(self, int i) except? -1.0
     cdef int step_all_c(self, const double* gradients, double divisor, bint per_learner) except -1
+
+
+cdef class SimplexOGD(ProjectedOGD):
+    cdef array.array scratch  # the sorted copy of the values the projection reads
+
+    cdef int project_c(self) except -1

@@ -11,6 +11,7 @@ against the readable definitions.
 
 from cpython cimport array
 from libc.math cimport exp, log, sqrt
+from libc.stdlib cimport qsort
 
 import array as _pyarray
 
@@ -227,3 +228,91 @@ cdef class ProjectedOGD:
             self.starts = [0] * self.n
         self.starts[i] = self._t[0]
         self.values.data.as_doubles[i] = 0.0
+
+
+cdef int _descending(const void* a, const void* b) noexcept nogil:
+    cdef double x = (<const double*>a)[0], y = (<const double*>b)[0]
+    return (x < y) - (x > y)
+
+
+cdef class SimplexOGD(ProjectedOGD):
+    """Online gradient descent projected on the probability simplex (Zinkevich 2003).
+
+    The vote weights of OSBoost.OCP (Chen, Lin & Lu 2012): ``alpha`` starts uniform (``1/n``
+    each); each step moves every coordinate by ``-rate_i * gradient_i`` (the rates of
+    :class:`ProjectedOGD`, drift adaptation's included) and then projects the vector on
+    ``{alpha >= 0, sum(alpha) = 1}`` in the Euclidean norm (:meth:`project`). A step whose
+    gradients are all 0 only advances the step count: the vector is already on the simplex.
+    """
+
+    def __init__(self, int n, double lr):
+        cdef int i
+        self.bound = 1.0  # no coordinate leaves [0, 1]
+        self.scratch = _pyarray.array("d", [0.0]) * n
+        for i in range(n):
+            self.values.data.as_doubles[i] = 1.0 / n
+
+    def __reduce__(self):
+        state = (list(self.values), self._t[0], self.starts, self.memory)
+        return (SimplexOGD, (self.n, self.lr), state)
+
+    cdef int project_c(self) except -1:
+        """The values, replaced by their Euclidean projection on the simplex (Duchi, Shalev-
+        Shwartz, Singer & Chandra 2008, Figure 1): with ``u`` the values sorted in decreasing
+        order, ``rho`` the largest ``j`` with ``u_j > (u_1 + ... + u_j - 1) / j`` and ``tau``
+        that threshold at ``rho``, each ``alpha_i`` becomes ``max(alpha_i - tau, 0)``."""
+        cdef double* v = self.values.data.as_doubles
+        cdef double* u = self.scratch.data.as_doubles
+        cdef double css = 0.0, tau = 0.0, cut
+        cdef int j, n = self.n
+        for j in range(n):
+            u[j] = v[j]
+        qsort(u, n, sizeof(double), _descending)
+        for j in range(n):  # the condition holds for j = 1..rho and fails after (their lemma)
+            css += u[j]
+            cut = (css - 1.0) / (j + 1)
+            if u[j] > cut:
+                tau = cut
+        for j in range(n):
+            v[j] = _max(v[j] - tau, 0.0)
+        return 0
+
+    def project(self):
+        """Project the values on the simplex (:meth:`project_c`)."""
+        self.project_c()
+
+    cdef int step_all_c(self, const double* gradients, double divisor,
+                        bint per_learner) except -1:
+        """:meth:`ProjectedOGD.step_all_c`'s step, then the projection on the simplex."""
+        cdef double* v = self.values.data.as_doubles
+        cdef long long* t = self._t.data.as_longlongs
+        cdef double rate
+        cdef bint moved = False
+        cdef int i
+        t[0] += 1
+        rate = (self.lr / sqrt(<double>t[0])) / divisor
+        for i in range(self.n):
+            if gradients[i] != 0.0:
+                if per_learner:
+                    rate = self.rate_c(i) / divisor
+                v[i] = v[i] - rate * gradients[i]
+                moved = True
+        if moved:
+            self.project_c()
+        return 0
+
+    def step(self, int i, double gradient, double rate):
+        """A step of one coordinate alone would leave the simplex: use :meth:`step_all`."""
+        raise NotImplementedError("SimplexOGD moves all coordinates at once: use step_all")
+
+    def restart(self, int i):
+        """Coordinate ``i``'s learner was replaced: its rate starts from ``lr`` again and its
+        weight from ``1/n``, the weight every learner starts with; the vector is then projected
+        back on the simplex (the others give up what it gains, evenly while they can)."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"coordinate {i} of {self.n}")
+        if self.starts is None:
+            self.starts = [0] * self.n
+        self.starts[i] = self._t[0]
+        self.values.data.as_doubles[i] = 1.0 / self.n
+        self.project_c()

@@ -47,6 +47,10 @@ cdef class OSBoostRule(Rule):
     cdef double gamma, theta, s
 
 
+cdef class OSBoostOCPRule(OSBoostRule):
+    cdef bint active  # the hinge loss of the full weighted vote is positive: alpha moves
+
+
 cdef class LogisticRule(Rule):
     cdef double s, p
 

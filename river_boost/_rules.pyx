@@ -238,6 +238,26 @@ cdef class OSBoostRule(Rule):
         return binary_edge(self.ex, p, z, out)
 
 
+cdef class OSBoostOCPRule(OSBoostRule):
+    """:class:`~river_boost.potentials.OSBoostOCPPotential` (OSBoost.OCP): OSBoost's weights,
+    and while the full weighted vote's margin ``y sum_i alpha_i h_i`` is below ``theta``
+    (the hinge loss is positive), ``alpha_i``'s gradient ``-w z_i``, else 0."""
+
+    cdef int binary_begin(self, const BinaryExample* ex) except -1:
+        cdef double f = 0.0
+        cdef int i
+        OSBoostRule.binary_begin(self, ex)
+        for i in range(ex.n):
+            f += ex.alphas[i] * ex.votes[i]
+        self.active = ex.sign * f < self.theta
+        return 0
+
+    cdef double binary_step(self, int i, int z, double* out) except? -1.0:
+        cdef double p = OSBoostRule.binary_step(self, i, z, out)
+        out[2] = -self.ex.w * z if self.active else 0.0
+        return p
+
+
 # ----------------------------------------------------------------------------- logistic loss
 
 cdef inline double logistic_weight(double s) noexcept:
@@ -366,6 +386,7 @@ def rule_for(object potential):
             P.NormalHedgePotential: NormalHedgeRule,
             P.SquintPotential: SquintRule,
             P.OSBoostPotential: OSBoostRule,
+            P.OSBoostOCPPotential: OSBoostOCPRule,
             P.LogisticLoss: LogisticRule,
         }
     return _COMPILED.get(type(potential), PythonRule)(potential)

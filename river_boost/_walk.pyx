@@ -48,6 +48,7 @@ from libc.errno cimport errno, ERANGE, EDOM
 
 from river_boost._forestapi cimport ForestAPI
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
+from river_boost._experts cimport SimplexOGD as CSimplexOGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
 from river_boost._rules cimport Rule, BinaryExample
 from river_boost._rules import rule_for
@@ -990,6 +991,7 @@ DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
 DEF P_VOTE = 2
 DEF P_RANDOM = 3
+DEF P_FINAL = 4  # vote weights on the simplex: the full weighted vote's share of True
 
 
 cdef inline double logistic_weight(double s) except? -1.0:
@@ -1565,6 +1567,8 @@ cdef class Plan:
         if self.prediction == P_HEDGE:
             lean = _hedge_lean(weights, cw.scores, n)
             return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
+        if self.prediction == P_FINAL:
+            return py_min(1.0, py_max(0.0, (1.0 + cw.scores[n - 1]) / 2.0))
         lean = 0.0
         for i in range(n):
             if cw.scores[i] >= 0:
@@ -2899,7 +2903,7 @@ cdef Plan _build(object b):
         return None
     if experts is not None and (
         type(experts) is not Experts
-        or type(experts.ogd) is not COGD
+        or type(experts.ogd) not in (COGD, CSimplexOGD)
         or type(experts.hedge) is not CHedge
     ):
         return None
@@ -2978,9 +2982,9 @@ cdef Plan _build(object b):
     else:
         plan.ogd = experts.ogd
         plan.hedge = experts.hedge
-        plan.prediction = {"hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM}[
-            experts.prediction
-        ]
+        plan.prediction = {
+            "hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM, "final": P_FINAL
+        }[experts.prediction]
     plan._alloc()
     return plan
 

@@ -197,7 +197,8 @@ class Entry:
 
     ``factory(n_models, seed, **grid)`` builds it, ``grid`` holding the values of the grid
     parameters it ``takes`` (``"gamma"``, ``"learning_rate"``); ``gammas`` is its own edge grid
-    when it should not follow the run's (OSBoost, the papers' baseline, runs at one edge);
+    when it should not follow the run's (OSBoost and OSBoost.OCP, the papers' baselines, run
+    at one edge);
     ``kind`` is ``"baseline"`` (River), ``"booster"``, ``"anchor"`` (outside libraries,
     skipped unless ``library`` is installed), ``"ablation"`` (a variant behind a documented
     default, run only when asked for), ``"drift"`` (a booster with drift adaptation) or
@@ -222,7 +223,8 @@ class Entry:
 BINARY, MULTICLASS, MULTILABEL = (frozenset({t}) for t in ("binary", "multiclass", "multilabel"))
 CLASSIFICATION = BINARY | MULTICLASS
 GAMMA, LEARNING_RATE = ("gamma",), ("learning_rate",)
-OSBOOST_GAMMA = 0.1  # the baseline is run at one edge unless --osboost-gammas is given
+OSBOOST_GAMMA = 0.1  # the baselines are run at one edge unless --osboost-gammas is given
+OSBOOST_FAMILIES = ("OSBoost", "OSBoost.OCP")  # the papers' baselines (--osboost-gammas)
 
 
 def _ht():
@@ -268,6 +270,9 @@ REGISTRY: dict[str, Entry] = {
     "AdaBoost.OL": Entry(_make(binary.AdaBoostOL), BINARY, LEARNING_RATE),
     "AdaBoost.OL.S": Entry(_make(binary.AdaBoostOL, weighting="sampling"), BINARY, LEARNING_RATE),
     "OSBoost": Entry(_make(binary.OSBoost), BINARY, GAMMA, gammas=(OSBOOST_GAMMA,)),
+    "OSBoost.OCP": Entry(
+        _make(binary.OSBoostOCP), BINARY, GAMMA + LEARNING_RATE, gammas=(OSBOOST_GAMMA,)
+    ),
     "NHBoostDT": Entry(_make(binary.NHBoostDT), BINARY),
     "SquintBoost": Entry(_make(binary.SquintBoost), BINARY),
     "MartingaleBooster": Entry(_martingale, BINARY),
@@ -712,7 +717,8 @@ def grid(streams, models, gammas, seeds, osboost_gammas=None):
     for family in models:
         entry = REGISTRY[family]
         if "gamma" in entry.takes:
-            own = osboost_gammas if (family == "OSBoost" and osboost_gammas) else entry.gammas
+            own = osboost_gammas if (family in OSBOOST_FAMILIES and osboost_gammas) else None
+            own = own or entry.gammas
             specs += [ModelSpec(family, g) for g in (own or gammas)]
         else:
             specs.append(ModelSpec(family))

@@ -97,6 +97,7 @@ class Booster(Watched, base.Estimator):
                 params.get("learning_rate", 4.0),
                 params.get("prediction", "hedge"),
                 task.predictions,
+                rule,
             )
         # a typed counter, counted in place (by the compiled walk too: no int object and no
         # write into the booster's __dict__ per example); an int in pickles from before

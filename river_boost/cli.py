@@ -255,7 +255,10 @@ def make_parser():
     _run_options(b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results")
     b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
     b.add_argument(
-        "--osboost-gammas", type=_edges, default=[bench.OSBOOST_GAMMA], help="edges for OSBoost"
+        "--osboost-gammas",
+        type=_edges,
+        default=[bench.OSBOOST_GAMMA],
+        help="edges for OSBoost and OSBoost.OCP",
     )
     b.add_argument("--no-plot", action="store_true", help="skip the PNG plots")
     b.add_argument(

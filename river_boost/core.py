@@ -39,6 +39,7 @@ __all__ = [
     "Experts",
     "Hedge",
     "ProjectedOGD",
+    "SimplexOGD",
     "BoundedCache",
     "as_binary_label",
     "check_sample_weight",
@@ -863,6 +864,7 @@ class WeakLearnerPool(Watched):
 # The experts' parts are compiled once for both walks (river_boost._experts)
 Hedge = _experts.Hedge
 ProjectedOGD = _experts.ProjectedOGD
+SimplexOGD = _experts.SimplexOGD
 
 
 class Experts(Watched):
@@ -874,14 +876,27 @@ class Experts(Watched):
     ``v_i <- v_i exp(-w * loss_i)``. ``prediction`` says how the experts become one
     prediction: ``"hedge"`` (the Hedge mixture), ``"vote"`` (Hedge-weighted vote) or
     ``"random"`` (draw an expert, as the papers do).
+
+    A rule whose vote weights live on the probability simplex (``rule.simplex``, OSBoost.OCP)
+    gets :class:`SimplexOGD` instead (``alpha`` starts uniform) and its own prediction,
+    ``"final"``: the full weighted vote ``F_N = sum_i alpha_i h_i``, in ``[-1, 1]``, with
+    ``P(True) = (1 + F_N) / 2``; ``prediction`` is then not read.
     """
 
-    def __init__(self, n: int, learning_rate: float, prediction: str, predictions: tuple):
+    def __init__(
+        self, n: int, learning_rate: float, prediction: str, predictions: tuple, rule=None
+    ):
+        simplex = bool(getattr(rule, "simplex", False))
+        if simplex:
+            prediction, predictions = "final", ("final",)
         check_choice("prediction", prediction, predictions)
         if not (learning_rate > 0 and math.isfinite(learning_rate)):
             raise ValueError(f"learning_rate must be finite and > 0, got {learning_rate}")
         self.prediction = prediction
-        self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
+        if simplex:
+            self.ogd = SimplexOGD(n, lr=learning_rate)
+        else:
+            self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
 
     def update(

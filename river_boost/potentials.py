@@ -26,6 +26,7 @@ __all__ = [
     "NormalHedgePotential",
     "SquintPotential",
     "OSBoostPotential",
+    "OSBoostOCPPotential",
     "LogisticLoss",
     "MulticlassZeroOnePotential",
     "RankingPairPotential",
@@ -606,6 +607,60 @@ class OSBoostPotential(Potential):
 
     def sampling_probability(self, i, state, worst=None):
         return osboost_weight(state, self.gamma)
+
+
+class OSBoostOCPPotential(OSBoostPotential):
+    """OSBoost.OCP: online smooth boosting's weights, and vote weights learned by online
+    convex programming (Chen, Lin & Lu 2012, Algorithm 1).
+
+    The examples weigh for the learners exactly as in :class:`OSBoostPotential`. The learners'
+    vote weights ``alpha`` live on the probability simplex (``simplex = True``: the booster's
+    :class:`~river_boost.core.Experts` run :class:`~river_boost.core.SimplexOGD`, starting
+    from ``1/N`` each) and follow projected online gradient descent (Zinkevich 2003) on the
+    hinge loss of the weighted vote at the margin ``theta = gamma / (2 + gamma)``,
+
+        ``l(alpha) = max(0, theta - y sum_i alpha_i h_i)``,   ``y, h_i`` in ``{-1, +1}``,
+
+    with the votes ``h_i`` the learners gave before learning the example: while the margin
+    ``y F`` of the full vote ``F = sum_i alpha_i h_i`` is below ``theta``, ``alpha_i``'s
+    gradient is ``-w z_i`` (``z_i = y h_i``, ``w`` the sample weight), else 0 (no step).
+    The booster predicts ``sign(F)`` (``P(True) = (1 + F) / 2``, the ``alpha``-weighted share
+    of True votes).
+
+    Examples
+    --------
+
+    Two learners, vote weights ``(0.5, 0.5)``, a positive example the first gets right and the
+    second wrong: the margin ``F = 0`` is below ``theta = 1/21``, so ``alpha_1`` gets
+    gradient ``-1`` and ``alpha_2`` ``+1``; the weights are OSBoost's.
+
+    >>> from river_boost.tasks import Example, Walk
+    >>> pot = OSBoostOCPPotential(gamma=0.1)
+    >>> ex = Example(Walk([0.9, 0.2], [1, -1]), 1.0, 2, [0.5, 0.5], [0.0, 0.0], y=True, sign=1)
+    >>> state = pot.binary_start(ex)
+    >>> p1, _, state, g1 = pot.binary_step(0, state, ex)
+    >>> p2, _, state, g2 = pot.binary_step(1, state, ex)
+    >>> (p1, round(p2, 4)), (g1, g2)
+    ((1.0, 0.9511), (-1.0, 1.0))
+
+    """
+
+    surrogate = True
+    #: the vote weights live on the probability simplex (:class:`~river_boost.core.Experts`)
+    simplex = True
+
+    def binary_start(self, ex):
+        f = 0.0
+        for alpha, vote in zip(ex.alphas, ex.votes):  # the compiled rule's order
+            f += alpha * vote
+        return 0.0, ex.sign * f < self._theta  # (OSBoost's state, the hinge is active)
+
+    def binary_step(self, i, state, ex):
+        s, active = state
+        z = ex.sign * ex.votes[i]
+        p = osboost_weight(s, self.gamma)
+        gradient = -ex.w * z if active else 0.0
+        return p, binary_edge(ex.w, p, z), (s + (z - self._theta), active), gradient
 
 
 class LogisticLoss(Potential):

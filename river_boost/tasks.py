@@ -173,6 +173,10 @@ class BinaryTask:
                 v * math.tanh(0.5 * f) for v, f in zip(experts.hedge.weights, walk.scores)
             )
             p_true = min(1.0, max(0.0, 0.5 + 0.5 * lean))
+        elif experts.prediction == "final":
+            # vote weights on the simplex (OSBoost.OCP): the full vote F_N is in [-1, 1] and
+            # (1 + F_N) / 2 the alpha-weighted share of True votes (clipped: rounding)
+            p_true = min(1.0, max(0.0, (1.0 + walk.scores[-1]) / 2.0))
         else:
             p_true = min(
                 1.0, sum((v for v, f in zip(experts.hedge.weights, walk.scores) if f >= 0), 0.0)

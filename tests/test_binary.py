@@ -15,9 +15,10 @@ import river_boost as rb
 from river_boost.core import clean_features
 
 from .helpers import FeatureVoter, phishing, pool_of_voters
+from .test_experts import brute_simplex_projection
 from .test_potentials import brute_phi, reachable_margins
 
-BOOSTERS = [rb.OnlineBBM, rb.AdaBoostOL, rb.OSBoost, rb.NHBoostDT, rb.SquintBoost]
+BOOSTERS = [rb.OnlineBBM, rb.AdaBoostOL, rb.OSBoost, rb.OSBoostOCP, rb.NHBoostDT, rb.SquintBoost]
 
 
 def _variants():
@@ -133,6 +134,44 @@ def test_osboost_weights_follow_chen_lin_lu():
         expected.append(1.0 if s <= 0 else (1 - gamma) ** (s / 2))
         s += (1 if x[feat] else -1) - theta
     assert booster.pool.offered == pytest.approx(expected)
+
+
+def test_osboost_ocp_follows_chen_lin_lu_algorithm_1():
+    """Replay Algorithm 1 of Chen, Lin & Lu (2012) by hand with learners whose votes are
+    known: OSBoost's weights, and the vote weights' projected gradient step on the hinge loss
+    at theta, the projection by exhaustion in exact fractions; the prediction is the
+    alpha-weighted share of True votes."""
+    gamma, lr = 0.2, 0.7
+    features = ["a", "b", "c"]
+    booster = pool_of_voters(rb.OSBoostOCP, features, gamma=gamma, learning_rate=lr, min_weight=0.0)
+    # b is right 6 times in 10, a and c 4 times
+    stream = [
+        ({"a": a, "b": b, "c": c}, y)
+        for a, b, c, y in itertools.product([0, 1], repeat=4)
+        if (b == y or a == c) and not (c == y and a == b)
+    ] * 6
+    theta = gamma / (2 + gamma)
+    alpha, offered = [1 / 3] * 3, [0.0] * 3
+    steps = 0
+    for t, (x, y) in enumerate(stream, start=1):
+        votes = [1 if x[f] > 0 else -1 for f in features]
+        f = sum(Fraction(a) * v for a, v in zip(alpha, votes))
+        assert booster.predict_proba_one(x)[True] == pytest.approx(float((1 + f) / 2), abs=1e-12)
+        assert booster.predict_one(x) == (f >= 0)
+        booster.learn_one(x, y)
+        sy, s = (1 if y else -1), 0.0
+        for i, v in enumerate(votes):
+            offered[i] += 1.0 if s <= 0 else (1 - gamma) ** (s / 2)
+            s += sy * v - theta
+        if sy * f < Fraction(theta):  # the hinge is active: a step, then the projection
+            rate = Fraction(lr / math.sqrt(t))
+            raw = [Fraction(a) + rate * sy * v for a, v in zip(alpha, votes)]
+            alpha = [float(a) for a in brute_simplex_projection(raw)]
+            steps += 1
+        assert booster.alphas == pytest.approx(alpha, abs=1e-12)
+        assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
+    assert 0 < steps < len(stream)  # both sides of the margin were met
+    assert booster.alphas[1] == max(booster.alphas)  # the best learner weighs most
 
 
 def test_edges_follow_the_papers_definition():
@@ -308,6 +347,8 @@ def test_new_and_missing_features_mid_stream(cls):
         (rb.OnlineBBM, {"gamma": 1.0}),
         (rb.OnlineBBM, {"n_models": 0}),
         (rb.OSBoost, {"gamma": -0.1}),
+        (rb.OSBoostOCP, {"gamma": 1.0}),
+        (rb.OSBoostOCP, {"learning_rate": -1.0}),
         (rb.AdaBoostOL, {"prediction": "best"}),
         (rb.AdaBoostOL, {"learning_rate": 0.0}),
         (rb.AdaBoostOL, {"weighting": "poisson"}),

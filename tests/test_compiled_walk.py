@@ -195,6 +195,14 @@ DRIFT_CASES = [
     (rb.OnlineBBM, _adapting(drift_detector=_OwnADWIN(delta=0.1, clock=4)), "binary drift"),
 ]
 CASES += DRIFT_CASES
+# OSBoost.OCP: vote weights on the simplex and the full weighted vote's prediction; with
+# drift adaptation, replaced learners' weights reset to 1/n and projected
+OCP_CASES = [
+    (rb.OSBoostOCP, {}, "binary"),
+    (rb.OSBoostOCP, {"weighting": "sampling", "learning_rate": 4.0, "gamma": 0.3}, "binary"),
+    (rb.OSBoostOCP, _adapting(True, weighting="sampling"), "binary drift"),
+]
+CASES += OCP_CASES
 # 44 learners: potentials above 40 votes left (the banded DP; kept short, the Python walk's
 # NumPy DP is slow)
 CASES.append((rb.OnlineMBBM, {"n_models": 44}, "multiclass (short)"))
@@ -324,7 +332,7 @@ def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatc
 @pytest.mark.parametrize(
     "cls, params, stream",
     [CASES[0], CASES[6], CASES[9], CASES[13], CASES[17], CASES[20], CASES[22]]
-    + [DRIFT_CASES[2], DRIFT_CASES[4]],
+    + [DRIFT_CASES[2], DRIFT_CASES[4], OCP_CASES[0], OCP_CASES[2]],
     ids=lambda c: getattr(c, "__name__", None),
 )
 def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(

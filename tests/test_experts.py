@@ -1,7 +1,8 @@
 """The compiled experts (river_boost._experts) against readable definitions.
 
-The vote weights follow projected online gradient descent and the experts Hedge, fixed share
-and restarts included (Beygelzimer, Kale & Luo 2015, Alg. 2; Herbster & Warmuth 1998): the
+The vote weights follow projected online gradient descent (on a box, or on the simplex for
+OSBoost.OCP) and the experts Hedge, fixed share and restarts included (Beygelzimer, Kale & Luo
+2015, Alg. 2; Chen, Lin & Lu 2012, Alg. 1; Herbster & Warmuth 1998): the
 oracles below are those definitions written plainly in Python; the compiled classes, which
 both walks use, must give the same numbers within 1e-12 relative (log-weights within 1e-13
 absolute).
@@ -9,12 +10,16 @@ absolute).
 
 from __future__ import annotations
 
+import itertools
 import math
 import pickle
 import random
+from fractions import Fraction
 
 import pytest
-from river_boost._experts import Hedge, ProjectedOGD
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from river_boost._experts import Hedge, ProjectedOGD, SimplexOGD
 
 
 class OracleHedge:
@@ -125,3 +130,109 @@ def test_a_wrong_number_of_losses_or_gradients_is_an_error_before_anything_chang
     with pytest.raises(ValueError, match="gradients"):
         ogd.step_all([1.0, 2.0, 3.0, 4.0])
     assert list(hedge.weights) == [1 / 3] * 3 and ogd.t == 0 and list(ogd.values) == [0.0] * 3
+
+
+# ----------------------------------------------------------------------------- the simplex
+
+
+def brute_simplex_projection(v):
+    """The Euclidean projection of ``v`` on the simplex by exhaustion, in exact fractions: for
+    every non-empty support ``S``, the closest point of the simplex's face ``S`` is ``v_S``
+    shifted by ``(sum(v_S) - 1) / |S|`` (when that keeps it >= 0); the nearest of those."""
+    v = [Fraction(x) for x in v]
+    best, best_d = None, None
+    for size in range(1, len(v) + 1):
+        for support in itertools.combinations(range(len(v)), size):
+            shift = (sum(v[i] for i in support) - 1) / size
+            w = [v[i] - shift if i in support else Fraction(0) for i in range(len(v))]
+            if min(w) < 0:
+                continue
+            d = sum((a - b) ** 2 for a, b in zip(w, v))
+            if best_d is None or d < best_d:
+                best, best_d = w, d
+    return best
+
+
+def _project(values):
+    ogd = SimplexOGD(len(values), lr=1.0)
+    for i, v in enumerate(values):
+        ogd.values[i] = v
+    ogd.project()
+    return list(ogd.values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(-5.0, 5.0, allow_nan=False), min_size=1, max_size=6))
+def test_the_simplex_projection_is_the_nearest_point_of_the_simplex(values):
+    got = _project(values)
+    want = brute_simplex_projection(values)
+    assert got == pytest.approx([float(w) for w in want], abs=1e-12)
+    assert min(got) >= 0.0 and math.fsum(got) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_the_simplex_projection_on_small_cases_worked_by_hand():
+    assert _project([0.5, 0.5]) == [0.5, 0.5]  # on the simplex: unchanged
+    assert _project([2.0, 0.0]) == [1.0, 0.0]  # a vertex
+    assert _project([0.0, 0.0, 0.0, 0.0]) == [0.25] * 4  # the centre
+    assert _project([1.0, 0.5, -1.0]) == [0.75, 0.25, 0.0]  # shift by 1/4, one clipped
+    # a clipped coordinate changes the shift: a wrong support would give [1.1, 0.1, -0.2]
+    assert _project([1.2, 0.2, -0.1]) == pytest.approx([1.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("per_learner, memory", [(False, None), (True, None), (True, 50)])
+def test_simplex_ogd_steps_project_and_restart_as_the_oracle(per_learner, memory):
+    rng = random.Random(11)
+    n = 4
+    ogd = SimplexOGD(n, lr=1.0)
+    assert list(ogd.values) == [0.25] * 4 and ogd.t == 0
+    ogd.memory = memory
+    values, t, starts = [0.25] * 4, 0, [0] * n
+    for step in range(600):
+        # the hinge's gradients: -w z_i on examples inside the margin, else none
+        w = rng.choice([1.0, 0.5, 3.0])
+        active = rng.random() < 0.6
+        gradients = [-w * rng.choice([-1, 1]) if active else 0.0 for _ in range(n)]
+        ogd.step_all(gradients, 1.0, per_learner)
+        t += 1
+        raw = []
+        for i, g in enumerate(gradients):
+            ti = t - starts[i] if per_learner else t
+            if memory is not None:
+                ti = min(ti, memory)
+            raw.append(values[i] - 1.0 / math.sqrt(max(ti, 1)) * g)
+        if active:
+            values = [float(x) for x in brute_simplex_projection(raw)]
+        if step % 97 == 5:  # drift adaptation replaced learner i: 1/n again, projected
+            i = rng.randrange(n)
+            ogd.restart(i)
+            starts[i] = t
+            raw = list(values)
+            raw[i] = 1.0 / n
+            values = [float(x) for x in brute_simplex_projection(raw)]
+        assert list(ogd.values) == pytest.approx(values, abs=1e-12)
+    assert ogd.t == 600 and min(ogd.values) >= 0.0
+    assert math.fsum(ogd.values) == pytest.approx(1.0, abs=1e-12)
+    copy = pickle.loads(pickle.dumps(ogd))
+    assert type(copy) is SimplexOGD and copy.t == ogd.t and copy.starts == ogd.starts
+    assert list(copy.values) == list(ogd.values) and copy.memory == memory
+    gradients = [1.0, -1.0, 0.5, 0.0]
+    copy.step_all(gradients, 1.0, per_learner)
+    ogd.step_all(gradients, 1.0, per_learner)
+    assert list(copy.values) == list(ogd.values)
+
+
+def test_a_restarted_learner_gets_its_share_back_from_the_others():
+    ogd = SimplexOGD(4, lr=1.0)
+    for i, v in enumerate([0.7, 0.3, 0.0, 0.0]):
+        ogd.values[i] = v
+    ogd.restart(1)  # 0.3 -> 0.25: the 0.05 it frees goes to the four evenly
+    assert list(ogd.values) == pytest.approx([0.7125, 0.2625, 0.0125, 0.0125], abs=1e-15)
+    # 0.0125 -> 0.25: the 0.2375 too much is taken evenly from the three that can pay it
+    # (0.075 each, the restarted one included); the fourth, at 0.0125, drops to 0
+    ogd.restart(3)
+    assert list(ogd.values) == pytest.approx([0.6375, 0.1875, 0.0, 0.175], abs=1e-15)
+    assert ogd.starts == [0, 0, 0, 0]  # restarted at t = 0
+    with pytest.raises(IndexError):
+        ogd.restart(4)
+    with pytest.raises(NotImplementedError):
+        ogd.step(0, 1.0, 1.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -9,6 +10,7 @@ import pytest
 
 from river_boost.potentials import (
     BinomialPotential,
+    OSBoostOCPPotential,
     binomial_log_pmf,
     logistic_loss,
     logistic_weight,
@@ -114,3 +116,35 @@ def test_osboost_weight():
     assert osboost_weight(-3.0, 0.1) == 1.0
     assert osboost_weight(0.0, 0.1) == 1.0
     assert osboost_weight(4.0, 0.1) == pytest.approx(0.9**2)
+
+
+@pytest.mark.parametrize("gamma", [0.1, 0.3])
+@pytest.mark.parametrize("alphas", [(0.5, 0.25, 0.25), (0.125, 0.375, 0.5), (0.0, 0.0, 1.0)])
+def test_osboost_ocp_weights_and_hinge_gradients_against_exact_arithmetic(gamma, alphas):
+    """Chen, Lin & Lu's Algorithm 1 for one example, every vote pattern and label: learner
+    i's weight from s = sum_{j<i} (z_j - theta), 1 if s <= 0 else (1 - gamma)^(s/2); the
+    gradient of max(0, theta - y sum_i alpha_i h_i) in alpha_i, -w z_i inside the margin
+    and 0 outside, all from exact fractions of the same inputs."""
+    from river_boost.tasks import Example, Walk
+
+    pot = OSBoostOCPPotential(gamma)
+    assert pot.surrogate and pot.simplex
+    g = Fraction(gamma)
+    theta = g / (2 + g)
+    n = len(alphas)
+    for votes in itertools.product([1, -1], repeat=n):
+        for y, w in ((True, 1.0), (False, 2.5)):
+            sign = 1 if y else -1
+            ex = Example(
+                Walk([0.5] * n, list(votes)), w, n, list(alphas), [0.0] * n, y=y, sign=sign
+            )
+            margin = sign * sum(Fraction(a) * v for a, v in zip(alphas, votes))
+            state, s = pot.binary_start(ex), Fraction(0)
+            for i in range(n):
+                p, edge, state, gradient = pot.binary_step(i, state, ex)
+                z = sign * votes[i]
+                want_p = 1.0 if s <= 0 else float(1 - g) ** float(s / 2)
+                assert p == pytest.approx(want_p, rel=1e-12, abs=0.0)
+                assert edge == pytest.approx((w * want_p * z, 2 * w * want_p), rel=1e-12)
+                assert gradient == (-w * z if margin < theta else 0.0)
+                s += z - theta

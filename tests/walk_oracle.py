@@ -69,6 +69,7 @@ class Pool:
 
     def teach(self, x: dict, offers, sample_weight: float) -> None:
         for i, y, p in offers:
+            p = float(p)  # as the booster: a NumPy float would make River divide by 0 unchecked
             self.offered[i] += p
             self.n_offered[i] += 1
             if p <= 0.0:
@@ -89,8 +90,8 @@ class Pool:
             self.learners[i].learn_one(x, y, w=w)
 
     def record_edge(self, i: int, numerator: float, denominator: float) -> None:
-        self.edge_sums[i][0] += numerator
-        self.edge_sums[i][1] += denominator
+        self.edge_sums[i][0] += float(numerator)
+        self.edge_sums[i][1] += float(denominator)
 
     @property
     def edges(self) -> list:

@@ -383,6 +383,8 @@ cdef object OSBoostPotential = None
 cdef object LogisticLoss = None
 cdef object MulticlassZeroOnePotential = None
 cdef object RankingPairPotential = None
+cdef object Walk = None  # tasks.Walk and tasks.Example: what a rule's Python steps read
+cdef object Example = None
 
 cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
@@ -401,7 +403,7 @@ def _setup(dict names, object forest_capsule):
     global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
     global LogisticLoss, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
     global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, DriftAdaptation, _walk_globals, _changes
+    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, Walk, Example, DriftAdaptation, _walk_globals, _changes
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -423,6 +425,8 @@ def _setup(dict names, object forest_capsule):
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
+    Walk = names["Walk"]
+    Example = names["Example"]
     COST_TIE = names["COST_TIE"]
     DriftAdaptation = names["DriftAdaptation"]
     _changes = names["CHANGES"]
@@ -986,6 +990,7 @@ DEF K_RANKING = 2
 
 DEF R_MBBM = 7
 DEF R_PAIR = 8
+DEF R_PY = 9  # a Potential of your own: its Python methods (multiclass, ranking)
 
 DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
@@ -1664,8 +1669,11 @@ cdef class Plan:
                     # learner i's scores differ from learner i - 1's in its vote's label only
                     self._logistic_costs_along(s, k, C, -1 if i == 0 else lab)
                     D = C
-                else:
+                elif self.rule_id == R_MBBM:
                     D = self._mbbm_costs(pot, n - i - 1, s, k, C)
+                else:
+                    D = self.kb + k  # (k^2 doubles kept free past s)
+                    self._python_vote_costs(n - i - 1, s, k, alphas == NULL, C, D)
                 vecmat(vec, D, prod, k, k)
                 lab = _least_cost(prod, k, _tie_tol(D, k * k), rank)
             else:
@@ -2102,8 +2110,10 @@ cdef class Plan:
         errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
         if self.rule_id == R_LOG:
             self._mc_logistic_steps(cw, yi, wd)
-        else:
+        elif self.rule_id == R_MBBM:
             self._mc_mbbm_steps(cw, yi, wd)
+        else:
+            self._mc_python_steps(cw, yi, wd, y)
         self._teach(clean, y, wd)
         self._walk_stale()
         if errors is not None:
@@ -2190,13 +2200,110 @@ cdef class Plan:
             self.ed[i] = -w * total
             self.grads[i] = w * grad
         self._record_edges()
+        return self._mc_experts_update(cw, yi, w)
+
+    cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
+        """Experts.update for the multiclass task: OGD at rate / (k - 1), Hedge on the
+        experts' 0-1 losses."""
+        cdef int i, k = cw.k
+        cdef bint any_loss = False
+        cdef list rank = self.task._rank
         self.ogd.step_all_c(self.grads, k - 1, self.adapt is not None)
-        for i in range(n):
+        for i in range(self.n):
             self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
             self.hedge.update_c(self.tmp, w, self.share)
+        return 0
+
+    # -------------------------------------------------------------- rules of your own
+    #
+    # A Potential of your own in the multiclass and ranking tasks: its Python methods
+    # (multiclass_vote_costs, multiclass_start/_step, ranking_start/_step), called with the
+    # walk as tasks.Example holds it (NumPy vectors), learner by learner.
+
+    cdef object _py_example(self, CWalk cw, double w, dict label, bint vectors):
+        """The labelled example as a rule's Python steps read it (tasks.Example)."""
+        cdef int i, j, n = self.n, k = cw.k
+        H = _np.array([[cw.vec[i * k + j] for j in range(k)] for i in range(n)])
+        scores = None
+        if self.experts is not None or self.kind == K_MULTICLASS:
+            scores = _np.array([[cw.scores[i * k + j] for j in range(k)] for i in range(n)])
+            if self.experts is None:  # counts of votes
+                scores = scores.astype(int)
+        if vectors:  # multiclass: a list per learner, the costs it was shown
+            costs = None
+            if self.weak_cost:
+                costs = [_np.array([[cw.costs[(i * k + r) * k + j] for j in range(k)]
+                                    for r in range(k)]) for i in range(n)]
+            walk = Walk(list(H), [cw.votes[i] for i in range(n)], list(scores), costs)
+        else:
+            walk = Walk(H, H, scores)
+        alphas = None if self.experts is None else list(self.ogd.values)
+        return Example(walk, w, n, alphas, self.pool.edges, **label)
+
+    cdef int _python_vote_costs(self, int n_left, double* s, int k, bint counts, double* C,
+                                double* D) except -1:
+        """rule.multiclass_vote_costs(n_left, s, k) into C and D."""
+        cdef int r, j
+        sv = _np.array([s[j] for j in range(k)], dtype=int if counts else float)
+        CC, DD = self.rule.multiclass_vote_costs(n_left, sv, k)
+        CC = _np.asarray(CC, dtype=float)
+        DD = _np.asarray(DD, dtype=float)
+        for r in range(k):
+            for j in range(k):
+                C[r * k + j] = CC[r, j]
+                D[r * k + j] = DD[r, j]
+        return 0
+
+    cdef int _step_out(self, int i, object edge, object gradient, double w) except -1:
+        if edge is None:
+            self.has_edge[i] = 0
+        else:
+            self.has_edge[i] = 1
+            self.en[i], self.ed[i] = edge
+        self.grads[i] = 0.0 if gradient is None else gradient
+        return 0
+
+    cdef int _mc_python_steps(self, CWalk cw, int yi, double w, object y) except -1:
+        """rule.multiclass_step along the learners, then the experts' update."""
+        cdef int i
+        ex = self._py_example(cw, w, {"y": y, "yi": yi, "k": cw.k}, True)
+        state = self.rule.multiclass_start(ex)
+        for i in range(self.n):
+            p, edge, state, gradient = self.rule.multiclass_step(i, state, ex)
+            self.teach[i] = p
+            self._step_out(i, edge, gradient, w)
+        self._record_edges()
+        if self.experts is not None:
+            self._mc_experts_update(cw, yi, w)
+        return 0
+
+    cdef int _rk_python_steps(self, CWalk cw, char* rel, double w) except -1:
+        """rule.ranking_step along the learners (each learner's cost vector into nk, its
+        bound into teach), then the experts' update with the rank losses."""
+        cdef int i, j, k = cw.k
+        cdef bint any_loss = False
+        relevant = _np.array([bool(rel[j]) for j in range(k)])
+        ex = self._py_example(cw, w, {"relevant": relevant, "k": k}, False)
+        state = self.rule.ranking_start(ex)
+        for i in range(self.n):
+            (cost, bound), edge, state, gradient = self.rule.ranking_step(i, state, ex)
+            cost = _np.asarray(cost, dtype=float)
+            for j in range(k):
+                self.nk[i * k + j] = cost[j]
+            self.teach[i] = bound
+            self._step_out(i, edge, gradient, w)
+        self._record_edges()
+        if self.experts is not None:
+            self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
+            for i in range(self.n):
+                self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
+                if self.tmp[i]:
+                    any_loss = True
+            if any_loss:
+                self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef int _mc_mbbm_steps(self, CWalk cw, int yi, double w) except -1:
@@ -2666,15 +2773,21 @@ cdef class Plan:
             for j in range(k):
                 rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
         errors = self._errors(cw, 0, rel) if self.adapt is not None else None
-        if self.rule_id == R_LOG:
-            self._rk_logistic_steps(cw, rel, wd)
-            bound = 2.0
+        if self.rule_id == R_PY:
+            self._rk_python_steps(cw, rel, wd)  # (each learner's bound in teach)
         else:
-            self._rk_pair_steps(cw, rel, wd)
-            bound = self.rule.cost_bound
+            if self.rule_id == R_LOG:
+                self._rk_logistic_steps(cw, rel, wd)
+                bound = 2.0
+            else:
+                self._rk_pair_steps(cw, rel, wd)
+                bound = self.rule.cost_bound
+            for i in range(n):
+                self.teach[i] = bound
         # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
         for i in range(n):
+            bound = self.teach[i]
             top = vmax(self.nk + i * k, k)
             for j in range(k):
                 if rel[j]:
@@ -2923,7 +3036,7 @@ cdef Plan _build(object b):
         elif rt is MulticlassZeroOnePotential:
             plan.rule_id = R_MBBM
         else:
-            return None
+            plan.rule_id = R_PY
     elif type(task) is RankingTask:
         plan.kind = K_RANKING
         if rt is LogisticLoss:
@@ -2931,7 +3044,7 @@ cdef Plan _build(object b):
         elif rt is RankingPairPotential:
             plan.rule_id = R_PAIR
         else:
-            return None
+            plan.rule_id = R_PY
     else:
         return None
     if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's

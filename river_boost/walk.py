@@ -17,22 +17,14 @@ the same ``random.Random`` objects and keep their state in the same Python objec
 exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's difference laws) exist once, in
 ``river_boost._dp``: the potentials call them.
 
-Covered (anything else takes the Python walk):
-
-- binary boosters with any rule: the library's potentials run their compiled rule
-  (:mod:`river_boost._rules`), any other :class:`~river_boost.potentials.Potential` (a rule of
-  your own, or a subclass of ours) runs there through its Python methods
-  (``river_boost._rules.PythonRule``);
-- multiclass boosters with :class:`~river_boost.potentials.MulticlassZeroOnePotential`
-  (OnlineMBBM) and :class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OLM), both weak
-  predictions (``"cost"``, ``"argmax"``);
-- multi-label ranking boosters with :class:`~river_boost.potentials.RankingPairPotential`
-  (OnlineBMR, hinge and rank losses) and :class:`~river_boost.potentials.LogisticLoss`
-  (Ada.OLMR);
-- both weightings, ``diversify="paper"`` weight scales, feature subsets, sample weights;
-- drift adaptation (:mod:`river_boost.adaptation`): the detectors are called through
-  :meth:`~river_boost.adaptation.DriftAdaptation.observe`, replacements through
-  ``Booster._act``.
+Every booster runs on it: binary, multiclass and ranking tasks; the library's rules
+(compiled, :mod:`river_boost._rules` and this module) and any other
+:class:`~river_boost.potentials.Potential` (a rule of your own, or a subclass of ours, called
+through its Python methods); the compiled forest, or River classifiers as weak learners
+(called through theirs, :class:`~river_boost.core.ModelLearners`); both weightings, feature
+subsets, sample weights and drift adaptation (the detectors are called through
+:meth:`~river_boost.adaptation.DriftAdaptation.observe`, replacements through
+``Booster._act``).
 """
 
 from __future__ import annotations
@@ -94,6 +86,8 @@ _c._setup(
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
         "MIN_SUPPORT": tasks.MIN_SUPPORT,
         "COST_TIE": tasks.COST_TIE,
+        "Walk": tasks.Walk,
+        "Example": tasks.Example,
         "DriftAdaptation": adaptation.DriftAdaptation,
         "CHANGES": core.CHANGES,
     },

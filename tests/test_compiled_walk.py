@@ -530,6 +530,68 @@ class _Counts(base.Classifier):
         return {y: n / total for y, n in by_colour.items()}
 
 
+class _OwnLogistic(potentials.LogisticLoss):  # a surrogate of your own, in every task
+    def multiclass_step(self, i, s, ex):
+        p, edge, s, gradient = super().multiclass_step(i, s, ex)
+        return 0.5 * p, edge, s, gradient
+
+    def ranking_step(self, i, state, ex):
+        (cost, bound), edge, state, gradient = super().ranking_step(i, state, ex)
+        return (cost, 2.0 * bound), None if i % 2 else edge, state, gradient
+
+
+class _OwnMBBM(potentials.MulticlassZeroOnePotential):  # its own max_weight, so it runs in Python
+    def max_weight(self, n):
+        return 2.0 * super().max_weight(n)
+
+
+class _OwnPair(potentials.RankingPairPotential):
+    cost_bound = 3.0
+
+
+class _OLMOwn(rb.AdaBoostOLM):  # boosters of your own (module level: they pickle)
+    def _build(self, rule, params):
+        super()._build(_OwnLogistic(), params)
+
+
+class _MBBMOwn(rb.OnlineMBBM):
+    def _build(self, rule, params):
+        super()._build(_OwnMBBM(2, rule.gamma), params)
+
+
+class _OLMROwn(rb.AdaOLMR):
+    def _build(self, rule, params):
+        super()._build(_OwnLogistic(), params)
+
+
+class _BMROwn(rb.OnlineBMR):
+    def _build(self, rule, params):
+        super()._build(_OwnPair(rule.gamma, rule.loss), params)
+
+
+OWN_RULES = [
+    (_OLMOwn, {}, "multiclass"),
+    (_OLMOwn, {"weak_prediction": "argmax"}, "multiclass"),
+    (_MBBMOwn, {}, "multiclass"),
+    (_OLMROwn, {}, "ranking"),
+    (_BMROwn, {}, "ranking"),
+]
+
+
+@pytest.mark.parametrize("cls, params, stream", OWN_RULES, ids=[_ids(c) for c in OWN_RULES])
+def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stream, monkeypatch):
+    """A multiclass or ranking Potential of your own runs on the compiled walk through its
+    Python methods (vote costs and steps), as on the Python walk."""
+    booster = _build(cls, params, True, monkeypatch)
+    assert walk.plan_for(booster) is not None
+    data = STREAMS[stream](LENGTHS.get(stream, 200), seed=3)
+    compiled = _build(cls, params, True, monkeypatch)
+    python = _build(cls, params, False, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    assert differ == 0
+    assert max(compiled.learner_updates) > 0
+
+
 RIVER_LEARNERS = [
     (rb.AdaBoostOL, {"model": tree.HoeffdingTreeClassifier(grace_period=30)}, "binary"),
     (rb.OnlineBBM, {"model": _mc_tree(), "diversify": True}, "binary"),
@@ -558,11 +620,15 @@ def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, strea
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
     booster = _build(cls, params, True, monkeypatch)
     assert walk.plan_for(booster) is not None
-    data = STREAMS[stream](LENGTHS.get(stream, 300), seed=3)
+    # River's trees copy slowly (the reference starts from a copy at every example)
+    length = {"ranking": 60, "multiclass": 120, "binary drift": 800}.get(stream, 300)
+    data = STREAMS[stream](length, seed=3)
     compiled = _build(cls, params, True, monkeypatch)
     python = _build(cls, params, False, monkeypatch)
     differ, compiled, python = _compare(compiled, python, data, monkeypatch)
     assert differ == 0
+    if "drift" in stream:  # learners were replaced, background learners promoted
+        assert sum(compiled.replacements) > 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     assert max(compiled.learner_updates) > 0
 

@@ -329,6 +329,14 @@ class MulticlassOracle(Oracle):
             order = range(len(values))
         return (min if lowest else max)(order, key=values.__getitem__)
 
+    def least_cost(self, costs, scale: float) -> int:
+        """The label of least expected cost; costs within 1e-9 of ``scale`` (the largest cost)
+        of the least are ties, to the first in order (the booster's documented rule: a tie
+        of the math must not go to whichever label a sum's last bits favour)."""
+        least = min(costs)
+        tied = [j for j in range(len(costs)) if costs[j] <= least + 1e-9 * scale]
+        return self.best([0.0 if j in tied else 1.0 for j in range(len(costs))], lowest=True)
+
     def cost_matrix(self, i: int, s) -> np.ndarray:
         """``C^i`` at ``s = s^{i-1}``. OnlineMBBM, (4): ``C[r, l] = phi_{N-i}^r(s + e_l)``.
         AdaBoost.OLM, (9): ``C[r, l] = 1 / (1 + exp(s[r] - s[l]))``, ``C[r, r] = -sum_l``."""
@@ -362,7 +370,7 @@ class MulticlassOracle(Oracle):
                     D = C - np.diag(C)[:, None]
                     w = D.sum(axis=1, keepdims=True)
                     D = np.divide(D, w, out=np.zeros_like(D), where=w > 0)
-                label = self.best((vec @ D).tolist(), lowest=True)
+                label = self.least_cost((vec @ D).tolist(), float(np.abs(D).max()))
             else:
                 label = self.best(vec.tolist())
             before.append(s.copy())

@@ -37,6 +37,7 @@ def _extensions():
             *((m, []) for m in FOREST_MODULES),
             ("_experts", []),
             ("_rules", []),
+            ("_costs", []),
             ("_walk", [numpy.get_include()]),
             ("_dp", []),
         )

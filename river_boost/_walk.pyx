@@ -52,6 +52,9 @@ from river_boost._experts cimport SimplexOGD as CSimplexOGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
 from river_boost._rules cimport Rule, BinaryExample
 from river_boost._rules import rule_for
+from river_boost._vec cimport vsum, vmax, vmin, vtanh, vexp, vsum_axis0, vecmat, sigmoid
+from river_boost._vec cimport fnv_basis, _fnv, _fnv_slot, _reserve, _table_slots
+from river_boost._costs cimport LogisticCosts, MBBMCosts, mbbm_cache_bytes
 cimport cython
 from cpython cimport array
 import array as _pyarray
@@ -75,16 +78,7 @@ cdef double NEG_INF = -INFINITY
 cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
 cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
 cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
-# the bytes a plan's cache of OnlineMBBM cost matrices may hold (Plan._mbbm_costs)
-cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
-
-
-def _set_mbbm_cache_bytes(Py_ssize_t n):
-    """A test hook: the budget of each plan's cost-matrix table (tables made from now on);
-    returns the previous one."""
-    global MBBM_CACHE_BYTES
-    old, MBBM_CACHE_BYTES = MBBM_CACHE_BYTES, n
-    return old
+from river_boost._costs import _set_mbbm_cache_bytes  # (a test hook)
 
 
 cdef inline double py_min(double a, double b) noexcept:
@@ -220,67 +214,6 @@ cdef inline int split_labels(const char* rel, int k, int* ri, int* ii) noexcept:
 # The walk's vector arithmetic, written out: it equals the documented math within rounding
 # (checked against the readable references under tests/), in no one else's order.
 
-cdef inline double vsum(const double* a, Py_ssize_t n) noexcept:
-    cdef double total = 0.0
-    cdef Py_ssize_t i
-    for i in range(n):
-        total += a[i]
-    return total
-
-
-cdef inline double vmax(const double* a, Py_ssize_t n) noexcept:
-    """The largest of ``a[:n]`` (NaN propagates)."""
-    cdef double m = a[0]
-    cdef Py_ssize_t i
-    for i in range(1, n):
-        if not (m >= a[i] or isnan(m)):
-            m = a[i]
-    return m
-
-
-cdef inline void vtanh(const double* x, double* out, Py_ssize_t n) noexcept:
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = tanh(x[i])
-
-
-cdef inline void vexp(const double* x, double* out, Py_ssize_t n) noexcept:
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = exp(x[i])
-
-
-cdef inline double vmin(const double* a, Py_ssize_t n) noexcept:
-    """The smallest of ``a[:n]`` (NaN propagates)."""
-    cdef double m = a[0]
-    cdef Py_ssize_t i
-    for i in range(1, n):
-        if not (m <= a[i] or isnan(m)):
-            m = a[i]
-    return m
-
-
-cdef void vsum_axis0(const double* A, Py_ssize_t rows, Py_ssize_t cols, double* out) noexcept:
-    """``out[c] = sum_r A[r, c]`` of a C-contiguous matrix."""
-    cdef Py_ssize_t r, c
-    for c in range(cols):
-        out[c] = 0.0
-    for r in range(rows):
-        for c in range(cols):
-            out[c] += A[r * cols + c]
-
-
-cdef void vecmat(const double* v, const double* A, double* out, Py_ssize_t rows,
-                 Py_ssize_t cols) noexcept:
-    """``out = v @ A`` for a vector of ``rows`` and a C-contiguous rows x cols matrix."""
-    cdef Py_ssize_t r, c
-    for c in range(cols):
-        out[c] = 0.0
-    for r in range(rows):
-        for c in range(cols):
-            out[c] += v[r] * A[r * cols + c]
-
-
 cdef double _hedge_lean(const double* w, const double* s, int n) noexcept:
     """``sum_i w[i] tanh(s[i] / 2)``: BinaryTask's Hedge prediction, centred on 1/2."""
     cdef double lean = 0.0
@@ -289,46 +222,6 @@ cdef double _hedge_lean(const double* w, const double* s, int n) noexcept:
         if w[i]:  # experts Hedge has driven to 0 weigh nothing (and cost no tanh)
             lean += w[i] * tanh(0.5 * s[i])
     return lean
-
-
-# The plan's direct-mapped tables hash their keys' words with FNV-1a, then a final mix
-cdef unsigned long long FNV_BASIS = 14695981039346656037ULL
-
-
-cdef inline unsigned long long _fnv(unsigned long long h, long long word) noexcept:
-    return (h ^ <unsigned long long>word) * 1099511628211ULL
-
-
-cdef inline Py_ssize_t _fnv_slot(unsigned long long h, Py_ssize_t slots) noexcept:
-    """The slot of hash ``h`` in a table of ``slots`` (a power of two)."""
-    h ^= h >> 29
-    return <Py_ssize_t>(h & <unsigned long long>(slots - 1))
-
-
-cdef int _reserve(void** buf, Py_ssize_t* cap, Py_ssize_t need, size_t size,
-                  bint zero) except -1:
-    """Keep ``buf[0]`` if it holds ``need`` items of ``size`` bytes (``cap[0]``), else free it
-    and allocate anew: calloc'd when ``zero`` (the pages of a new table's slots never used
-    are never touched), malloc'd otherwise. On failure ``buf[0]`` is NULL (MemoryError)."""
-    if buf[0] != NULL and cap[0] >= need:
-        return 0
-    free(buf[0])
-    buf[0] = NULL
-    cap[0] = 0
-    buf[0] = calloc(need, size) if zero else malloc(need * size)
-    if buf[0] == NULL:
-        raise MemoryError()
-    cap[0] = need
-    return 0
-
-
-cdef Py_ssize_t _table_slots(Py_ssize_t entry, Py_ssize_t budget, Py_ssize_t most) noexcept:
-    """The largest power of two of slots (at least 1, at most ``most``) of ``entry`` bytes
-    each whose table fits twice in ``budget`` bytes."""
-    cdef Py_ssize_t slots = 1
-    while slots < most and 2 * slots * entry <= budget:
-        slots *= 2
-    return slots
 
 
 # ----------------------------------------------------------------------------- timing
@@ -1134,25 +1027,8 @@ cdef class Plan:
     cdef int n, rule_id, prediction, kind
     cdef Rule crule  # binary: the rule's compiled steps (river_boost._rules)
     cdef bint weak_cost, pair_hinge
-    cdef object mbbm_pot  # the potential whose cost matrices mc_keys holds (None: empty)
-    cdef double* mbbm_maxw  # mbbm_maxw_pot.max_weight(n_left) by n_left (-1: not read yet)
-    cdef object mbbm_maxw_pot
-    cdef long long* mc_keys  # the table's keys: per slot its epoch, n_left, s (k + 2)
-    cdef double* mc_vals  # per slot its C and normalised D (2 k^2)
-    cdef Py_ssize_t mc_slots  # a power of two
-    # the table's buffers are kept from one reset to the next while they are large enough
-    # (mc_keys_cap words, mc_vals_cap doubles): a slot is filled in this table when its
-    # first word is mc_epoch, which every reset makes larger than any word the buffer held
-    # (epochs start at 2^32: votes left and scores are smaller), so nothing is zeroed again
-    cdef Py_ssize_t mc_keys_cap, mc_vals_cap
-    cdef long long mc_epoch
-    cdef int mc_k  # the labels the table is for (0: no table)
-    # the potentials the matrices are assembled from (_mbbm_cost_matrix), in a second
-    # direct-mapped table of the same epoch: per slot its epoch, n_left and the k - 1 sorted
-    # gaps (pv_keys, k + 1 words) and the potential (pv_vals); pv_slots a power of two
-    cdef long long* pv_keys
-    cdef double* pv_vals
-    cdef Py_ssize_t pv_slots, pv_keys_cap, pv_vals_cap
+    cdef LogisticCosts lcosts  # AdaBoost.OLM's cost matrices (river_boost._costs)
+    cdef MBBMCosts mcosts  # OnlineMBBM's, with their tables
     # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
     # the rule and number of labels they were read for (pure functions of those: never stale)
     cdef list pair_laws
@@ -1196,11 +1072,6 @@ cdef class Plan:
     def __dealloc__(self):
         self._release()
         free(self.kb)
-        free(self.mc_keys)
-        free(self.mc_vals)
-        free(self.pv_keys)
-        free(self.pv_vals)
-        free(self.mbbm_maxw)
         free(self.teach)
         free(self.grads)
         free(self.edges)
@@ -1637,7 +1508,7 @@ cdef class Plan:
         cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
         cdef object pot = None
         if self.rule_id == R_MBBM and self.weak_cost:
-            pot = self._pot_for(k)
+            pot = self.mcosts.pot_for(k)
         n_ok = _supported(self.task.support, k, cw.ok)
         for i in range(n):  # MulticlassTask.distributions
             vec = cw.vec + i * k
@@ -1667,10 +1538,10 @@ cdef class Plan:
                 C = cw.costs + i * k * k
                 if self.rule_id == R_LOG:
                     # learner i's scores differ from learner i - 1's in its vote's label only
-                    self._logistic_costs_along(s, k, C, -1 if i == 0 else lab)
+                    self.lcosts.along(s, k, C, -1 if i == 0 else lab)
                     D = C
                 elif self.rule_id == R_MBBM:
-                    D = self._mbbm_costs(pot, n - i - 1, s, k, C)
+                    D = self.mcosts.costs(pot, n - i - 1, s, k, C)
                 else:
                     D = self.kb + k  # (k^2 doubles kept free past s)
                     self._python_vote_costs(n - i - 1, s, k, alphas == NULL, C, D)
@@ -1687,391 +1558,20 @@ cdef class Plan:
                 cw.scores[i * k + j] = s[j]
         return 0
 
-    cdef int _sigmoid(self, double* z, double* out, int m) except -1:
-        """sigmoid_array: 0.5 * (1 + np.tanh(0.5 * z)), elementwise on m values."""
-        cdef int j
-        for j in range(m):
-            out[j] = 0.5 * z[j]
-        vtanh(out, out, m)
-        for j in range(m):
-            out[j] = 0.5 * (1.0 + out[j])
-        return 0
-
-    cdef int _logistic_costs_along(self, double* s, int k, double* C, int changed) except -1:
-        """LogisticLoss.cost_matrix_of(s) into C: C[r, l] = sigmoid(s[l] - s[r]), the diagonal
-        minus the row's other entries; for the learners in turn, ``changed`` being the label
-        whose score changed since the previous learner's matrix (-1: compute every pair).
-
-        tanh is odd, so one tanh serves a
-        pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
-        C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
-        the same floats as NumPy's elementwise sigmoid. The pairs' tanh are kept in the
-        scratch matrix T (T[r, l] for r < l) and only the k - 1 pairs of the changed label are
-        computed again: the other pairs' inputs are the very same floats as for the previous
-        learner, so their tanh are too. k - 1 tanh per learner instead of k^2."""
-        cdef double* T = self.kb + 2 * k + k * k  # past _mc_walk's s, D and prod
-        cdef double* g = T + k * k  # the pairs' inputs, then their tanh
-        cdef int* at = <int*>(g + k * k)  # where in T each of g goes
-        cdef int r, l, j, lo, hi, m = 0
-        cdef double t
-        if k < 2:
-            for r in range(k):
-                for l in range(k):
-                    C[r * k + l] = s[l] - s[r]
-            self._sigmoid(C, C, k * k)
-        else:
-            if changed < 0:  # every pair r < l
-                for r in range(k):
-                    for l in range(r + 1, k):
-                        g[m] = 0.5 * (s[l] - s[r])
-                        at[m] = r * k + l
-                        m += 1
-            else:  # the changed label's k - 1 pairs
-                for r in range(k):
-                    if r != changed:
-                        lo, hi = (r, changed) if r < changed else (changed, r)
-                        g[m] = 0.5 * (s[hi] - s[lo])
-                        at[m] = lo * k + hi
-                        m += 1
-            vtanh(g, g, m)
-            for j in range(m):
-                T[at[j]] = g[j]
-            for r in range(k):
-                for l in range(r + 1, k):
-                    t = T[r * k + l]
-                    C[r * k + l] = 0.5 * (1.0 + t)
-                    C[l * k + r] = 0.5 * (1.0 - t)
-        for r in range(k):
-            C[r * k + r] = 0.0
-        for r in range(k):
-            C[r * k + r] = -vsum(C + r * k, k)
-        return 0
-
-    cdef object _pot_for(self, int k):
-        """rule.for_classes(k) (OnlineMBBM's potential for k labels), without the Python
-        call while it would return the rule itself or the rule's last resized potential,
-        which it then returns unchanged (the plan's rule is exactly a
-        MulticlassZeroOnePotential)."""
-        cdef object rule = self.rule
-        cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
-        cdef object r
-        if rd.get("n_classes") == k:
-            r = rule
-        else:
-            r = rd.get("_resized")
-            if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
-                r = rule.for_classes(k)
-        return r
-
-    cdef double* _mbbm_costs(self, object pot, int n_left, double* s, int k,
-                             double* C) except NULL:
-        """C = pot.cost_matrix(n_left, s), and its normalised form D (_normalised_costs)
-        returned where the table holds it (read it before the next call: a later key may
-        take the slot over), both kept in a bounded cache: the potential's own cache is
-        Python (a tuple key and a method call per learner and example) and D would be
-        computed again each time. The matrices
-        are a pure function of the potential, n_left and s: a hit is the same floats, and a
-        miss asks the potential as before (an entry overwritten costs only time).
-
-        The cache is a direct-mapped table in C (at most MBBM_CACHE_BYTES): slot
-        hash(n_left, s) holds that key and its C and D, and a new key takes the slot over.
-        A dict of bytes keys cost about 700 instructions per lookup (a bytes object, its
-        hash and the dict's probe), a fifth of OnlineMBBM's walk on ImageSegments."""
-        cdef Py_ssize_t kk = <Py_ssize_t>k * k, slot, j
-        cdef long long* key
-        cdef double* val
-        cdef unsigned long long h
-        if pot is not self.mbbm_pot or k != self.mc_k:  # another potential: start over
-            self._mc_reset(k)
-            self.mbbm_pot = pot
-        h = _fnv(FNV_BASIS, n_left)
-        for j in range(k):
-            h = _fnv(h, <long long>s[j])
-        slot = _fnv_slot(h, self.mc_slots)
-        key = self.mc_keys + slot * (k + 2)
-        val = self.mc_vals + slot * 2 * kk
-        if key[0] == self.mc_epoch:  # a filled slot: the same key?
-            j = 0
-            if key[1] == n_left:
-                for j in range(k):
-                    if key[j + 2] != <long long>s[j]:
-                        break
-                else:
-                    memcpy(C, val, kk * sizeof(double))
-                    return val + kk
-        self._mbbm_cost_matrix(pot, n_left, s, k, C)
-        self._normalised_costs(C, k, val + kk)
-        key[0] = self.mc_epoch
-        key[1] = n_left
-        for j in range(k):
-            key[j + 2] = <long long>s[j]
-        memcpy(val, C, kk * sizeof(double))
-        return val + kk
-
-    cdef int _mc_reset(self, int k) except -1:
-        """An empty matrix table for k labels: the largest power of two of slots (at most
-        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES. The buffers of the last
-        table are kept when they are large enough, and emptied by a new epoch (labels join
-        one by one at the start of a stream: zeroing the keys again for each was about 1%
-        of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
-        slots never used are never touched."""
-        cdef Py_ssize_t slots = _table_slots(
-            (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double), MBBM_CACHE_BYTES, 65536)
-        # the potentials' table: an eighth of the budget, at most 16,384 slots
-        cdef Py_ssize_t pv = _table_slots(
-            (k + 1) * sizeof(long long) + sizeof(double), MBBM_CACHE_BYTES // 8, 16384)
-        self.mc_k = 0
-        self.pv_slots = 0
-        _reserve(<void**>&self.mc_keys, &self.mc_keys_cap, slots * (k + 2), sizeof(long long), 1)
-        _reserve(<void**>&self.mc_vals, &self.mc_vals_cap, slots * 2 * k * k, sizeof(double), 0)
-        _reserve(<void**>&self.pv_keys, &self.pv_keys_cap, pv * (k + 1), sizeof(long long), 1)
-        _reserve(<void**>&self.pv_vals, &self.pv_vals_cap, pv, sizeof(double), 0)
-        if self.mc_epoch < (1LL << 32):
-            self.mc_epoch = 1LL << 32
-        self.mc_epoch += 1
-        self.pv_slots = pv
-        self.mc_slots = slots
-        self.mc_k = k
-        self.mbbm_pot = None
-        return 0
-
-    cdef int _mbbm_cost_matrix(self, object pot, int n_left, double* s, int k,
-                               double* C) except -1:
-        """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
-        potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
-        potentials for G distinct scores), each read from the potential's own cache under
-        its key (votes left, sorted gaps); on a miss computed by river_boost._dp's dense DP
-        (up to DENSE_MAX_N votes left) or asked of pot.value_from_gaps (which calls _dp's
-        banded DP), and cached, exactly as cost_matrix would. The Python assembly
-        (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
-        for small boosters.
-
-        Each potential read is kept in the plan's own table of potentials (pv_keys, direct
-        mapped, emptied with the matrix table), read before the potential's cache: a cold
-        matrix mostly needs potentials other matrices needed before, and the tuple key, its
-        hash and the dict lookup were about 4% of OnlineMBBM's time on RandomRBF. A potential
-        is a pure function of its key, so a hit is the very float the cache holds."""
-        cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
-        cdef long long* u  # distinct scores, ascending
-        cdef long long* cnt  # how many labels have each
-        cdef long long* inv  # each label's score class
-        cdef long long* kbuf  # the potential's key: votes left, then the sorted gaps
-        cdef double* off = NULL  # off[a * G + b]: phi(s + e_l) for r of class a, l of class b
-        cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
-        cdef int r, l, j, G = 0, a, b, c, t, pos
-        cdef long long right, g
-        cdef long long* pk
-        cdef unsigned long long h
-        cdef Py_ssize_t slot
-        cdef double v
-        # the potentials' table holds this potential's values (_mbbm_costs reset it for pot)
-        cdef bint use_pv = self.pv_slots > 0 and pot is self.mbbm_pot and k == self.mc_k
-        cdef object cache = pot._cache
-        if sv == NULL:
-            raise MemoryError()
-        u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
-        try:
-            off = <double*>malloc((k * k + k) * sizeof(double))
-            if off == NULL:
-                raise MemoryError()
-            diag = off + k * k
-            for r in range(k):
-                sv[r] = <long long>s[r]
-            for r in range(k):  # insertion into the sorted distinct scores
-                pos = 0
-                while pos < G and u[pos] < sv[r]:
-                    pos += 1
-                if pos < G and u[pos] == sv[r]:
-                    cnt[pos] += 1
-                    continue
-                for j in range(G, pos, -1):
-                    u[j] = u[j - 1]
-                    cnt[j] = cnt[j - 1]
-                u[pos] = sv[r]
-                cnt[pos] = 1
-                G += 1
-            for r in range(k):
-                for a in range(G):
-                    if u[a] == sv[r]:
-                        inv[r] = a
-                        break
-            for a in range(G):
-                right = u[a]
-                for b in range(G + 1):  # b == G: the diagonal
-                    if b < G and cnt[b] - (b == a) < 1:
-                        off[a * G + b] = 0.0  # no such l != r (the diagonal covers it)
-                        continue
-                    # the k - 1 gaps right - u[c], ascending (u descending), then the vote
-                    kbuf[0] = n_left
-                    t = 1
-                    for c in range(G - 1, -1, -1):
-                        for j in range(cnt[c] - (c == a)):
-                            kbuf[t] = right - u[c]
-                            t += 1
-                    if b == G:  # r's own extra vote: every gap + 1 (still sorted)
-                        for j in range(1, k):
-                            kbuf[j] += 1
-                    else:  # one label of class b got it: its first gap - 1 (still sorted)
-                        g = right - u[b]
-                        for j in range(1, k):
-                            if kbuf[j] == g:
-                                kbuf[j] -= 1
-                                break
-                    pk = NULL
-                    if use_pv:  # the plan's table first: no tuple, no dict, no method
-                        h = FNV_BASIS
-                        for j in range(k):
-                            h = _fnv(h, kbuf[j])
-                        slot = _fnv_slot(h, self.pv_slots)
-                        pk = self.pv_keys + slot * (k + 1)
-                        if pk[0] == self.mc_epoch:
-                            for j in range(k):
-                                if pk[j + 1] != kbuf[j]:
-                                    break
-                            else:
-                                if b == G:
-                                    diag[a] = self.pv_vals[slot]
-                                else:
-                                    off[a * G + b] = self.pv_vals[slot]
-                                continue
-                    gaps = tuple([kbuf[j] for j in range(1, k)])
-                    key = (n_left, gaps)
-                    value = cache.get(key)
-                    if value is None and n_left <= DENSE_MAX_N:
-                        # value_from_gaps's dense DP (river_boost._dp), cached as it would
-                        value = cache.put(key, dense_potential(n_left, k, pot.p_right,
-                                                               kbuf + 1))
-                    elif value is None:  # computed and cached by the potential (_dp's DP)
-                        value = pot.value_from_gaps(n_left, gaps)
-                    v = <double>value
-                    if pk != NULL:
-                        pk[0] = self.mc_epoch
-                        for j in range(k):
-                            pk[j + 1] = kbuf[j]
-                        self.pv_vals[slot] = v
-                    if b == G:
-                        diag[a] = v
-                    else:
-                        off[a * G + b] = v
-            for r in range(k):
-                for l in range(k):
-                    C[r * k + l] = off[inv[r] * G + inv[l]]
-                C[r * k + r] = diag[inv[r]]
-        finally:
-            free(sv)
-            free(off)
-        return 0
-
     def logistic_cost_matrix(self, s):
-        """The cost matrix _logistic_costs_along computes for the scores s (a list of k
-        floats) from scratch, as a list of rows: a test hook (tests/test_compiled_walk.py)."""
-        cdef int k = len(s), r, l
-        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
-        if sd == NULL:
-            raise MemoryError()
-        try:
-            self._kbuf(k)
-            for r in range(k):
-                sd[r] = s[r]
-            self._logistic_costs_along(sd, k, sd + k, -1)
-            return [[sd[k + r * k + l] for l in range(k)] for r in range(k)]
-        finally:
-            free(sd)
+        """A test hook: LogisticCosts's matrix for the scores s (river_boost._costs)."""
+        return LogisticCosts().logistic_cost_matrix(s)
 
     def logistic_costs_along(self, scores):
-        """The cost matrices _logistic_costs_along computes for a sequence of score vectors
-        (lists of k floats, each differing from the one before in at most one label, as the
-        walk's scores do from one learner to the next), as lists of rows: a test hook."""
-        cdef int k = len(scores[0]), r, l, changed
-        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
-        if sd == NULL:
-            raise MemoryError()
-        out = []
-        try:
-            self._kbuf(k)
-            changed = -1
-            for t, s in enumerate(scores):
-                if len(s) != k:
-                    raise ValueError("logistic_costs_along: vectors of one length expected")
-                if t > 0:
-                    diff = [j for j in range(k) if s[j] != scores[t - 1][j]
-                            or _math.copysign(1.0, s[j]) != _math.copysign(1.0, scores[t - 1][j])]
-                    if len(diff) > 1:
-                        raise ValueError("logistic_costs_along: one label changes at a time")
-                    changed = diff[0] if diff else 0
-                for r in range(k):
-                    sd[r] = s[r]
-                self._logistic_costs_along(sd, k, sd + k, changed)
-                out.append([[sd[k + r * k + l] for l in range(k)] for r in range(k)])
-            return out
-        finally:
-            free(sd)
+        """A test hook: LogisticCosts's matrices along the score vectors."""
+        return LogisticCosts().logistic_costs_along(scores)
 
     def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
-        """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
-        list of k ints), as a list of rows; with ``table``, the matrix and its normalised
-        form (flat lists) as _mc_walk reads them, through the plan's matrix table
-        (_mbbm_costs): a test hook (tests/test_compiled_walk.py)."""
-        cdef int k = len(s), r, l
-        cdef double* sd = <double*>malloc(k * sizeof(double))
-        cdef double* C = <double*>malloc(2 * k * k * sizeof(double))
-        cdef double* D
-        if sd == NULL or C == NULL:
-            free(sd)
-            free(C)
-            raise MemoryError()
-        try:
-            for r in range(k):
-                sd[r] = s[r]
-            if table:
-                D = self._mbbm_costs(pot, n_left, sd, k, C)
-                return [C[r] for r in range(k * k)], [D[r] for r in range(k * k)]
-            self._mbbm_cost_matrix(pot, n_left, sd, k, C)
-            return [[C[r * k + l] for l in range(k)] for r in range(k)]
-        finally:
-            free(sd)
-            free(C)
-
-    cdef double _mbbm_max_weight(self, object pot, int n_left) except? -1.0:
-        """pot.max_weight(n_left), read from the potential's own table of bounds (one per
-        votes left; computed on a miss) once per potential and n_left, then from the plan's
-        array: a pure function of both, read for every learner and example."""
-        cdef int i
-        cdef double bound
-        if pot is not self.mbbm_maxw_pot or self.mbbm_maxw == NULL:
-            if self.mbbm_maxw == NULL:
-                self.mbbm_maxw = <double*>malloc(self.n * sizeof(double))
-                if self.mbbm_maxw == NULL:
-                    raise MemoryError()
-            for i in range(self.n):
-                self.mbbm_maxw[i] = -1.0
-            self.mbbm_maxw_pot = pot
-        if 0 <= n_left < self.n and self.mbbm_maxw[n_left] >= 0.0:
-            return self.mbbm_maxw[n_left]
-        value = (<dict>pot._max_weights).get(n_left)
-        if value is None:
-            value = pot.max_weight(n_left)
-        bound = <double>value
-        if 0 <= n_left < self.n and bound >= 0.0:
-            self.mbbm_maxw[n_left] = bound
-        return bound
-
-    cdef int _normalised_costs(self, double* C, int k, double* D) except -1:
-        """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])
-        where that sum is positive, else 0."""
-        cdef int r, l
-        cdef double w
-        for r in range(k):
-            for l in range(k):
-                D[r * k + l] = C[r * k + l] - C[r * k + r]
-        for r in range(k):
-            w = vsum(D + r * k, k)
-            for l in range(k):
-                if w > 0:
-                    D[r * k + l] = D[r * k + l] / w
-                else:
-                    D[r * k + l] = 0.0
-        return 0
+        """A test hook: this plan's MBBMCosts's matrix (and with ``table``, through its
+        table)."""
+        if self.mcosts is None:
+            self.mcosts = MBBMCosts(self.rule, self.n)
+        return self.mcosts.cost_matrix(pot, n_left, s, table)
 
     cdef int _mc_learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
@@ -2169,7 +1669,7 @@ cdef class Plan:
             else:
                 zs[off] = sp[lab] - sp[yi] + alpha
                 off += 1
-        self._sigmoid(zs, zs, off)
+        sigmoid(zs, zs, off)
         off = 0
         for i in range(n):
             lab = cw.votes[i]
@@ -2184,7 +1684,7 @@ cdef class Plan:
                 sp = s if i == 0 else cw.scores + (i - 1) * k
                 for j in range(k):
                     z[j] = sp[j] - sp[yi]
-                self._sigmoid(z, sig, k)
+                sigmoid(z, sig, k)
                 sig[yi] = 0.0
                 total = vsum(sig, k)
                 c_yl = sig[lab] if lab != yi else -total
@@ -2313,7 +1813,7 @@ cdef class Plan:
         cdef double* row = self.kb + k
         cdef double* diff = self.kb + 2 * k
         cdef double weight, d_yl
-        cdef object pot = self._pot_for(k)
+        cdef object pot = self.mcosts.pot_for(k)
         for j in range(k):
             s[j] = 0.0
         for i in range(n):
@@ -2338,7 +1838,7 @@ cdef class Plan:
                 d_yl = (row[cw.votes[i]] - row[yi]) / weight
                 self.en[i] = w * weight * (1.0 - k * d_yl)
                 self.ed[i] = w * weight
-            self.teach[i] = py_min(1.0, weight / self._mbbm_max_weight(pot, n_left))
+            self.teach[i] = py_min(1.0, weight / self.mcosts.max_weight(pot, n_left))
             for j in range(k):
                 s[j] = cw.scores[i * k + j]
         self._record_edges()
@@ -2631,7 +2131,7 @@ cdef class Plan:
         for a in range(nr):
             for b in range(ni):
                 d[a * ni + b] = s[ii[b]] - s[ri[a]]
-        self._sigmoid(d, d, nr * ni)
+        sigmoid(d, d, nr * ni)
         w = 1.0 / (nr * ni)
         for a in range(nr):
             out[ri[a]] = -w * vsum(d + a * ni, ni)
@@ -2920,7 +2420,7 @@ cdef class Plan:
         cdef Py_ssize_t idx
         cdef PairLaw law
         if (self.pair_laws is None or self.pair_laws_rule is not self.rule
-                or self.pair_laws_k != k or self.pair_laws_bytes >= MBBM_CACHE_BYTES):
+                or self.pair_laws_k != k or self.pair_laws_bytes >= mbbm_cache_bytes()):
             self.pair_laws = [None] * (self.n * (k + 1))
             self.pair_laws_rule = self.rule
             self.pair_laws_k = k
@@ -3027,6 +2527,7 @@ cdef Plan _build(object b):
         plan.crule = rule_for(rule)
         plan.rule_id = R_LOG if plan.crule.surrogate else 0
     elif type(task) is MulticlassTask:
+        plan.lcosts = LogisticCosts()
         if task.weak_prediction not in ("cost", "argmax"):
             return None
         plan.kind = K_MULTICLASS
@@ -3035,6 +2536,7 @@ cdef Plan _build(object b):
             plan.rule_id = R_LOG
         elif rt is MulticlassZeroOnePotential:
             plan.rule_id = R_MBBM
+            plan.mcosts = MBBMCosts(rule, b.n_models)
         else:
             plan.rule_id = R_PY
     elif type(task) is RankingTask:

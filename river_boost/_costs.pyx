@@ -1,0 +1,451 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The multiclass cost matrices of the walk's rules (one class per rule): AdaBoost.OLM's
+logistic costs (9), computed along the learners, and OnlineMBBM's exact potentials' costs
+(Jung, Goetz & Tewari 2017, (4) and (5)), assembled from the potentials and kept in bounded
+direct-mapped tables, since the same matrices come back example after example."""
+
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy
+from cpython.object cimport PyObject
+import math as _math
+
+from river_boost._dp cimport dense_potential, DENSE_MAX_N
+from river_boost._vec cimport vsum, vtanh, sigmoid, fnv_basis, _fnv, _fnv_slot, _reserve
+from river_boost._vec cimport _table_slots
+
+cdef extern from "Python.h":
+    object PyObject_GenericGetDict(object, void*)
+
+# the bytes a table of OnlineMBBM cost matrices may hold (MBBMCosts)
+cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
+
+
+def _set_mbbm_cache_bytes(Py_ssize_t n):
+    """A test hook: the budget of each cost-matrix table (tables made from now on); returns
+    the previous one."""
+    global MBBM_CACHE_BYTES
+    old, MBBM_CACHE_BYTES = MBBM_CACHE_BYTES, n
+    return old
+
+
+cdef Py_ssize_t mbbm_cache_bytes() noexcept:
+    return MBBM_CACHE_BYTES
+
+
+cdef int normalised_costs(const double* C, int k, double* D) except -1:
+        """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])
+        where that sum is positive, else 0."""
+        cdef int r, l
+        cdef double w
+        for r in range(k):
+            for l in range(k):
+                D[r * k + l] = C[r * k + l] - C[r * k + r]
+        for r in range(k):
+            w = vsum(D + r * k, k)
+            for l in range(k):
+                if w > 0:
+                    D[r * k + l] = D[r * k + l] / w
+                else:
+                    D[r * k + l] = 0.0
+        return 0
+
+
+cdef class LogisticCosts:
+    """LogisticLoss.cost_matrix_of along the learners (AdaBoost.OLM's cost matrices)."""
+
+    def __dealloc__(self):
+        free(self.T)
+
+    def __reduce__(self):  # a cache
+        return (LogisticCosts, ())
+
+    cdef int _scratch(self, int k) except -1:
+        if k > self.cap:
+            free(self.T)
+            self.T = <double*>calloc(3 * k * k + 1, sizeof(double))
+            if self.T == NULL:
+                self.cap = 0
+                raise MemoryError()
+            self.cap = k
+        self.g = self.T + k * k
+        self.at = <int*>(self.g + k * k)
+        return 0
+
+    cdef int along(self, const double* s, int k, double* C, int changed) except -1:
+        """LogisticLoss.cost_matrix_of(s) into C: C[r, l] = sigmoid(s[l] - s[r]), the diagonal
+        minus the row's other entries; for the learners in turn, ``changed`` being the label
+        whose score changed since the previous learner's matrix (-1: compute every pair).
+
+        tanh is odd, so one tanh serves a
+        pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
+        C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
+        The pairs' tanh are kept in the
+        scratch matrix T (T[r, l] for r < l) and only the k - 1 pairs of the changed label are
+        computed again: the other pairs' inputs are the very same floats as for the previous
+        learner, so their tanh are too. k - 1 tanh per learner instead of k^2."""
+        cdef double* T
+        cdef double* g
+        cdef int* at
+        cdef int r, l, j, lo, hi, m = 0
+        cdef double t
+        self._scratch(k)
+        T, g, at = self.T, self.g, self.at
+        if k < 2:
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = s[l] - s[r]
+            sigmoid(C, C, k * k)
+        else:
+            if changed < 0:  # every pair r < l
+                for r in range(k):
+                    for l in range(r + 1, k):
+                        g[m] = 0.5 * (s[l] - s[r])
+                        at[m] = r * k + l
+                        m += 1
+            else:  # the changed label's k - 1 pairs
+                for r in range(k):
+                    if r != changed:
+                        lo, hi = (r, changed) if r < changed else (changed, r)
+                        g[m] = 0.5 * (s[hi] - s[lo])
+                        at[m] = lo * k + hi
+                        m += 1
+            vtanh(g, g, m)
+            for j in range(m):
+                T[at[j]] = g[j]
+            for r in range(k):
+                for l in range(r + 1, k):
+                    t = T[r * k + l]
+                    C[r * k + l] = 0.5 * (1.0 + t)
+                    C[l * k + r] = 0.5 * (1.0 - t)
+        for r in range(k):
+            C[r * k + r] = 0.0
+        for r in range(k):
+            C[r * k + r] = -vsum(C + r * k, k)
+        return 0
+
+    def logistic_cost_matrix(self, s):
+        """The cost matrix _logistic_costs_along computes for the scores s (a list of k
+        floats) from scratch, as a list of rows: a test hook (tests/test_compiled_walk.py)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
+        if sd == NULL:
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            self.along(sd, k, sd + k, -1)
+            return [[sd[k + r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
+
+    def logistic_costs_along(self, scores):
+        """The cost matrices _logistic_costs_along computes for a sequence of score vectors
+        (lists of k floats, each differing from the one before in at most one label, as the
+        walk's scores do from one learner to the next), as lists of rows: a test hook."""
+        cdef int k = len(scores[0]), r, l, changed
+        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
+        if sd == NULL:
+            raise MemoryError()
+        out = []
+        try:
+            changed = -1
+            for t, s in enumerate(scores):
+                if len(s) != k:
+                    raise ValueError("logistic_costs_along: vectors of one length expected")
+                if t > 0:
+                    diff = [j for j in range(k) if s[j] != scores[t - 1][j]
+                            or _math.copysign(1.0, s[j]) != _math.copysign(1.0, scores[t - 1][j])]
+                    if len(diff) > 1:
+                        raise ValueError("logistic_costs_along: one label changes at a time")
+                    changed = diff[0] if diff else 0
+                for r in range(k):
+                    sd[r] = s[r]
+                self.along(sd, k, sd + k, changed)
+                out.append([[sd[k + r * k + l] for l in range(k)] for r in range(k)])
+            return out
+        finally:
+            free(sd)
+
+
+cdef class MBBMCosts:
+    """OnlineMBBM's cost matrices for one rule (a MulticlassZeroOnePotential) and ``n``
+    learners, with their tables."""
+
+    def __cinit__(self, object rule, int n):
+        self.rule = rule
+        self.n = n
+
+    def __dealloc__(self):
+        free(self.mc_keys)
+        free(self.mc_vals)
+        free(self.pv_keys)
+        free(self.pv_vals)
+        free(self.maxw)
+
+    def __reduce__(self):  # a cache
+        return (MBBMCosts, (self.rule, self.n))
+
+    cdef object pot_for(self, int k):
+        """rule.for_classes(k) (OnlineMBBM's potential for k labels), without the Python
+        call while it would return the rule itself or the rule's last resized potential,
+        which it then returns unchanged (the rule is exactly a
+        MulticlassZeroOnePotential)."""
+        cdef object rule = self.rule
+        cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
+        cdef object r
+        if rd.get("n_classes") == k:
+            r = rule
+        else:
+            r = rd.get("_resized")
+            if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
+                r = rule.for_classes(k)
+        return r
+
+    cdef double* costs(self, object pot, int n_left, const double* s, int k,
+                             double* C) except NULL:
+        """C = pot.cost_matrix(n_left, s), and its normalised form D (_normalised_costs)
+        returned where the table holds it (read it before the next call: a later key may
+        take the slot over), both kept in a bounded cache: the potential's own cache is
+        Python (a tuple key and a method call per learner and example) and D would be
+        computed again each time. The matrices
+        are a pure function of the potential, n_left and s: a hit is the same floats, and a
+        miss asks the potential as before (an entry overwritten costs only time).
+
+        The cache is a direct-mapped table in C (at most MBBM_CACHE_BYTES): slot
+        hash(n_left, s) holds that key and its C and D, and a new key takes the slot over.
+        A dict of bytes keys cost about 700 instructions per lookup (a bytes object, its
+        hash and the dict's probe), a fifth of OnlineMBBM's walk on ImageSegments."""
+        cdef Py_ssize_t kk = <Py_ssize_t>k * k, slot, j
+        cdef long long* key
+        cdef double* val
+        cdef unsigned long long h
+        if pot is not self.pot or k != self.mc_k:  # another potential: start over
+            self.reset(k)
+            self.pot = pot
+        h = _fnv(fnv_basis(), n_left)
+        for j in range(k):
+            h = _fnv(h, <long long>s[j])
+        slot = _fnv_slot(h, self.mc_slots)
+        key = self.mc_keys + slot * (k + 2)
+        val = self.mc_vals + slot * 2 * kk
+        if key[0] == self.mc_epoch:  # a filled slot: the same key?
+            j = 0
+            if key[1] == n_left:
+                for j in range(k):
+                    if key[j + 2] != <long long>s[j]:
+                        break
+                else:
+                    memcpy(C, val, kk * sizeof(double))
+                    return val + kk
+        self.matrix(pot, n_left, s, k, C)
+        normalised_costs(C, k, val + kk)
+        key[0] = self.mc_epoch
+        key[1] = n_left
+        for j in range(k):
+            key[j + 2] = <long long>s[j]
+        memcpy(val, C, kk * sizeof(double))
+        return val + kk
+
+    cdef int reset(self, int k) except -1:
+        """An empty matrix table for k labels: the largest power of two of slots (at most
+        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES. The buffers of the last
+        table are kept when they are large enough, and emptied by a new epoch (labels join
+        one by one at the start of a stream: zeroing the keys again for each was about 1%
+        of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
+        slots never used are never touched."""
+        cdef Py_ssize_t slots = _table_slots(
+            (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double), MBBM_CACHE_BYTES, 65536)
+        # the potentials' table: an eighth of the budget, at most 16,384 slots
+        cdef Py_ssize_t pv = _table_slots(
+            (k + 1) * sizeof(long long) + sizeof(double), MBBM_CACHE_BYTES // 8, 16384)
+        self.mc_k = 0
+        self.pv_slots = 0
+        _reserve(<void**>&self.mc_keys, &self.mc_keys_cap, slots * (k + 2), sizeof(long long), 1)
+        _reserve(<void**>&self.mc_vals, &self.mc_vals_cap, slots * 2 * k * k, sizeof(double), 0)
+        _reserve(<void**>&self.pv_keys, &self.pv_keys_cap, pv * (k + 1), sizeof(long long), 1)
+        _reserve(<void**>&self.pv_vals, &self.pv_vals_cap, pv, sizeof(double), 0)
+        if self.mc_epoch < (1LL << 32):
+            self.mc_epoch = 1LL << 32
+        self.mc_epoch += 1
+        self.pv_slots = pv
+        self.mc_slots = slots
+        self.mc_k = k
+        self.pot = None
+        return 0
+
+    cdef int matrix(self, object pot, int n_left, const double* s, int k,
+                               double* C) except -1:
+        """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
+        potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
+        potentials for G distinct scores), each read from the potential's own cache under
+        its key (votes left, sorted gaps); on a miss computed by river_boost._dp's dense DP
+        (up to DENSE_MAX_N votes left) or asked of pot.value_from_gaps (which calls _dp's
+        banded DP), and cached, exactly as cost_matrix would. The Python assembly
+        (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
+        for small boosters.
+
+        Each potential read is kept in the plan's own table of potentials (pv_keys, direct
+        mapped, emptied with the matrix table), read before the potential's cache: a cold
+        matrix mostly needs potentials other matrices needed before, and the tuple key, its
+        hash and the dict lookup were about 4% of OnlineMBBM's time on RandomRBF. A potential
+        is a pure function of its key, so a hit is the very float the cache holds."""
+        cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
+        cdef long long* u  # distinct scores, ascending
+        cdef long long* cnt  # how many labels have each
+        cdef long long* inv  # each label's score class
+        cdef long long* kbuf  # the potential's key: votes left, then the sorted gaps
+        cdef double* off = NULL  # off[a * G + b]: phi(s + e_l) for r of class a, l of class b
+        cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
+        cdef int r, l, j, G = 0, a, b, c, t, pos
+        cdef long long right, g
+        cdef long long* pk
+        cdef unsigned long long h
+        cdef Py_ssize_t slot
+        cdef double v
+        # the potentials' table holds this potential's values (_mbbm_costs reset it for pot)
+        cdef bint use_pv = self.pv_slots > 0 and pot is self.pot and k == self.mc_k
+        cdef object cache = pot._cache
+        if sv == NULL:
+            raise MemoryError()
+        u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
+        try:
+            off = <double*>malloc((k * k + k) * sizeof(double))
+            if off == NULL:
+                raise MemoryError()
+            diag = off + k * k
+            for r in range(k):
+                sv[r] = <long long>s[r]
+            for r in range(k):  # insertion into the sorted distinct scores
+                pos = 0
+                while pos < G and u[pos] < sv[r]:
+                    pos += 1
+                if pos < G and u[pos] == sv[r]:
+                    cnt[pos] += 1
+                    continue
+                for j in range(G, pos, -1):
+                    u[j] = u[j - 1]
+                    cnt[j] = cnt[j - 1]
+                u[pos] = sv[r]
+                cnt[pos] = 1
+                G += 1
+            for r in range(k):
+                for a in range(G):
+                    if u[a] == sv[r]:
+                        inv[r] = a
+                        break
+            for a in range(G):
+                right = u[a]
+                for b in range(G + 1):  # b == G: the diagonal
+                    if b < G and cnt[b] - (b == a) < 1:
+                        off[a * G + b] = 0.0  # no such l != r (the diagonal covers it)
+                        continue
+                    # the k - 1 gaps right - u[c], ascending (u descending), then the vote
+                    kbuf[0] = n_left
+                    t = 1
+                    for c in range(G - 1, -1, -1):
+                        for j in range(cnt[c] - (c == a)):
+                            kbuf[t] = right - u[c]
+                            t += 1
+                    if b == G:  # r's own extra vote: every gap + 1 (still sorted)
+                        for j in range(1, k):
+                            kbuf[j] += 1
+                    else:  # one label of class b got it: its first gap - 1 (still sorted)
+                        g = right - u[b]
+                        for j in range(1, k):
+                            if kbuf[j] == g:
+                                kbuf[j] -= 1
+                                break
+                    pk = NULL
+                    if use_pv:  # the plan's table first: no tuple, no dict, no method
+                        h = fnv_basis()
+                        for j in range(k):
+                            h = _fnv(h, kbuf[j])
+                        slot = _fnv_slot(h, self.pv_slots)
+                        pk = self.pv_keys + slot * (k + 1)
+                        if pk[0] == self.mc_epoch:
+                            for j in range(k):
+                                if pk[j + 1] != kbuf[j]:
+                                    break
+                            else:
+                                if b == G:
+                                    diag[a] = self.pv_vals[slot]
+                                else:
+                                    off[a * G + b] = self.pv_vals[slot]
+                                continue
+                    gaps = tuple([kbuf[j] for j in range(1, k)])
+                    key = (n_left, gaps)
+                    value = cache.get(key)
+                    if value is None and n_left <= DENSE_MAX_N:
+                        # value_from_gaps's dense DP (river_boost._dp), cached as it would
+                        value = cache.put(key, dense_potential(n_left, k, pot.p_right,
+                                                               kbuf + 1))
+                    elif value is None:  # computed and cached by the potential (_dp's DP)
+                        value = pot.value_from_gaps(n_left, gaps)
+                    v = <double>value
+                    if pk != NULL:
+                        pk[0] = self.mc_epoch
+                        for j in range(k):
+                            pk[j + 1] = kbuf[j]
+                        self.pv_vals[slot] = v
+                    if b == G:
+                        diag[a] = v
+                    else:
+                        off[a * G + b] = v
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = off[inv[r] * G + inv[l]]
+                C[r * k + r] = diag[inv[r]]
+        finally:
+            free(sv)
+            free(off)
+        return 0
+
+    cdef double max_weight(self, object pot, int n_left) except? -1.0:
+        """pot.max_weight(n_left), read from the potential's own table of bounds (one per
+        votes left; computed on a miss) once per potential and n_left, then from the table's
+        array: a pure function of both, read for every learner and example."""
+        cdef int i
+        cdef double bound
+        if pot is not self.maxw_pot or self.maxw == NULL:
+            if self.maxw == NULL:
+                self.maxw = <double*>malloc(self.n * sizeof(double))
+                if self.maxw == NULL:
+                    raise MemoryError()
+            for i in range(self.n):
+                self.maxw[i] = -1.0
+            self.maxw_pot = pot
+        if 0 <= n_left < self.n and self.maxw[n_left] >= 0.0:
+            return self.maxw[n_left]
+        value = (<dict>pot._max_weights).get(n_left)
+        if value is None:
+            value = pot.max_weight(n_left)
+        bound = <double>value
+        if 0 <= n_left < self.n and bound >= 0.0:
+            self.maxw[n_left] = bound
+        return bound
+
+    def cost_matrix(self, pot, int n_left, s, bint table=False):
+        """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
+        list of k ints), as a list of rows; with ``table``, the matrix and its normalised
+        form (flat lists) as _mc_walk reads them, through the plan's matrix table
+        (_mbbm_costs): a test hook (tests/test_compiled_walk.py)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc(k * sizeof(double))
+        cdef double* C = <double*>malloc(2 * k * k * sizeof(double))
+        cdef double* D
+        if sd == NULL or C == NULL:
+            free(sd)
+            free(C)
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            if table:
+                D = self.costs(pot, n_left, sd, k, C)
+                return [C[r] for r in range(k * k)], [D[r] for r in range(k * k)]
+            self.matrix(pot, n_left, sd, k, C)
+            return [[C[r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
+            free(C)

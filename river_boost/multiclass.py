@@ -125,7 +125,7 @@ class AdaBoostOLM(MulticlassBooster):
 
     >>> model = river_boost.AdaBoostOLM(n_models=5, seed=42)
     >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 82.81%
+    Accuracy: 82.85%
 
     """
 
@@ -255,7 +255,7 @@ class OnlineMBBM(MulticlassBooster):
 
     >>> model = OnlineMBBM(n_models=5, gamma=0.3, seed=42)
     >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 79.21%
+    Accuracy: 79.08%
 
     Decided examples cost nothing: the last learners only see the undecided ones.
 

@@ -260,7 +260,7 @@ class OnlineMBBM(MulticlassBooster):
     Decided examples cost nothing: the last learners only see the undecided ones.
 
     >>> model.learner_updates
-    [2310, 2310, 2310, 65, 29]
+    [2310, 2310, 2310, 65, 28]
 
     """
 

@@ -40,3 +40,31 @@ cdef class MBBMCosts:
     cdef int reset(self, int k) except -1
     cdef int matrix(self, object pot, int n_left, const double* s, int k, double* C) except -1
     cdef double max_weight(self, object pot, int n_left) except? -1.0
+
+
+cdef class PairLaw:
+    cdef object law  # the (P, SP, SD) tuple, kept alive with its arrays
+    cdef Py_buffer bufs[3]
+    cdef int held  # how many of bufs are held
+    cdef const double* P  # 2n + 1 values
+    cdef const double* SP  # 2n + 2 values (one extra 0)
+    cdef const double* SD
+
+
+cdef class PairCosts:
+    cdef object rule
+    cdef int n, cap
+    cdef bint hinge
+    cdef double* kb  # scratch (_scratch)
+    # the rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for the
+    # rule and number of labels they were read for (pure functions of those: never stale)
+    cdef list laws
+    cdef object laws_rule
+    cdef int laws_k
+    cdef Py_ssize_t laws_bytes  # the arrays the table holds (bounded)
+    cdef int _scratch(self, int k) except -1
+    cdef int rank_terms(self, const double* g, int q, int n, const double* P, const double* SP,
+                        double shift, double* out) except -1
+    cdef PairLaw law(self, int n_left, int nr, int k)
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                         double* out) except -1

@@ -7,12 +7,15 @@ direct-mapped tables, since the same matrices come back example after example.""
 
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memcpy
+from libc.math cimport floor, rint, fabs
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
+import numpy as _np
 from cpython.object cimport PyObject
 import math as _math
 
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
 from river_boost._vec cimport vsum, vtanh, sigmoid, fnv_basis, _fnv, _fnv_slot, _reserve
-from river_boost._vec cimport _table_slots
+from river_boost._vec cimport _table_slots, vsum_axis0, split_labels
 
 cdef extern from "Python.h":
     object PyObject_GenericGetDict(object, void*)
@@ -449,3 +452,218 @@ cdef class MBBMCosts:
         finally:
             free(sd)
             free(C)
+
+
+# ----------------------------------------------------------------------------- ranking
+
+cdef inline long long _floor_ll(double x) noexcept:
+    """``<long long>floor(x)`` without libm's call (the baseline x86-64 build has no
+    ``roundsd``): truncation, one less below a non-integer negative value; exact for
+    ``|x| < 2**52``, where every such double converts exactly. Elsewhere (and for NaN) libm's
+    floor, so the conversion sees the very same double."""
+    cdef long long t
+    if fabs(x) < 4503599627370496.0:
+        t = <long long>x
+        return t - 1 if <double>t > x else t
+    return <long long>floor(x)
+
+
+cdef inline long long _law_index(double x, long long n, long long top) noexcept:
+    """Where a difference law's arrays are read for the bound ``x`` of its suffix sums:
+    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``)."""
+    cdef long long i0 = _floor_ll(x) + 1 + n
+    if i0 < 0:
+        return 0
+    return top if i0 > top else i0
+
+
+cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
+                               const double* SD) noexcept:
+    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``."""
+    cdef long long i0 = _law_index(-one, n, top)
+    return one * SP[i0] + SD[i0]
+
+
+cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const double* SD,
+                        double* F, double* Fm, double* Fp) noexcept:
+    """The hinge pair terms of the gaps g, g - 1 and g + 1 (cost_vector's three calls of
+    pair_terms: the same floats, 1.0 + (g + shift) as NumPy computes it), in one pass over
+    the gaps."""
+    cdef int j
+    cdef long long top = 2 * <long long>n + 1
+    cdef double gj
+    for j in range(q):
+        gj = g[j]
+        F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
+        Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
+        Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
+
+
+def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
+    """_hinge_terms3 of the gaps with ``pot``'s difference law for (n, nr, k): a test hook."""
+    cdef int q = len(gaps), j
+    cdef double[::1] g = _np.ascontiguousarray(gaps, dtype=_np.float64)
+    cdef double[::1] SP, SD
+    out = _np.empty((3, q if q > 0 else 1))
+    cdef double[:, ::1] o = out
+    P_, SP_, SD_ = pot.difference_law(n, nr, k)
+    SP, SD = SP_, SD_
+    if q:
+        _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
+    return out[:, :q]
+
+
+def _floor_for_test(double x):
+    """``_floor_ll(x)`` and ``<long long>floor(x)``: a test hook."""
+    return _floor_ll(x), <long long>floor(x)
+
+
+cdef class PairLaw:
+    """A difference law ``(P, SP, SD)`` of :class:`RankingPairPotential` (``difference_law``),
+    read through its arrays' buffers, held for as long as this object lives: the ranking walk
+    asks for one per learner and example, and unpacking three typed memoryviews each time
+    cost more than the cost vector's arithmetic."""
+
+    def __cinit__(self, tuple law, int n):
+        cdef int j
+        cdef Py_ssize_t sizes[3]
+        self.held = 0
+        if len(law) != 3:
+            raise ValueError("a difference law is (P, SP, SD)")
+        self.law = law
+        sizes[0], sizes[1], sizes[2] = 2 * n + 1, 2 * n + 2, 2 * n + 2
+        for j in range(3):
+            PyObject_GetBuffer(law[j], &self.bufs[j], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            self.held += 1
+            if (self.bufs[j].format != b"d"
+                    or self.bufs[j].len != sizes[j] * <Py_ssize_t>sizeof(double)):
+                raise ValueError("a difference law of unexpected shape or type")
+        self.P = <const double*>self.bufs[0].buf
+        self.SP = <const double*>self.bufs[1].buf
+        self.SD = <const double*>self.bufs[2].buf
+
+    def __dealloc__(self):
+        cdef int j
+        for j in range(self.held):
+            PyBuffer_Release(&self.bufs[j])
+
+
+cdef class PairCosts:
+    """OnlineBMR's cost vectors for one rule (a RankingPairPotential) and ``n`` learners,
+    from the rule's difference laws (kept in a bounded table)."""
+
+    def __cinit__(self, object rule, int n):
+        if rule.loss not in ("hinge", "rank"):
+            raise ValueError(f"unknown loss {rule.loss!r}")
+        self.rule = rule
+        self.n = n
+        self.hinge = rule.loss == "hinge"
+
+    def __dealloc__(self):
+        free(self.kb)
+
+    def __reduce__(self):  # a cache
+        return (PairCosts, (self.rule, self.n))
+
+    cdef int _scratch(self, int k) except -1:
+        """Room for the gaps and their three terms (4 k^2 doubles) and 6 k more."""
+        if k > self.cap:
+            free(self.kb)
+            self.kb = <double*>calloc(5 * k * k + 6 * k + 2, sizeof(double))
+            if self.kb == NULL:
+                self.cap = 0
+                raise MemoryError()
+            self.cap = k
+        return 0
+
+    cdef int rank_terms(self, const double* g, int q, int n, const double* P,
+                         const double* SP, double shift, double* out) except -1:
+        """RankingPairPotential.pair_terms(g + shift) of the rank loss for q gaps (shift: the
+        -1.0 / +1.0 of cost_vector, applied first as NumPy does; the hinge loss's terms are
+        _hinge_terms3's)."""
+        cdef int j
+        cdef long long i0, top = 2 * <long long>n + 1
+        cdef double gj
+        for j in range(q):
+            gj = g[j] + shift
+            i0 = _law_index(-gj, n, top)
+            out[j] = SP[i0]
+            if gj == rint(gj) and fabs(gj) <= n:
+                out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]
+        return 0
+
+    cdef PairLaw law(self, int n_left, int nr, int k):
+        """The rule's difference law for (n_left, nr, k), from this table (asked of the
+        rule, which caches it too, on the first request)."""
+        cdef Py_ssize_t idx
+        cdef PairLaw law
+        if (self.laws is None or self.laws_rule is not self.rule
+                or self.laws_k != k or self.laws_bytes >= mbbm_cache_bytes()):
+            self.laws = [None] * (self.n * (k + 1))
+            self.laws_rule = self.rule
+            self.laws_k = k
+            self.laws_bytes = 0
+        idx = <Py_ssize_t>n_left * (k + 1) + nr
+        if not 0 <= idx < len(self.laws):
+            raise IndexError("votes left beyond the learners")
+        found = self.laws[idx]
+        if found is not None:
+            return <PairLaw>found
+        law = PairLaw(tuple(self.rule.difference_law(n_left, nr, k)), n_left)
+        self.laws[idx] = law
+        self.laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
+        return law
+
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                               double* out) except -1:
+        """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
+        the potential's cached difference law (computed by it on a miss)."""
+        cdef int a, b, j, nr, ni, q
+        cdef int* ri
+        cdef int* ii
+        cdef double* rows_f
+        cdef double* rows_m
+        cdef double* cols_f
+        cdef double* cols_p
+        cdef double* G
+        cdef double* F
+        cdef double* Fm
+        cdef double* Fp
+        cdef double total, w
+        cdef PairLaw law
+        self._scratch(k)
+        ri = <int*>(self.kb + k * k)
+        ii = ri + k
+        rows_f = self.kb + k * k + k
+        rows_m = rows_f + k
+        cols_f = rows_f + 2 * k
+        cols_p = rows_f + 3 * k
+        nr = split_labels(rel, k, ri, ii)
+        ni = k - nr
+        q = nr * ni
+        G = self.kb
+        F = G + q
+        Fm = G + 2 * q
+        Fp = G + 3 * q
+        law = self.law(n_left, nr, k)
+        for a in range(nr):
+            for b in range(ni):
+                G[a * ni + b] = s[ii[b]] - s[ri[a]]
+        if self.hinge:
+            _hinge_terms3(G, q, n_left, law.SP, law.SD, F, Fm, Fp)
+        else:
+            self.rank_terms(G, q, n_left, law.P, law.SP, 0.0, F)
+            self.rank_terms(G, q, n_left, law.P, law.SP, -1.0, Fm)
+            self.rank_terms(G, q, n_left, law.P, law.SP, 1.0, Fp)
+        total = vsum(F, q)
+        w = 1.0 / q
+        for a in range(nr):
+            rows_f[a] = vsum(F + a * ni, ni)
+            rows_m[a] = vsum(Fm + a * ni, ni)
+        vsum_axis0(F, nr, ni, cols_f)
+        vsum_axis0(Fp, nr, ni, cols_p)
+        for a in range(nr):
+            out[ri[a]] = w * (total - rows_f[a] + rows_m[a])
+        for b in range(ni):
+            out[ii[b]] = w * (total - cols_f[b] + cols_p[b])
+        return 0

@@ -112,3 +112,18 @@ cdef inline Py_ssize_t _table_slots(Py_ssize_t entry, Py_ssize_t budget, Py_ssiz
     while slots < most and 2 * slots * entry <= budget:
         slots *= 2
     return slots
+
+
+cdef inline int split_labels(const char* rel, int k, int* ri, int* ii) noexcept:
+    """The relevant labels' indices into ``ri`` and the others' into ``ii``, both in label
+    order (``np.flatnonzero`` of the mask and of its negation); returns how many are
+    relevant."""
+    cdef int j, nr = 0, ni = 0
+    for j in range(k):
+        if rel[j]:
+            ri[nr] = j
+            nr += 1
+        else:
+            ii[ni] = j
+            ni += 1
+    return nr

@@ -50,11 +50,12 @@ from river_boost._forestapi cimport ForestAPI
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._experts cimport SimplexOGD as CSimplexOGD
 from river_boost._dp cimport dense_potential, DENSE_MAX_N
-from river_boost._rules cimport Rule, BinaryExample
+from river_boost._rules cimport Rule, BinaryExample, LabelExample, Steps, PythonRule, MBBMRule
 from river_boost._rules import rule_for
 from river_boost._vec cimport vsum, vmax, vmin, vtanh, vexp, vsum_axis0, vecmat, sigmoid
-from river_boost._vec cimport fnv_basis, _fnv, _fnv_slot, _reserve, _table_slots
-from river_boost._costs cimport LogisticCosts, MBBMCosts, mbbm_cache_bytes
+from river_boost._vec cimport fnv_basis, _fnv, _fnv_slot, _reserve, _table_slots, split_labels
+from river_boost._costs cimport MBBMCosts, LogisticCosts
+from river_boost._costs import _hinge_terms_for_test, _floor_for_test  # (test hooks)
 cimport cython
 from cpython cimport array
 import array as _pyarray
@@ -130,83 +131,6 @@ cdef inline double _tie_tol(const double* C, int kk) noexcept:
         if fabs(C[j]) > top:
             top = fabs(C[j])
     return COST_TIE * top
-
-
-cdef inline long long _floor_ll(double x) noexcept:
-    """``<long long>floor(x)`` without libm's call (the baseline x86-64 build has no
-    ``roundsd``): truncation, one less below a non-integer negative value; exact for
-    ``|x| < 2**52``, where every such double converts exactly. Elsewhere (and for NaN) libm's
-    floor, so the conversion sees the very same double."""
-    cdef long long t
-    if fabs(x) < 4503599627370496.0:
-        t = <long long>x
-        return t - 1 if <double>t > x else t
-    return <long long>floor(x)
-
-
-cdef inline long long _law_index(double x, long long n, long long top) noexcept:
-    """Where a difference law's arrays are read for the bound ``x`` of its suffix sums:
-    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``)."""
-    cdef long long i0 = _floor_ll(x) + 1 + n
-    if i0 < 0:
-        return 0
-    return top if i0 > top else i0
-
-
-cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
-                               const double* SD) noexcept:
-    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``."""
-    cdef long long i0 = _law_index(-one, n, top)
-    return one * SP[i0] + SD[i0]
-
-
-cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const double* SD,
-                        double* F, double* Fm, double* Fp) noexcept:
-    """The hinge pair terms of the gaps g, g - 1 and g + 1 (cost_vector's three calls of
-    pair_terms: the same floats, 1.0 + (g + shift) as NumPy computes it), in one pass over
-    the gaps."""
-    cdef int j
-    cdef long long top = 2 * <long long>n + 1
-    cdef double gj
-    for j in range(q):
-        gj = g[j]
-        F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
-        Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
-        Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
-
-
-def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
-    """_hinge_terms3 of the gaps with ``pot``'s difference law for (n, nr, k): a test hook."""
-    cdef int q = len(gaps), j
-    cdef double[::1] g = _np.ascontiguousarray(gaps, dtype=_np.float64)
-    cdef double[::1] SP, SD
-    out = _np.empty((3, q if q > 0 else 1))
-    cdef double[:, ::1] o = out
-    P_, SP_, SD_ = pot.difference_law(n, nr, k)
-    SP, SD = SP_, SD_
-    if q:
-        _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
-    return out[:, :q]
-
-
-def _floor_for_test(double x):
-    """``_floor_ll(x)`` and ``<long long>floor(x)``: a test hook."""
-    return _floor_ll(x), <long long>floor(x)
-
-
-cdef inline int split_labels(const char* rel, int k, int* ri, int* ii) noexcept:
-    """The relevant labels' indices into ``ri`` and the others' into ``ii``, both in label
-    order (``np.flatnonzero`` of the mask and of its negation); returns how many are
-    relevant."""
-    cdef int j, nr = 0, ni = 0
-    for j in range(k):
-        if rel[j]:
-            ri[nr] = j
-            nr += 1
-        else:
-            ii[ni] = j
-            ni += 1
-    return nr
 
 
 # ----------------------------------------------------------------------------- plain loops
@@ -875,15 +799,11 @@ cdef double _check_w(object w) except? -1.0:
 
 # ----------------------------------------------------------------------------- rules
 
-DEF R_LOG = 6
 
 DEF K_BINARY = 0
 DEF K_MULTICLASS = 1
 DEF K_RANKING = 2
 
-DEF R_MBBM = 7
-DEF R_PAIR = 8
-DEF R_PY = 9  # a Potential of your own: its Python methods (multiclass, ranking)
 
 DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
@@ -960,42 +880,6 @@ cdef class CWalk:
 
 # ----------------------------------------------------------------------------- plans
 
-cdef class PairLaw:
-    """A difference law ``(P, SP, SD)`` of :class:`RankingPairPotential` (``difference_law``),
-    read through its arrays' buffers, held for as long as this object lives: the ranking walk
-    asks for one per learner and example, and unpacking three typed memoryviews each time
-    cost more than the cost vector's arithmetic."""
-    cdef object law  # the (P, SP, SD) tuple, kept alive with its arrays
-    cdef Py_buffer bufs[3]
-    cdef int held  # how many of bufs are held
-    cdef const double* P  # 2n + 1 values
-    cdef const double* SP  # 2n + 2 values (one extra 0)
-    cdef const double* SD
-
-    def __cinit__(self, tuple law, int n):
-        cdef int j
-        cdef Py_ssize_t sizes[3]
-        self.held = 0
-        if len(law) != 3:
-            raise ValueError("a difference law is (P, SP, SD)")
-        self.law = law
-        sizes[0], sizes[1], sizes[2] = 2 * n + 1, 2 * n + 2, 2 * n + 2
-        for j in range(3):
-            PyObject_GetBuffer(law[j], &self.bufs[j], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            self.held += 1
-            if (self.bufs[j].format != b"d"
-                    or self.bufs[j].len != sizes[j] * <Py_ssize_t>sizeof(double)):
-                raise ValueError("a difference law of unexpected shape or type")
-        self.P = <const double*>self.bufs[0].buf
-        self.SP = <const double*>self.bufs[1].buf
-        self.SD = <const double*>self.bufs[2].buf
-
-    def __dealloc__(self):
-        cdef int j
-        for j in range(self.held):
-            PyBuffer_Release(&self.bufs[j])
-
-
 cdef class Plan:
     """The compiled walk of one booster: its configuration, read once, and scratch space.
 
@@ -1024,17 +908,9 @@ cdef class Plan:
     cdef bint rows_ok, walk_ok
     cdef object rows_clean
     cdef long long rows_seen, walk_seen
-    cdef int n, rule_id, prediction, kind
+    cdef int n, prediction, kind
     cdef Rule crule  # binary: the rule's compiled steps (river_boost._rules)
-    cdef bint weak_cost, pair_hinge
-    cdef LogisticCosts lcosts  # AdaBoost.OLM's cost matrices (river_boost._costs)
-    cdef MBBMCosts mcosts  # OnlineMBBM's, with their tables
-    # the ranking rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for
-    # the rule and number of labels they were read for (pure functions of those: never stale)
-    cdef list pair_laws
-    cdef object pair_laws_rule
-    cdef int pair_laws_k
-    cdef Py_ssize_t pair_laws_bytes  # the arrays the table holds (bounded, as mc_keys)
+    cdef bint weak_cost
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
     cdef int kcap
     cdef bint importance, needs_edges
@@ -1506,9 +1382,7 @@ cdef class Plan:
         cdef double* C
         cdef list rank = self.task._rank
         cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
-        cdef object pot = None
-        if self.rule_id == R_MBBM and self.weak_cost:
-            pot = self.mcosts.pot_for(k)
+        cdef Rule rule = self.crule
         n_ok = _supported(self.task.support, k, cw.ok)
         for i in range(n):  # MulticlassTask.distributions
             vec = cw.vec + i * k
@@ -1536,15 +1410,8 @@ cdef class Plan:
             vec = cw.vec + i * k
             if self.weak_cost:
                 C = cw.costs + i * k * k
-                if self.rule_id == R_LOG:
-                    # learner i's scores differ from learner i - 1's in its vote's label only
-                    self.lcosts.along(s, k, C, -1 if i == 0 else lab)
-                    D = C
-                elif self.rule_id == R_MBBM:
-                    D = self.mcosts.costs(pot, n - i - 1, s, k, C)
-                else:
-                    D = self.kb + k  # (k^2 doubles kept free past s)
-                    self._python_vote_costs(n - i - 1, s, k, alphas == NULL, C, D)
+                # (learner i's scores differ from learner i - 1's in its vote's label only)
+                D = rule.vote_costs(n - i - 1, s, k, C, -1 if i == 0 else lab)
                 vecmat(vec, D, prod, k, k)
                 lab = _least_cost(prod, k, _tie_tol(D, k * k), rank)
             else:
@@ -1569,9 +1436,10 @@ cdef class Plan:
     def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
         """A test hook: this plan's MBBMCosts's matrix (and with ``table``, through its
         table)."""
-        if self.mcosts is None:
-            self.mcosts = MBBMCosts(self.rule, self.n)
-        return self.mcosts.cost_matrix(pot, n_left, s, table)
+        cdef MBBMCosts costs = MBBMCosts(self.rule, self.n)
+        if type(self.crule) is MBBMRule:  # the walk's own, with its table
+            costs = (<MBBMRule>self.crule).costs
+        return costs.cost_matrix(pot, n_left, s, table)
 
     cdef int _mc_learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
@@ -1608,12 +1476,9 @@ cdef class Plan:
             return 0
         cw = self._walk(clean)
         errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
-        if self.rule_id == R_LOG:
-            self._mc_logistic_steps(cw, yi, wd)
-        elif self.rule_id == R_MBBM:
-            self._mc_mbbm_steps(cw, yi, wd)
-        else:
-            self._mc_python_steps(cw, yi, wd, y)
+        self._label_steps(cw, yi, NULL, wd, y)
+        if self.experts is not None:
+            self._mc_experts_update(cw, yi, wd)
         self._teach(clean, y, wd)
         self._walk_stale()
         if errors is not None:
@@ -1637,71 +1502,6 @@ cdef class Plan:
                 edge_den[i] = edge_den[i] + self.ed[i]
         return 0
 
-    cdef int _mc_logistic_steps(self, CWalk cw, int yi, double w) except -1:
-        """LogisticLoss.multiclass_step along the learners, then the experts' update."""
-        cdef int i, j, n = self.n, k = cw.k, lab
-        cdef double* s = self.kb  # zeros: the scores before the first learner
-        cdef double* sig = self.kb + k
-        cdef double* z = self.kb + 2 * k
-        cdef double total, c_yl, alpha, grad
-        cdef double* C
-        cdef double* alphas = self.ogd.values.data.as_doubles
-        cdef list rank = self.task._rank
-        cdef bint any_loss = False
-        cdef double* zs  # every learner's gradient sigmoids, in turn
-        cdef const double* sp
-        cdef int off = 0
-        # The gradients' inputs do not depend on one another (learner i's scores are the
-        # walk's), so they are all gathered first and their sigmoids taken in one pass.
-        self._nkbuf(k)
-        zs = self.nk
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            sp = s if i == 0 else cw.scores + (i - 1) * k
-            lab = cw.votes[i]
-            alpha = alphas[i]
-            if lab == yi:
-                for j in range(k):
-                    if j != yi:
-                        zs[off] = sp[j] - (sp[yi] + alpha)
-                        off += 1
-            else:
-                zs[off] = sp[lab] - sp[yi] + alpha
-                off += 1
-        sigmoid(zs, zs, off)
-        off = 0
-        for i in range(n):
-            lab = cw.votes[i]
-            if self.weak_cost:
-                # the walk's cost matrix for these scores holds this row: C[yi, l] is the
-                # sigmoid of s[l] - s[yi] (the same floats, _logistic_costs_along) and
-                # C[yi, yi] minus the sum of the others
-                C = cw.costs + (i * k + yi) * k
-                total = -C[yi]
-                c_yl = C[lab]
-            else:
-                sp = s if i == 0 else cw.scores + (i - 1) * k
-                for j in range(k):
-                    z[j] = sp[j] - sp[yi]
-                sigmoid(z, sig, k)
-                sig[yi] = 0.0
-                total = vsum(sig, k)
-                c_yl = sig[lab] if lab != yi else -total
-            if lab == yi:
-                grad = -vsum(zs + off, k - 1)
-                off += k - 1
-            else:
-                grad = zs[off]
-                off += 1
-            self.teach[i] = total / (k - 1)
-            self.has_edge[i] = 1
-            self.en[i] = w * c_yl
-            self.ed[i] = -w * total
-            self.grads[i] = w * grad
-        self._record_edges()
-        return self._mc_experts_update(cw, yi, w)
-
     cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
         """Experts.update for the multiclass task: OGD at rate / (k - 1), Hedge on the
         experts' 0-1 losses."""
@@ -1717,130 +1517,41 @@ cdef class Plan:
             self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
-    # -------------------------------------------------------------- rules of your own
-    #
-    # A Potential of your own in the multiclass and ranking tasks: its Python methods
-    # (multiclass_vote_costs, multiclass_start/_step, ranking_start/_step), called with the
-    # walk as tasks.Example holds it (NumPy vectors), learner by learner.
-
-    cdef object _py_example(self, CWalk cw, double w, dict label, bint vectors):
-        """The labelled example as a rule's Python steps read it (tasks.Example)."""
-        cdef int i, j, n = self.n, k = cw.k
-        H = _np.array([[cw.vec[i * k + j] for j in range(k)] for i in range(n)])
-        scores = None
-        if self.experts is not None or self.kind == K_MULTICLASS:
-            scores = _np.array([[cw.scores[i * k + j] for j in range(k)] for i in range(n)])
-            if self.experts is None:  # counts of votes
-                scores = scores.astype(int)
-        if vectors:  # multiclass: a list per learner, the costs it was shown
-            costs = None
-            if self.weak_cost:
-                costs = [_np.array([[cw.costs[(i * k + r) * k + j] for j in range(k)]
-                                    for r in range(k)]) for i in range(n)]
-            walk = Walk(list(H), [cw.votes[i] for i in range(n)], list(scores), costs)
-        else:
-            walk = Walk(H, H, scores)
-        alphas = None if self.experts is None else list(self.ogd.values)
-        return Example(walk, w, n, alphas, self.pool.edges, **label)
-
-    cdef int _python_vote_costs(self, int n_left, double* s, int k, bint counts, double* C,
-                                double* D) except -1:
-        """rule.multiclass_vote_costs(n_left, s, k) into C and D."""
-        cdef int r, j
-        sv = _np.array([s[j] for j in range(k)], dtype=int if counts else float)
-        CC, DD = self.rule.multiclass_vote_costs(n_left, sv, k)
-        CC = _np.asarray(CC, dtype=float)
-        DD = _np.asarray(DD, dtype=float)
-        for r in range(k):
-            for j in range(k):
-                C[r * k + j] = CC[r, j]
-                D[r * k + j] = DD[r, j]
-        return 0
-
-    cdef int _step_out(self, int i, object edge, object gradient, double w) except -1:
-        if edge is None:
-            self.has_edge[i] = 0
-        else:
-            self.has_edge[i] = 1
-            self.en[i], self.ed[i] = edge
-        self.grads[i] = 0.0 if gradient is None else gradient
-        return 0
-
-    cdef int _mc_python_steps(self, CWalk cw, int yi, double w, object y) except -1:
-        """rule.multiclass_step along the learners, then the experts' update."""
+    cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w,
+                          object y) except -1:
+        """The rule's steps along the learners (river_boost._rules) for a multiclass label
+        (index yi) or a ranking label set (rel), then the learners' edges."""
+        cdef LabelExample ex
+        cdef Steps out
+        cdef Rule rule = self.crule
         cdef int i
-        ex = self._py_example(cw, w, {"y": y, "yi": yi, "k": cw.k}, True)
-        state = self.rule.multiclass_start(ex)
+        cdef double* edge_num
+        cdef double* edge_den
+        ex.n = self.n
+        ex.k = cw.k
+        ex.yi = yi
+        ex.w = w
+        ex.weak_cost = self.weak_cost and rel == NULL
+        ex.votes = cw.votes
+        ex.vec = cw.vec
+        ex.scores = cw.scores
+        ex.costs = cw.costs
+        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        ex.relevant = rel
+        edge_num = self._sd(S_EDGE_NUM)
+        edge_den = self._sd(S_EDGE_DEN)
         for i in range(self.n):
-            p, edge, state, gradient = self.rule.multiclass_step(i, state, ex)
-            self.teach[i] = p
-            self._step_out(i, edge, gradient, w)
-        self._record_edges()
-        if self.experts is not None:
-            self._mc_experts_update(cw, yi, w)
-        return 0
-
-    cdef int _rk_python_steps(self, CWalk cw, char* rel, double w) except -1:
-        """rule.ranking_step along the learners (each learner's cost vector into nk, its
-        bound into teach), then the experts' update with the rank losses."""
-        cdef int i, j, k = cw.k
-        cdef bint any_loss = False
-        relevant = _np.array([bool(rel[j]) for j in range(k)])
-        ex = self._py_example(cw, w, {"relevant": relevant, "k": k}, False)
-        state = self.rule.ranking_start(ex)
-        for i in range(self.n):
-            (cost, bound), edge, state, gradient = self.rule.ranking_step(i, state, ex)
-            cost = _np.asarray(cost, dtype=float)
-            for j in range(k):
-                self.nk[i * k + j] = cost[j]
-            self.teach[i] = bound
-            self._step_out(i, edge, gradient, w)
-        self._record_edges()
-        if self.experts is not None:
-            self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
-            for i in range(self.n):
-                self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
-                if self.tmp[i]:
-                    any_loss = True
-            if any_loss:
-                self.hedge.update_c(self.tmp, w, self.share)
-        return 0
-
-    cdef int _mc_mbbm_steps(self, CWalk cw, int yi, double w) except -1:
-        """Potential.multiclass_step (OnlineMBBM) along the learners."""
-        cdef int i, j, n = self.n, k = cw.k, n_left
-        cdef double* s = self.kb
-        cdef double* row = self.kb + k
-        cdef double* diff = self.kb + 2 * k
-        cdef double weight, d_yl
-        cdef object pot = self.mcosts.pot_for(k)
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            n_left = n - (i + 1)
-            if self.weak_cost:
-                for j in range(k):
-                    row[j] = cw.costs[i * k * k + yi * k + j]
-            else:
-                py_row = pot.cost_row(
-                    n_left, _np.array([<long long>s[j] for j in range(k)], dtype=int), yi
-                )
-                for j in range(k):
-                    row[j] = py_row[j]
-            for j in range(k):
-                diff[j] = row[j] - row[yi]
-            weight = vsum(diff, k)
-            if weight < ZERO_WEIGHT:
-                weight = 0.0
-                self.has_edge[i] = 0
-            else:
-                self.has_edge[i] = 1
-                d_yl = (row[cw.votes[i]] - row[yi]) / weight
-                self.en[i] = w * weight * (1.0 - k * d_yl)
-                self.ed[i] = w * weight
-            self.teach[i] = py_min(1.0, weight / self.mcosts.max_weight(pot, n_left))
-            for j in range(k):
-                s[j] = cw.scores[i * k + j]
+            self.edges[i] = edge_num[i] / edge_den[i] if edge_den[i] else 0.0
+        ex.edges = self.edges
+        out.teach = self.teach
+        out.costs = self.nk
+        out.en = self.en
+        out.ed = self.ed
+        out.has_edge = self.has_edge
+        out.grads = self.grads
+        if type(rule) is PythonRule:
+            (<PythonRule>rule).label = y
+        rule.label_steps(&ex, &out)
         self._record_edges()
         return 0
 
@@ -2118,26 +1829,17 @@ cdef class Plan:
                     cw.scores[i * k + j] = p if i == 0 else cw.scores[(i - 1) * k + j] + p
         return 0
 
-    cdef int _rank_gradient(self, double* s, char* rel, int k, double* out) except -1:
-        """logistic_rank_gradient(s, relevant)."""
-        cdef int a, b, j, nr, ni
-        cdef double* d = self.kb
-        cdef double* colsum = self.kb + k * k
-        cdef int* ri = <int*>(self.kb + k * k + k)  # k ints fit in k doubles
-        cdef int* ii = ri + k
-        cdef double w, acc
-        nr = split_labels(rel, k, ri, ii)
-        ni = k - nr
-        for a in range(nr):
-            for b in range(ni):
-                d[a * ni + b] = s[ii[b]] - s[ri[a]]
-        sigmoid(d, d, nr * ni)
-        w = 1.0 / (nr * ni)
-        for a in range(nr):
-            out[ri[a]] = -w * vsum(d + a * ni, ni)
-        vsum_axis0(d, nr, ni, colsum)
-        for b in range(ni):
-            out[ii[b]] = w * colsum[b]
+    cdef int _rk_experts_update(self, CWalk cw, char* rel, double w) except -1:
+        """Experts.update for the ranking task: OGD, Hedge on the experts' rank losses."""
+        cdef int i, k = cw.k
+        cdef bint any_loss = False
+        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
+        for i in range(self.n):
+            self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef double _rank_loss(self, double* s, char* rel, int k) noexcept:
@@ -2273,17 +1975,9 @@ cdef class Plan:
             for j in range(k):
                 rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
         errors = self._errors(cw, 0, rel) if self.adapt is not None else None
-        if self.rule_id == R_PY:
-            self._rk_python_steps(cw, rel, wd)  # (each learner's bound in teach)
-        else:
-            if self.rule_id == R_LOG:
-                self._rk_logistic_steps(cw, rel, wd)
-                bound = 2.0
-            else:
-                self._rk_pair_steps(cw, rel, wd)
-                bound = self.rule.cost_bound
-            for i in range(n):
-                self.teach[i] = bound
+        self._label_steps(cw, -1, rel, wd, None)  # (each learner's cost bound in teach)
+        if self.experts is not None:
+            self._rk_experts_update(cw, rel, wd)
         # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
         for i in range(n):
@@ -2331,157 +2025,6 @@ cdef class Plan:
                     self._walk_stale()
         return True
 
-    cdef int _rk_logistic_steps(self, CWalk cw, char* rel, double w) except -1:
-        """LogisticLoss.ranking_step along the learners (each learner's cost vector into nk),
-        then the experts' update with the rank losses."""
-        cdef int i, j, n = self.n, k = cw.k
-        cdef double* cost
-        cdef double* nxt
-        cdef double* h
-        cdef double* s0 = self.kb + 4 * k * k
-        cdef double* absc = self.kb + 4 * k * k + k
-        cdef double* dot = self.kb + 4 * k * k + 2 * k
-        cdef bint any_loss = False
-        for j in range(k):
-            s0[j] = 0.0
-        cost = self.nk
-        self._rank_gradient(s0, rel, k, cost)
-        for i in range(n):
-            cost = self.nk + i * k
-            h = cw.vec + i * k
-            vecmat(cost, h, dot, k, 1)
-            for j in range(k):
-                absc[j] = fabs(cost[j])
-            self.has_edge[i] = 1
-            self.en[i] = -w * dot[0]
-            self.ed[i] = w * 0.5 * vsum(absc, k)
-            if i + 1 < n:
-                nxt = self.nk + (i + 1) * k
-            else:
-                nxt = self.kb + 4 * k * k + 3 * k
-            self._rank_gradient(cw.scores + i * k, rel, k, nxt)
-            vecmat(nxt, h, dot, k, 1)
-            self.grads[i] = w * dot[0]
-        self._record_edges()
-        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
-        for i in range(n):
-            self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
-        return 0
-
-    cdef int _rk_pair_steps(self, CWalk cw, char* rel, double w) except -1:
-        """Potential.ranking_step (OnlineBMR) along the learners: the cost vector
-        (RankingPairPotential.cost_vector), the edge and the state s + h."""
-        cdef int i, j, n = self.n, k = cw.k
-        cdef double* s = self.kb + 4 * k * k
-        cdef double* cost
-        cdef double* h
-        cdef double* dot = self.kb + 4 * k * k + 2 * k
-        cdef double spread, mean
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            cost = self.nk + i * k
-            self._pair_cost_vector(s, rel, k, n - i - 1, cost)
-            h = cw.vec + i * k
-            spread = vmax(cost, k) - vmin(cost, k)
-            mean = vsum(cost, k) / k
-            vecmat(cost, h, dot, k, 1)
-            self.has_edge[i] = 1
-            self.en[i] = w * (mean - dot[0])
-            self.ed[i] = w * spread
-            for j in range(k):
-                s[j] = s[j] + h[j]
-        self._record_edges()
-        return 0
-
-    cdef int _rank_terms(self, const double* g, int q, int n, const double* P,
-                         const double* SP, double shift, double* out) except -1:
-        """RankingPairPotential.pair_terms(g + shift) of the rank loss for q gaps (shift: the
-        -1.0 / +1.0 of cost_vector, applied first as NumPy does; the hinge loss's terms are
-        _hinge_terms3's)."""
-        cdef int j
-        cdef long long i0, top = 2 * <long long>n + 1
-        cdef double gj
-        for j in range(q):
-            gj = g[j] + shift
-            i0 = _law_index(-gj, n, top)
-            out[j] = SP[i0]
-            if gj == rint(gj) and fabs(gj) <= n:
-                out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]
-        return 0
-
-    cdef PairLaw _pair_law(self, int n_left, int nr, int k):
-        """The rule's difference law for (n_left, nr, k), from the plan's table (asked of the
-        rule, which caches it too, on the first request)."""
-        cdef Py_ssize_t idx
-        cdef PairLaw law
-        if (self.pair_laws is None or self.pair_laws_rule is not self.rule
-                or self.pair_laws_k != k or self.pair_laws_bytes >= mbbm_cache_bytes()):
-            self.pair_laws = [None] * (self.n * (k + 1))
-            self.pair_laws_rule = self.rule
-            self.pair_laws_k = k
-            self.pair_laws_bytes = 0
-        idx = <Py_ssize_t>n_left * (k + 1) + nr
-        if not 0 <= idx < len(self.pair_laws):
-            raise IndexError("votes left beyond the learners")
-        found = self.pair_laws[idx]
-        if found is not None:
-            return <PairLaw>found
-        law = PairLaw(tuple(self.rule.difference_law(n_left, nr, k)), n_left)
-        self.pair_laws[idx] = law
-        self.pair_laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
-        return law
-
-    cdef int _pair_cost_vector(self, double* s, char* rel, int k, int n_left,
-                               double* out) except -1:
-        """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
-        the potential's cached difference law (computed by it on a miss)."""
-        cdef int a, b, j, nr, ni, q
-        cdef int* ri = <int*>(self.kb + k * k)
-        cdef int* ii = ri + k
-        cdef double* rows_f = self.kb + k * k + k
-        cdef double* rows_m = self.kb + k * k + 2 * k
-        cdef double* cols_f = self.kb + k * k + 3 * k
-        cdef double* cols_p = self.kb + k * k + 4 * k
-        cdef double* G
-        cdef double* F
-        cdef double* Fm
-        cdef double* Fp
-        cdef double total, w
-        cdef PairLaw law
-        nr = split_labels(rel, k, ri, ii)
-        ni = k - nr
-        q = nr * ni
-        G = self.kb
-        F = G + q
-        Fm = G + 2 * q
-        Fp = G + 3 * q
-        law = self._pair_law(n_left, nr, k)
-        for a in range(nr):
-            for b in range(ni):
-                G[a * ni + b] = s[ii[b]] - s[ri[a]]
-        if self.pair_hinge:
-            _hinge_terms3(G, q, n_left, law.SP, law.SD, F, Fm, Fp)
-        else:
-            self._rank_terms(G, q, n_left, law.P, law.SP, 0.0, F)
-            self._rank_terms(G, q, n_left, law.P, law.SP, -1.0, Fm)
-            self._rank_terms(G, q, n_left, law.P, law.SP, 1.0, Fp)
-        total = vsum(F, q)
-        w = 1.0 / q
-        for a in range(nr):
-            rows_f[a] = vsum(F + a * ni, ni)
-            rows_m[a] = vsum(Fm + a * ni, ni)
-        vsum_axis0(F, nr, ni, cols_f)
-        vsum_axis0(Fp, nr, ni, cols_p)
-        for a in range(nr):
-            out[ri[a]] = w * (total - rows_f[a] + rows_m[a])
-        for b in range(ni):
-            out[ii[b]] = w * (total - cols_f[b] + cols_p[b])
-        return 0
 
 
 # ----------------------------------------------------------------------------- building plans
@@ -2520,35 +2063,19 @@ cdef Plan _build(object b):
         or type(experts.hedge) is not CHedge
     ):
         return None
-    rt = type(rule)
     plan = Plan()
     if type(task) is BinaryTask:
         plan.kind = K_BINARY
-        plan.crule = rule_for(rule)
-        plan.rule_id = R_LOG if plan.crule.surrogate else 0
     elif type(task) is MulticlassTask:
-        plan.lcosts = LogisticCosts()
         if task.weak_prediction not in ("cost", "argmax"):
             return None
         plan.kind = K_MULTICLASS
         plan.weak_cost = task.weak_prediction == "cost"
-        if rt is LogisticLoss:
-            plan.rule_id = R_LOG
-        elif rt is MulticlassZeroOnePotential:
-            plan.rule_id = R_MBBM
-            plan.mcosts = MBBMCosts(rule, b.n_models)
-        else:
-            plan.rule_id = R_PY
     elif type(task) is RankingTask:
         plan.kind = K_RANKING
-        if rt is LogisticLoss:
-            plan.rule_id = R_LOG
-        elif rt is RankingPairPotential:
-            plan.rule_id = R_PAIR
-        else:
-            plan.rule_id = R_PY
     else:
         return None
+    plan.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost._rules)
     if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's
         return None
     plan.booster = b
@@ -2582,10 +2109,6 @@ cdef Plan _build(object b):
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges
-    if plan.rule_id == R_PAIR:
-        if rule.loss not in ("hinge", "rank"):
-            return None
-        plan.pair_hinge = rule.loss == "hinge"
     if plan.kind == K_BINARY:
         plan.labels = [True, False]
     elif plan.kind == K_MULTICLASS:

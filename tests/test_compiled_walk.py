@@ -1067,17 +1067,17 @@ def test_dicts_equal_or_one_value_away_from_the_last_x_predict_as_on_the_python_
 def test_the_ranking_walks_difference_laws_are_read_as_the_rule_made_them():
     """The plan reads RankingPairPotential's difference laws through their buffers (PairLaw):
     the arrays of difference_law, checked for their shape and type, and kept alive."""
-    from river_boost import _walk
+    from river_boost import _costs
 
     rule = potentials.RankingPairPotential(gamma=0.1)
     law = rule.difference_law(3, 2, 5)
-    _walk.PairLaw(law, 3)  # 7, 8 and 8 float64 values
+    _costs.PairLaw(law, 3)  # 7, 8 and 8 float64 values
     with pytest.raises(ValueError, match="shape"):
-        _walk.PairLaw(law, 4)
+        _costs.PairLaw(law, 4)
     with pytest.raises(ValueError, match="shape or type"):
-        _walk.PairLaw(tuple(a.astype(np.float32) for a in law), 3)
+        _costs.PairLaw(tuple(a.astype(np.float32) for a in law), 3)
     with pytest.raises(ValueError, match="P, SP, SD"):
-        _walk.PairLaw(law[:2], 3)
+        _costs.PairLaw(law[:2], 3)
 
 
 def _close_matrix(got, expected) -> bool:

@@ -541,11 +541,7 @@ def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=Non
     themselves (:class:`ModelLearners`)."""
     from . import forest
 
-    if (
-        forest.AVAILABLE
-        and forest.ENABLED
-        and all(forest.HoeffdingForest.supports(m) for m in models)
-    ):
+    if forest.ENABLED and all(forest.HoeffdingForest.supports(m) for m in models):
         # "auto" may decide 1.0 later: the filter then keeps every feature (the same trees)
         every = subsets.fraction is not None and subsets.fraction >= 1.0
         return forest.HoeffdingForest(models, None if every else subsets)

@@ -123,24 +123,9 @@ from river.tree.nodes.branch import (
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
-__all__ = ["AVAILABLE", "ENABLED", "UNAVAILABLE_REASON", "HoeffdingForest"]
+__all__ = ["ENABLED", "HoeffdingForest"]
 
-try:
-    from ._forest import ForestCore as _ForestCore
-
-    AVAILABLE = True
-    UNAVAILABLE_REASON = ""
-except ImportError as _e:  # built without a compiler, or from a source tree not compiled
-    AVAILABLE = False
-    UNAVAILABLE_REASON = (
-        f"river_boost._forest is not compiled ({_e}); reinstall with a C compiler "
-        "(pip install river-boost builds it with Cython) to use HoeffdingForest"
-    )
-
-    class _ForestCore:  # placeholder so that the class below can be defined
-        def __init__(self, *args, **kwargs):
-            raise ImportError(UNAVAILABLE_REASON)
-
+from ._forest import ForestCore as _ForestCore
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeClassifier,)
 _SPLITTER_TYPES = (GaussianSplitter,)
@@ -281,8 +266,6 @@ class HoeffdingForest(_ForestCore):
     ------
     ValueError
         If a model cannot be compiled (see :meth:`supports`).
-    ImportError
-        If the extension is not compiled (``AVAILABLE`` is False).
 
     Examples
     --------
@@ -304,8 +287,6 @@ class HoeffdingForest(_ForestCore):
     """
 
     def __init__(self, models: list, feature_filter=None):
-        if not AVAILABLE:
-            raise ImportError(UNAVAILABLE_REASON)
         models = list(models)
         for i, model in enumerate(models):
             reason = _unsupported(model)
@@ -487,10 +468,6 @@ class HoeffdingForest(_ForestCore):
         return model
 
 
-#: Whether boosters whose weak learners the forest supports use it (when it is compiled).
-#: Set it to False to run River's own trees in Python, the reference: the same results.
-ENABLED = AVAILABLE
-
-if not AVAILABLE:
-    # The example runs the compiled trees: without them, keep `pytest --doctest-modules` green.
-    HoeffdingForest.__doc__ = HoeffdingForest.__doc__.split("    Examples\n")[0]
+#: Whether boosters whose weak learners the forest supports use it. Set it to False to run
+#: River's own trees, the reference: the same results.
+ENABLED = True

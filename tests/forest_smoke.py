@@ -11,7 +11,6 @@ from river import datasets, tree
 def test_forest_smoke():
     from river_boost import forest
 
-    assert forest.AVAILABLE, forest.UNAVAILABLE_REASON
     configs = [{"grace_period": 20, "tau": 0.2}, {"grace_period": 50, "leaf_prediction": "mc"}]
     f = forest.HoeffdingForest([tree.HoeffdingTreeClassifier(**c) for c in configs])
     river = [tree.HoeffdingTreeClassifier(**c) for c in configs]

@@ -140,7 +140,7 @@ def test_a_fresh_booster_validates_what_it_predicts(make, x):
 def test_every_pickle_protocol(protocol):
     from river_boost import forest
 
-    for compiled in (False, True) if forest.AVAILABLE else (False,):  # River's trees, forest
+    for compiled in (False, True):  # River's trees, forest
         forest.ENABLED, saved = compiled, forest.ENABLED
         try:
             model = trained(lambda: rb.OnlineBBM(n_models=3, seed=1), PHISHING)

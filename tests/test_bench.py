@@ -171,8 +171,6 @@ def test_the_martingale_booster_keeps_its_compiled_forest_when_timed():
     times the forest's calls instead, with the same metrics as Python nodes."""
     from river_boost import forest, martingale
 
-    if not forest.AVAILABLE:
-        pytest.skip(forest.UNAVAILABLE_REASON)
     spec, protocol = bench.ModelSpec("MartingaleBooster"), bench.Protocol(300)
     model, measured = bench._instrument(bench.build(spec, 3, 1), [0.0])
     assert measured is True and isinstance(model._forest, bench._Timed)

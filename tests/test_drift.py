@@ -24,7 +24,7 @@ PRESETS = BINARY + MULTICLASS + RANKING
 @pytest.fixture(params=[True, False], ids=["forest", "python"])
 def compiled(request, monkeypatch):
     """Both learner paths: the compiled forest, and River's own trees."""
-    monkeypatch.setattr(forest, "ENABLED", request.param and forest.AVAILABLE)
+    monkeypatch.setattr(forest, "ENABLED", request.param)
     return request.param
 
 
@@ -243,8 +243,7 @@ def test_forest_and_python_paths_agree(monkeypatch):
         monkeypatch.setattr(forest, "ENABLED", enabled)
         model = with_background(river_boost.AdaBoostOL, n_models=3, seed=1)
         out[enabled] = (run(model, data), model.replacement_times, model.drift_warnings)
-    if forest.AVAILABLE:
-        assert out[True] == out[False]
+    assert out[True] == out[False]
 
 
 # ----------------------------------------------------------------------------- River's checks

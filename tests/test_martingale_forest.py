@@ -18,8 +18,6 @@ from river_boost.martingale import _ForestTree
 
 from .test_forest import tree_state
 
-pytestmark = pytest.mark.skipif(not forest.AVAILABLE, reason=forest.UNAVAILABLE_REASON)
-
 NOMINAL = ["elevel", "car", "zipcode"]
 
 

@@ -17,8 +17,6 @@ from river.datasets import synth
 import river_boost as rb
 from river_boost import forest
 
-pytestmark = pytest.mark.skipif(not forest.AVAILABLE, reason="compiled forest not built")
-
 
 def test_river_memory_measure_counts_the_compiled_trees():
     booster = rb.AdaBoostOL(seed=1)

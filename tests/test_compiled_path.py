@@ -15,8 +15,6 @@ from river.datasets import synth
 import river_boost as rb
 from river_boost import forest
 
-pytestmark = pytest.mark.skipif(not forest.AVAILABLE, reason=forest.UNAVAILABLE_REASON)
-
 
 def _stream(task, n, seed):
     """A stream mixing the hard cases: weights, missing and nominal features, a late class and

@@ -29,9 +29,6 @@ from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 from river_boost import forest as forest_mod
 
-pytestmark = pytest.mark.skipif(
-    not forest_mod.AVAILABLE, reason=f"compiled forest not built: {forest_mod.UNAVAILABLE_REASON}"
-)
 HoeffdingForest = forest_mod.HoeffdingForest
 TOTALS = {
     "predict_proba_one calls compared": 0,

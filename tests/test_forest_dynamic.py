@@ -24,9 +24,6 @@ from river_boost import forest as forest_mod
 
 from .test_forest import TOTALS, Checker, HashFilter, _bits, _proba_bits, float_weights, tree_state
 
-pytestmark = pytest.mark.skipif(
-    not forest_mod.AVAILABLE, reason=f"compiled forest not built: {forest_mod.UNAVAILABLE_REASON}"
-)
 HoeffdingForest = forest_mod.HoeffdingForest
 
 NOMINAL = ["elevel", "car", "zipcode"]

@@ -32,7 +32,7 @@ import time
 from river import datasets, tree
 from river.datasets import synth
 
-from river_boost.forest import AVAILABLE, UNAVAILABLE_REASON, HoeffdingForest
+from river_boost.forest import HoeffdingForest
 
 # The pool's diversification ranges (river_boost.core.DIVERSIFY_RANGES at the time of writing):
 # delta and tau log-uniform, grace_period uniform.
@@ -109,8 +109,6 @@ def main(argv=None):
         "scaled by a constant drawn in [10, 200] (split attempts every few examples)",
     )
     args = parser.parse_args(argv)
-    if not AVAILABLE:
-        sys.exit(UNAVAILABLE_REASON)
     mode = "papers' trees" if args.paper else "library's trees"
     print(
         f"{args.trees} trees ({mode}), {args.n} examples per stream, median of {args.repeats} runs"

@@ -333,8 +333,9 @@ class Booster(Watched, base.Estimator):
     @property
     def expert_weights(self) -> list:
         """Weight of each expert (prefix of learners) in the final prediction: Hedge's
-        normalised weights, or the last expert alone for majority votes."""
-        if self._experts is None:
+        normalised weights, or the last expert alone for majority votes and for the full
+        weighted vote (``prediction="final"``, OSBoost.OCP)."""
+        if self._experts is None or self._experts.prediction == "final":
             return [0.0] * (self.n_models - 1) + [1.0]
         return list(self._experts.hedge.weights)
 

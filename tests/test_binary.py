@@ -172,6 +172,7 @@ def test_osboost_ocp_follows_chen_lin_lu_algorithm_1():
         assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
     assert 0 < steps < len(stream)  # both sides of the margin were met
     assert booster.alphas[1] == max(booster.alphas)  # the best learner weighs most
+    assert booster.expert_weights == [0.0, 0.0, 1.0]  # the full weighted vote predicts
 
 
 def test_edges_follow_the_papers_definition():

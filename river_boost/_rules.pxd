@@ -11,6 +11,8 @@ cdef struct BinaryExample:
     int sign               # the label: +1 (True) or -1 (False)
     double w               # the sample weight
     const int* votes       # each learner's vote, +1 / -1
+    const double* p_true   # each learner's P(True)
+    const double* scores   # the experts' margins F_i (NULL: no vote weights)
     const double* alphas   # each learner's vote weight (NULL: the rule learns none)
     const double* edges    # each learner's running edge (zeros unless the rule needs them)
 

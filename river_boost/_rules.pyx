@@ -273,12 +273,9 @@ cdef class OSBoostOCPRule(OSBoostRule):
     (the hinge loss is positive), ``alpha_i``'s gradient ``-w z_i``, else 0."""
 
     cdef int binary_begin(self, const BinaryExample* ex) except -1:
-        cdef double f = 0.0
-        cdef int i
         OSBoostRule.binary_begin(self, ex)
-        for i in range(ex.n):
-            f += ex.alphas[i] * ex.votes[i]
-        self.active = ex.sign * f < self.theta
+        # the full weighted vote is the last expert's margin, which the walk has made
+        self.active = ex.sign * ex.scores[ex.n - 1] < self.theta
         return 0
 
     cdef double binary_step(self, int i, int z, double* out) except? -1.0:
@@ -536,15 +533,6 @@ cdef class PairRule(Rule):
 
 # ----------------------------------------------------------------------------- any Potential
 
-class Example:
-    """The labelled example handed to a Python rule's own ``binary_step`` (the fields of
-    :class:`river_boost.tasks.Example` it reads: ``y``, ``sign``, ``w``, ``n_models``,
-    ``votes``, ``alphas``, ``edges``)."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
 cdef class PythonRule(Rule):
     """A :class:`~river_boost.potentials.Potential` of your own on the compiled walk: its
     Python methods are called where the compiled rules compute. A rule that keeps the default
@@ -574,14 +562,21 @@ cdef class PythonRule(Rule):
             self.state = self.worst = self.start_fn()
             self.s = self.sw = 0.0
             return 0
-        self.example = Example(
+        from river_boost.tasks import Example as TaskExample, Walk
+
+        walk = Walk(
+            [ex.p_true[i] for i in range(ex.n)],
+            [ex.votes[i] for i in range(ex.n)],
+            None if ex.scores == NULL else [ex.scores[i] for i in range(ex.n)],
+        )
+        self.example = TaskExample(
+            walk,
+            ex.w,
+            ex.n,
+            None if ex.alphas == NULL else [ex.alphas[i] for i in range(ex.n)],
+            [ex.edges[i] for i in range(ex.n)],
             y=ex.sign > 0,
             sign=ex.sign,
-            w=ex.w,
-            n_models=ex.n,
-            votes=[ex.votes[i] for i in range(ex.n)],
-            alphas=None if ex.alphas == NULL else [ex.alphas[i] for i in range(ex.n)],
-            edges=[ex.edges[i] for i in range(ex.n)],
         )
         self.state = self.start_fn(self.example)
         return 0

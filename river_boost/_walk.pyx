@@ -45,13 +45,10 @@ from libc.errno cimport errno, ERANGE, EDOM
 from river_boost._forestapi cimport ForestAPI
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._experts cimport SimplexOGD as CSimplexOGD
-from river_boost._dp cimport dense_potential, DENSE_MAX_N
 from river_boost._rules cimport Rule, BinaryExample, LabelExample, Steps, PythonRule, MBBMRule
 from river_boost._rules import rule_for
-from river_boost._vec cimport vsum, vmax, vmin, vtanh, vexp, vsum_axis0, vecmat, sigmoid
-from river_boost._vec cimport fnv_basis, _fnv, _fnv_slot, _reserve, _table_slots, split_labels
+from river_boost._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0
 from river_boost._costs cimport MBBMCosts, LogisticCosts
-from river_boost._costs import _hinge_terms_for_test, _floor_for_test  # (test hooks)
 cimport cython
 from cpython cimport array
 import array as _pyarray
@@ -64,19 +61,6 @@ cdef extern from "time.h" nogil:
         long tv_nsec
     int clock_gettime(int clk, timespec* tp)
     int CLOCK_MONOTONIC
-
-import math as _math
-
-import numpy as _np
-
-# ----------------------------------------------------------------------------- CPython numerics
-
-cdef double NEG_INF = -INFINITY
-cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT (set by _setup)
-cdef double LOG2 = _math.log(2.0)  # potentials._LOG2
-cdef double SQRT_PI = _math.sqrt(_math.pi)  # potentials._SQRT_PI
-from river_boost._costs import _set_mbbm_cache_bytes  # (a test hook)
-
 
 cdef inline double py_min(double a, double b) noexcept:
     return b if b < a else a
@@ -196,15 +180,6 @@ cdef object WeakLearnerPool = None
 cdef object FeatureCleaner = None
 cdef object Experts = None
 cdef object HoeffdingForest = None
-cdef object BinomialPotential = None
-cdef object NormalHedgePotential = None
-cdef object SquintPotential = None
-cdef object OSBoostPotential = None
-cdef object LogisticLoss = None
-cdef object MulticlassZeroOnePotential = None
-cdef object RankingPairPotential = None
-cdef object Walk = None  # tasks.Walk and tasks.Example: what a rule's Python steps read
-cdef object Example = None
 
 cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
@@ -220,10 +195,8 @@ def _setup(dict names, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
-    global BinomialPotential, NormalHedgePotential, SquintPotential, OSBoostPotential
-    global LogisticLoss, MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT
-    global MulticlassZeroOnePotential, RankingPairPotential, ZERO_WEIGHT
-    global MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, Walk, Example, DriftAdaptation, _walk_globals, _changes
+    global MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE
+    global DriftAdaptation, _walk_globals, _changes
     _walk_globals = names["walk"].__dict__
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
@@ -233,20 +206,10 @@ def _setup(dict names, object forest_capsule):
     FeatureCleaner = names["FeatureCleaner"]
     Experts = names["Experts"]
     HoeffdingForest = names["HoeffdingForest"]
-    BinomialPotential = names["BinomialPotential"]
-    NormalHedgePotential = names["NormalHedgePotential"]
-    SquintPotential = names["SquintPotential"]
-    OSBoostPotential = names["OSBoostPotential"]
-    LogisticLoss = names["LogisticLoss"]
-    MulticlassZeroOnePotential = names["MulticlassZeroOnePotential"]
-    RankingPairPotential = names["RankingPairPotential"]
-    ZERO_WEIGHT = names["ZERO_WEIGHT"]
     MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
-    Walk = names["Walk"]
-    Example = names["Example"]
     COST_TIE = names["COST_TIE"]
     DriftAdaptation = names["DriftAdaptation"]
     _changes = names["CHANGES"]
@@ -1217,10 +1180,10 @@ cdef class Plan:
     # -------------------------------------------------------------- public face
 
     cdef int _kbuf(self, int k) except -1:
-        """Scratch space for k labels: 6 k x k matrices and 12 vectors."""
+        """Scratch space for k labels: four vectors (the rules keep their own)."""
         if k > self.kcap:
             free(self.kb)
-            self.kb = <double*>calloc(6 * k * k + 12 * k + 2, sizeof(double))
+            self.kb = <double*>calloc(4 * k + 2, sizeof(double))
             if self.kb == NULL:
                 self.kcap = 0
                 raise MemoryError()
@@ -1337,25 +1300,14 @@ cdef class Plan:
         cdef double out[3]
         cdef BinaryExample ex
         cdef Rule rule = self.crule
-        cdef double* edge_num
-        cdef double* edge_den
-        if self.needs_edges:
-            edge_num = self._sd(S_EDGE_NUM)
-            edge_den = self._sd(S_EDGE_DEN)
-            for i in range(n):
-                if edge_den[i]:
-                    self.edges[i] = edge_num[i] / edge_den[i]
-                else:
-                    self.edges[i] = 0.0
-        else:
-            for i in range(n):
-                self.edges[i] = 0.0
         ex.n = n
         ex.sign = sign
         ex.w = w
         ex.votes = cw.votes
+        ex.p_true = cw.p
+        ex.scores = cw.scores if self.experts is not None else NULL
         ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
-        ex.edges = self.edges
+        ex.edges = self._running_edges()
         rule.binary_begin(&ex)
         for i in range(n):
             z = sign * cw.votes[i]
@@ -1381,7 +1333,7 @@ cdef class Plan:
         cdef double* vec
         cdef double* s = self.kb
         cdef double* D  # the normalised costs, read where the matrix table holds them
-        cdef double* prod = self.kb + k + k * k  # (past s and k^2 doubles kept free)
+        cdef double* prod = self.kb + k
         cdef double* C
         cdef list rank = self.task._rank
         cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
@@ -1520,6 +1472,19 @@ cdef class Plan:
             self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
+    cdef double* _running_edges(self) except NULL:
+        """Each learner's running edge (pool.edges) for a rule that reads them, else zeros
+        (the Python walk's ``_no_edges``)."""
+        cdef double* edge_num = self._sd(S_EDGE_NUM)
+        cdef double* edge_den = self._sd(S_EDGE_DEN)
+        cdef int i
+        for i in range(self.n):
+            if self.needs_edges and edge_den[i]:
+                self.edges[i] = edge_num[i] / edge_den[i]
+            else:
+                self.edges[i] = 0.0
+        return self.edges
+
     cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w,
                           object y) except -1:
         """The rule's steps along the learners (river_boost._rules) for a multiclass label
@@ -1527,9 +1492,6 @@ cdef class Plan:
         cdef LabelExample ex
         cdef Steps out
         cdef Rule rule = self.crule
-        cdef int i
-        cdef double* edge_num
-        cdef double* edge_den
         ex.n = self.n
         ex.k = cw.k
         ex.yi = yi
@@ -1541,11 +1503,7 @@ cdef class Plan:
         ex.costs = cw.costs
         ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
         ex.relevant = rel
-        edge_num = self._sd(S_EDGE_NUM)
-        edge_den = self._sd(S_EDGE_DEN)
-        for i in range(self.n):
-            self.edges[i] = edge_num[i] / edge_den[i] if edge_den[i] else 0.0
-        ex.edges = self.edges
+        ex.edges = self._running_edges()
         out.teach = self.teach
         out.costs = self.nk
         out.en = self.en
@@ -1970,8 +1928,7 @@ cdef class Plan:
         k = len(labels)
         cw = self._walk(clean)
         self._nkbuf(k)
-        # past everything the steps use (up to 4k^2 + 4k: nxt of the last learner)
-        rel = <char*>(self.kb + 5 * k * k + 5 * k)
+        rel = <char*>(self.kb + 3 * k)  # (the rules' steps keep their own scratch)
         if fast:  # as _rk_commit_known read them (y is not read again)
             memcpy(rel, self.rk_rel, k)
         else:
@@ -2031,16 +1988,6 @@ cdef class Plan:
 
 
 # ----------------------------------------------------------------------------- building plans
-
-cdef double* _doubles(object values) except NULL:
-    cdef int i, n = len(values)
-    cdef double* out = <double*>calloc(n + 1, sizeof(double))
-    if out == NULL:
-        raise MemoryError()
-    for i in range(n):
-        out[i] = values[i]
-    return out
-
 
 cdef Plan _build(object b):
     """A plan for booster ``b``, or None if the compiled walk does not cover its setup."""

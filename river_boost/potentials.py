@@ -650,10 +650,8 @@ class OSBoostOCPPotential(OSBoostPotential):
     simplex = True
 
     def binary_start(self, ex):
-        f = 0.0
-        for alpha, vote in zip(ex.alphas, ex.votes):  # the compiled rule's order
-            f += alpha * vote
-        return 0.0, ex.sign * f < self._theta  # (OSBoost's state, the hinge is active)
+        # the full weighted vote F_N = sum_i alpha_i h_i is the last expert's score
+        return 0.0, ex.sign * ex.scores[-1] < self._theta  # (OSBoost's state, hinge active)
 
     def binary_step(self, i, state, ex):
         s, active = state

@@ -30,19 +30,10 @@ subsets, sample weights and drift adaptation (the detectors are called through
 from __future__ import annotations
 
 from . import _walk as _c
-from . import adaptation, core, potentials, tasks
+from . import adaptation, core, tasks
 from ._forest import forest_api as _forest_api  # the forest's C entry points, for _walk
 from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
-from .potentials import (
-    BinomialPotential,
-    LogisticLoss,
-    MulticlassZeroOnePotential,
-    NormalHedgePotential,
-    OSBoostPotential,
-    RankingPairPotential,
-    SquintPotential,
-)
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
 __all__ = ["ENABLED", "plan_for"]
@@ -73,21 +64,11 @@ _c._setup(
         "FeatureCleaner": FeatureCleaner,
         "Experts": Experts,
         "HoeffdingForest": HoeffdingForest,
-        "BinomialPotential": BinomialPotential,
-        "NormalHedgePotential": NormalHedgePotential,
-        "SquintPotential": SquintPotential,
-        "OSBoostPotential": OSBoostPotential,
-        "LogisticLoss": LogisticLoss,
-        "MulticlassZeroOnePotential": MulticlassZeroOnePotential,
-        "RankingPairPotential": RankingPairPotential,
-        "ZERO_WEIGHT": potentials.ZERO_WEIGHT,
         "MAX_ABS_FEATURE": core.MAX_ABS_FEATURE,
         "MAX_SAMPLE_WEIGHT": core.MAX_SAMPLE_WEIGHT,
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
         "MIN_SUPPORT": tasks.MIN_SUPPORT,
         "COST_TIE": tasks.COST_TIE,
-        "Walk": tasks.Walk,
-        "Example": tasks.Example,
         "DriftAdaptation": adaptation.DriftAdaptation,
         "CHANGES": core.CHANGES,
     },

@@ -1138,13 +1138,13 @@ def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
     """OnlineMBBM's cost matrices are kept in a direct-mapped table: with one slot (every
     new key evicts the last) or a few, the booster predicts exactly as with the default
     table and as the Python walk."""
-    from river_boost import _walk
+    from river_boost import _costs
 
     data = _multiclass_stream(150, 4)
     outputs = []
     for enabled, size in [(True, None), (True, budget), (False, None)]:
         monkeypatch.setattr(walk, "ENABLED", enabled)
-        old = _walk._set_mbbm_cache_bytes(size) if size is not None else None
+        old = _costs._set_mbbm_cache_bytes(size) if size is not None else None
         try:
             model = rb.OnlineMBBM(n_models=6, seed=3)
             outputs.append(
@@ -1152,7 +1152,7 @@ def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
             )
         finally:
             if old is not None:
-                _walk._set_mbbm_cache_bytes(old)
+                _costs._set_mbbm_cache_bytes(old)
     assert _same(outputs[0], outputs[1]) and _same(outputs[0], outputs[2])
 
 
@@ -1161,14 +1161,14 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
     """The matrix table keeps its buffers from one potential or label count to the next
     and empties them by a new epoch: the same keys asked of another potential (another
     gamma) or with another number of labels never read the last table's entries."""
-    from river_boost import _walk
+    from river_boost import _costs
 
     plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
     rng = random.Random(21)
     pots = {
         (k, g): potentials.MulticlassZeroOnePotential(k, g) for k in (2, 3, 5) for g in (0.1, 0.3)
     }
-    old = _walk._set_mbbm_cache_bytes(budget) if budget is not None else None
+    old = _costs._set_mbbm_cache_bytes(budget) if budget is not None else None
     try:
         for _ in range(30):
             k, g = rng.choice(sorted(pots))
@@ -1181,7 +1181,7 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
                 assert np.array(C).tobytes() == expected.tobytes(), (k, g, n_left, s)
     finally:
         if old is not None:
-            _walk._set_mbbm_cache_bytes(old)
+            _costs._set_mbbm_cache_bytes(old)
 
 
 def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():
@@ -1452,7 +1452,7 @@ def test_the_ranking_walks_floor_is_libms_for_every_double():
     """The pair terms' floor without libm's call: truncation, less one below a negative
     non-integer, for |x| < 2**52; libm's floor beyond, and for infinities and NaN (the same
     conversion)."""
-    from river_boost import _walk
+    from river_boost import _costs
 
     rng = random.Random(7)
     big = 2.0**52
@@ -1462,7 +1462,7 @@ def test_the_ranking_walks_floor_is_libms_for_every_double():
     values += [rng.uniform(-50, 50) for _ in range(2000)]
     values += [rng.randint(-100, 100) + rng.choice((0.0, 1e-9, -1e-9)) for _ in range(500)]
     for x in values:
-        fast, libm = _walk._floor_for_test(x)
+        fast, libm = _costs._floor_for_test(x)
         assert fast == libm, x
         if math.isfinite(x) and abs(x) < 2.0**63:
             assert fast == math.floor(x), x
@@ -1495,7 +1495,7 @@ def test_the_ranking_walks_hinge_terms_are_the_potentials():
     """OnlineBMR's hinge pair terms of g, g - 1 and g + 1, computed in one pass over the gaps:
     the floats of RankingPairPotential.pair_terms, for gaps of every size (libm's floor past
     2**52), integers, halves and the edges of the law included."""
-    from river_boost import _walk
+    from river_boost import _costs
 
     rng = random.Random(13)
     pot = potentials.RankingPairPotential(gamma=0.1)
@@ -1506,7 +1506,7 @@ def test_the_ranking_walks_hinge_terms_are_the_potentials():
         ]
         gaps += [0.0, -0.0, 2.0**50, -(2.0**50), 2.0**50 - 1, 2.0**53, -(2.0**60), 1e300, -1e300]
         G = np.array(gaps)
-        got = _walk._hinge_terms_for_test(pot, gaps, n, 3, 8)
+        got = _costs._hinge_terms_for_test(pot, gaps, n, 3, 8)
         for row, shift in zip(got, (0.0, -1.0, 1.0), strict=True):
             with np.errstate(invalid="ignore"):  # NumPy's cast of the largest gaps to int64
                 ref = pot.pair_terms(G + shift if shift else G, n, 3, 8)

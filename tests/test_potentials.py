@@ -135,8 +135,9 @@ def test_osboost_ocp_weights_and_hinge_gradients_against_exact_arithmetic(gamma,
     for votes in itertools.product([1, -1], repeat=n):
         for y, w in ((True, 1.0), (False, 2.5)):
             sign = 1 if y else -1
+            scores = list(itertools.accumulate(a * v for a, v in zip(alphas, votes)))
             ex = Example(
-                Walk([0.5] * n, list(votes)), w, n, list(alphas), [0.0] * n, y=y, sign=sign
+                Walk([0.5] * n, list(votes), scores), w, n, list(alphas), [0.0] * n, y=y, sign=sign
             )
             margin = sign * sum(Fraction(a) * v for a, v in zip(alphas, votes))
             state, s = pot.binary_start(ex), Fraction(0)

@@ -636,7 +636,8 @@ class OSBoostOCPPotential(OSBoostPotential):
 
     >>> from river_boost.tasks import Example, Walk
     >>> pot = OSBoostOCPPotential(gamma=0.1)
-    >>> ex = Example(Walk([0.9, 0.2], [1, -1]), 1.0, 2, [0.5, 0.5], [0.0, 0.0], y=True, sign=1)
+    >>> walk = Walk([0.9, 0.2], [1, -1], [0.5, 0.0])  # P(True), votes, the experts' margins
+    >>> ex = Example(walk, 1.0, 2, [0.5, 0.5], [0.0, 0.0], y=True, sign=1)
     >>> state = pot.binary_start(ex)
     >>> p1, _, state, g1 = pot.binary_step(0, state, ex)
     >>> p2, _, state, g2 = pot.binary_step(1, state, ex)

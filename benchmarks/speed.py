@@ -1,6 +1,6 @@
 """Speed against MOA and River, side by side, in one command.
 
-Modes (any combination of the first four; all four by default):
+Modes (any combination of these; the first three by default):
 
 ``--throughput``
     Ten learners, prequential (``predict_one`` — ``score_one`` on Yeast, as the bench scores
@@ -22,24 +22,15 @@ Modes (any combination of the first four; all four by default):
     ``--models`` times other boosters instead (bench names, e.g. ``OSBoost,OSBoost.OCP``), each
     on the streams of its task.
 
-    Each booster also runs on the pure-Python path (``forest.ENABLED = walk.ENABLED = False``:
-    River's trees and the Python walk, the library before the compiled forest): its speed-up,
-    and its predictions checked identical. Overhead = 1 - (time inside the forest's calls) /
-    (the run's time), the forest's calls timed by recording a run's calls and replaying them
-    alone on a fresh forest.
+    ``outside``: the share of a run's time spent outside the weak learners (the walk's own
+    work), from one more run with the walk timing its calls into the forest
+    (``river_boost._walk.set_timing``, as ``river-boost bench --details`` reports it).
 
     Time is the CPU time of the benchmark's thread (``time.thread_time``; the machine may be
     shared) and, for MOA, also of the whole process (the JVM compiles and collects garbage on
-    its own threads: ``java proc``); medians over ``--repeats`` runs (the pure-Python path:
-    ``--python-repeats``). Runs of one stream are interleaved (ours, MOA's, ours...) so that
-    the ratios compare like with like. The garbage collector is paused during each timed run.
-
-``--check-grid``
-    The whole default ``river-boost bench`` grid of river_boost's own models (every stream,
-    every booster, the γ grid; River's models and the anchors do not depend on the path) on
-    the compiled and on the pure-Python path, in ``--jobs`` worker processes: every metric
-    (accuracy or rank loss, the 50-point curve, update shares, martingale nodes) must be
-    identical. Exits with status 1 if any differs.
+    its own threads: ``java proc``); medians over ``--repeats`` runs. Runs of one stream are
+    interleaved (ours, MOA's, ours...) so that the ratios compare like with like. The garbage
+    collector is paused during each timed run.
 
 ``--custom-rule``
     The custom rule of ``docs/new-booster.md`` (its Python methods called by the compiled
@@ -55,10 +46,9 @@ Modes (any combination of the first four; all four by default):
     Times the default ``river-boost bench`` (in a subprocess, ``--no-plot`` not given: the
     command as a user types it) and lists the CPU seconds by model.
 
-    python benchmarks/speed.py                     # everything (about 25 minutes on 2 cores)
+    python benchmarks/speed.py                     # the default three (about 15 minutes)
     python benchmarks/speed.py --throughput --streams agrawal --repeats 5
     python benchmarks/speed.py --throughput --no-moa --models OSBoost,OSBoost.OCP --streams sea
-    python benchmarks/speed.py --check-grid --jobs 2
     python benchmarks/speed.py --custom-rule --repeats 5
     python benchmarks/speed.py --baseline /path/to/old-venv/bin/python --rounds 3
 """
@@ -66,7 +56,6 @@ Modes (any combination of the first four; all four by default):
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import dataclasses
 import gc
 import json
@@ -85,10 +74,7 @@ import time
 from river import multioutput, tree
 
 import river_boost as rb
-from river_boost import anchors, bench, forest, potentials, walk
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import walk_speed  # noqa: E402  (its recorder and replay of the forest's calls)
+from river_boost import _walk, anchors, bench, potentials
 
 N_MODELS = 10
 SEED = 42
@@ -98,22 +84,10 @@ MODELS = {
     "multiclass": ["AdaBoost.OLM", "OnlineMBBM"],
     "multilabel": ["AdaOLMR", "OnlineBMR"],
 }
-SPEEDUP_TARGET = 5.0
-OVERHEAD_TARGET = 0.15
 
 
-def set_path(compiled: bool) -> None:
-    """The compiled forest and walk, or the pure-Python path (River's trees, Python walk)."""
-    forest.ENABLED = compiled
-    walk.ENABLED = compiled
-
-
-def build(name: str, compiled: bool):
-    set_path(compiled)
-    try:
-        return bench.REGISTRY[name].factory(N_MODELS, SEED)
-    finally:
-        set_path(True)
+def build(name: str):
+    return bench.REGISTRY[name].factory(N_MODELS, SEED)
 
 
 def _clock(process: bool) -> float:
@@ -141,12 +115,17 @@ def run(model, data, ranking: bool, process: bool = False):
     return seconds, out
 
 
-def tree_seconds(name: str, data) -> float:
-    """CPU seconds of the forest's calls alone: the calls a compiled run makes, recorded, then
-    replayed on a fresh forest (``walk_speed.record`` / ``replay``; the same calls whether the
-    run predicts or scores)."""
-    calls = walk_speed.record(build(name, True), data)
-    return walk_speed.replay(walk_speed.prepared(build(name, True), data).pool.learners, calls)
+def outside_share(name: str, data, ranking: bool) -> float:
+    """The share of a run's time outside the weak learners: one run with the walk timing its
+    calls into the forest (wall-clock time, both)."""
+    _walk.set_timing(True)
+    try:
+        start = time.perf_counter()
+        run(build(name), data, ranking)
+        total = time.perf_counter() - start
+        return 1.0 - _walk.forest_seconds() / total
+    finally:
+        _walk.set_timing(False)
 
 
 # ----------------------------------------------------------------------------- MOA
@@ -241,12 +220,11 @@ class Row:
     model: str
     n: int
     compiled: float  # examples per CPU second, median
-    python: float
-    overhead: float
+    outside: float  # share of the time outside the weak learners
     baseline: dict  # name -> examples per CPU second, median
 
 
-def throughput(streams, repeats, python_repeats, moa: bool, models=None) -> list[Row]:
+def throughput(streams, repeats, moa: bool, models=None) -> list[Row]:
     rows = []
     folder = pathlib.Path(tempfile.mkdtemp(prefix="river-boost-speed-"))
     try:
@@ -269,8 +247,7 @@ def throughput(streams, repeats, python_repeats, moa: bool, models=None) -> list
                 base = {k: [] for k in ("py loop", "java", "java proc", "learner")}
             for _ in range(repeats):
                 for name in names:
-                    model = build(name, True)
-                    seconds, out = run(model, data, ranking)
+                    seconds, _ = run(build(name), data, ranking)
                     times[name].append(seconds)
                 if ranking:
                     chain = multioutput.ClassifierChain(tree.HoeffdingTreeClassifier())
@@ -282,23 +259,13 @@ def throughput(streams, repeats, python_repeats, moa: bool, models=None) -> list
                     base["java proc"].append(p)
                     base["learner"].append(t - reference.java("MajorityClass")[0])
             for name in names:
-                outs, py = None, []
-                for _ in range(python_repeats):
-                    seconds, outs = run(build(name, False), data, ranking)
-                    py.append(seconds)
-                _, compiled_out = run(build(name, True), data, ranking)
-                if outs != compiled_out:
-                    raise AssertionError(
-                        f"{stream} {name}: compiled and pure-Python outputs differ"
-                    )
                 rows.append(
                     Row(
                         stream,
                         name,
                         n,
                         n / statistics.median(times[name]),
-                        n / statistics.median(py),
-                        1.0 - tree_seconds(name, data) / statistics.median(times[name]),
+                        outside_share(name, data, ranking),
                         {k: n / statistics.median(v) for k, v in base.items() if v},
                     )
                 )
@@ -321,14 +288,11 @@ def _format_row(r: Row) -> str:
         )
     else:
         cols = ""
-    return (
-        f"{r.stream:<14}{r.model:<13}{r.compiled:>9,.0f}{r.python:>8,.0f}"
-        f"{r.compiled / r.python:>6.1f}{r.overhead:>6.0%}{cols}"
-    )
+    return f"{r.stream:<14}{r.model:<13}{r.compiled:>9,.0f}{r.outside:>8.0%}{cols}"
 
 
 HEADER = (
-    f"{'stream':<14}{'model':<13}{'ex/s':>9}{'pure py':>8}{'x':>6}{'ovh':>6}"
+    f"{'stream':<14}{'model':<13}{'ex/s':>9}{'outside':>8}"
     f"{'MOA py':>9}{'java':>9}{'j proc':>9}{'learner':>9}"
     f"{'÷py':>7}{'÷java':>7}{'÷lrn':>7}"
 )
@@ -349,55 +313,8 @@ def verdict(rows: list[Row]) -> list[str]:
         else:
             ratios = {}
         checks = [f"{k} {v:.2f} {'ok' if v >= 1.0 else 'FAIL'}" for k, v in ratios.items()]
-        speedup = r.compiled / r.python
-        checks.append(f"speed-up {speedup:.1f} {'ok' if speedup >= SPEEDUP_TARGET else 'FAIL'}")
-        checks.append(
-            f"overhead {r.overhead:.0%} {'ok' if r.overhead <= OVERHEAD_TARGET else 'FAIL'}"
-        )
         lines.append(f"{r.stream:<14}{r.model:<13}" + "; ".join(checks))
     return lines
-
-
-# ----------------------------------------------------------------------------- the grid
-
-
-FIELDS = ("accuracy", "curve", "update_share", "split_accuracy", "skipped", "extra", "nodes")
-
-
-def _grid_runs():
-    models = [m for m in bench.DEFAULT_MODELS if bench.REGISTRY[m].kind == "booster"]
-    return bench.grid(
-        bench.DEFAULT_STREAMS, models, bench.DEFAULT_GAMMAS, [SEED], [bench.OSBOOST_GAMMA]
-    )
-
-
-def _one(run):
-    stream, spec, seed = run
-    start = time.thread_time()
-    r = bench.run_one(stream, spec, seed, N_MODELS)
-    return {k: getattr(r, k) for k in FIELDS}, time.thread_time() - start
-
-
-def check_grid(jobs: int) -> int:
-    runs = _grid_runs()
-    out = {}
-    for compiled in (True, False):
-        start = time.perf_counter()
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=jobs, initializer=set_path, initargs=(compiled,)
-        ) as pool:
-            out[compiled] = list(pool.map(_one, runs))
-        wall = time.perf_counter() - start
-        cpu = sum(s for _, s in out[compiled])
-        label = "compiled" if compiled else "pure Python"
-        print(f"{label:<12} {len(runs)} runs, {wall:,.0f} s wall, {cpu:,.0f} CPU s in the runs")
-    differ = 0
-    for run, (a, _), (b, _) in zip(runs, out[True], out[False]):
-        if json.dumps(a, sort_keys=True, default=str) != json.dumps(b, sort_keys=True, default=str):
-            differ += 1
-            print(f"DIFFERS: {run[0]} {run[1].label}: {a['accuracy']!r} vs {b['accuracy']!r}")
-    print(f"{len(runs) - differ} of {len(runs)} runs identical on both paths")
-    return 1 if differ else 0
 
 
 # ----------------------------------------------------------------------------- the bench
@@ -432,7 +349,8 @@ def time_bench() -> None:
 
 
 class ExponentialPotential(potentials.Potential):
-    """docs/new-booster.md's rule: a rule of the user's own, on the Python walk."""
+    """docs/new-booster.md's rule: a rule of the user's own (its Python methods called by the
+    walk)."""
 
     needs_edges = False
 
@@ -548,7 +466,6 @@ def baseline(python: str, rounds: int, repeats: int) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--throughput", action="store_true")
-    parser.add_argument("--check-grid", action="store_true")
     parser.add_argument("--time-bench", action="store_true")
     parser.add_argument("--custom-rule", action="store_true")
     parser.add_argument(
@@ -557,8 +474,6 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--python-repeats", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
         "--models",
@@ -571,14 +486,13 @@ def main(argv=None) -> int:
     unknown = [m for m in args.models or () if m not in bench.REGISTRY]
     if unknown:
         parser.error(f"unknown --models {unknown}: bench names ({', '.join(bench.REGISTRY)})")
-    if args.repeats < 1 or args.python_repeats < 1:
-        # the pure-Python runs are the reference every compiled run's outputs are checked on
-        parser.error("--repeats and --python-repeats need at least 1")
+    if args.repeats < 1:
+        parser.error("--repeats needs at least 1")
     if args.baseline:
         baseline(args.baseline, args.rounds, args.repeats)
         return 0
-    if not (args.throughput or args.check_grid or args.time_bench or args.custom_rule):
-        args.throughput = args.check_grid = args.time_bench = args.custom_rule = True
+    if not (args.throughput or args.time_bench or args.custom_rule):
+        args.throughput = args.time_bench = args.custom_rule = True
     print("python " + " ".join(["benchmarks/speed.py", *(argv or sys.argv[1:])]), flush=True)
     status = 0
     if args.throughput:
@@ -587,11 +501,9 @@ def main(argv=None) -> int:
             print("capymoa (with Java) is not installed: no MOA columns", file=sys.stderr)
         print(HEADER)
         print("-" * len(HEADER), flush=True)
-        rows = throughput(args.streams, args.repeats, args.python_repeats, moa, args.models)
+        rows = throughput(args.streams, args.repeats, moa, args.models)
         print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")
         print("\n".join(verdict(rows)), flush=True)
-    if args.check_grid:
-        status = check_grid(args.jobs)
     if args.time_bench:
         time_bench()
     if args.custom_rule:

@@ -1,4 +1,4 @@
-# The adaptive boosters' experts, compiled once for both walks (river_boost._experts): the
+# The adaptive boosters' experts, compiled (river_boost._experts): the
 # learners' vote weights (projected online gradient descent, on a box or on the simplex) and
 # Hedge over the experts.
 

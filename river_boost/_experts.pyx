@@ -1,11 +1,11 @@
 # cython: language_level=3
-"""The adaptive boosters' experts, compiled once for both walks.
+"""The adaptive boosters' experts, compiled.
 
 :class:`ProjectedOGD` learns the learners' vote weights ``alpha`` by online gradient descent
 projected on ``[-bound, bound]``; :class:`Hedge` weights the experts (expert ``i``: the first
-``i`` learners). The Python walk (:class:`river_boost.core.Experts`) calls their methods, the
-compiled walk (``river_boost._walk``) their C entry points (``_experts.pxd``): one
-implementation, so both walks take the same floats. ``tests/test_experts.py`` checks them
+``i`` learners). The walk (``river_boost._walk``) calls their C entry points
+(``_experts.pxd``), Python code (:class:`river_boost.core.Experts`, the tests' reference walk)
+their methods: one implementation. ``tests/test_experts.py`` checks them
 against the readable definitions.
 """
 

@@ -1,6 +1,6 @@
-# CPython's float arithmetic that the compiled forest and walk share: builtin sum() step by
-# step, math.log and math.sqrt with their errors (River and the Python walk compute with them,
-# and the compiled code must give the same floats and raise the same errors). Inline
+# CPython's float arithmetic for the compiled forest: builtin sum() step by step, math.log and
+# math.sqrt with their errors (River's tree computes with them, and the forest gives its floats
+# bit for bit and raises the same errors). Inline
 # functions only: each extension that cimports them compiles its own copy.
 
 from libc.errno cimport ERANGE, errno

@@ -14,8 +14,8 @@ Numbers
 -------
 The walk computes the math the Python reference documents (:mod:`river_boost.tasks`,
 :mod:`river_boost.potentials`) in plain C loops (river_boost._vec), equal to it within
-rounding; ``tests/test_compiled_walk.py`` compares every step with the Python walk's from the
-same state, and ``tests/test_walk_oracle.py`` whole streams with readable oracles of the
+rounding; ``tests/test_compiled_walk.py`` compares every step with a plain-Python reference
+(``tests/python_walk.py``) from the same state, and ``tests/test_walk_oracle.py`` whole streams with readable oracles of the
 papers, both within 1e-9. Random numbers come from the same ``random.Random`` objects, in the
 same order (their ``random()`` method is called), so a seed gives the same run on a build.
 
@@ -169,9 +169,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object o)
 
 
-cdef dict _walk_globals = None  # river_boost.walk's __dict__: ENABLED read there on every call
 cdef object _core = None
-cdef object Booster = None
 cdef object DriftAdaptation = None
 cdef object BinaryTask = None
 cdef object MulticlassTask = None
@@ -193,11 +191,10 @@ cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost._forest
 
 def _setup(dict names, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
-    global _FAPI, _core, Booster, BinaryTask, MulticlassTask, RankingTask
+    global _FAPI, _core, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
     global MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE
-    global DriftAdaptation, _walk_globals, _changes
-    _walk_globals = names["walk"].__dict__
+    global DriftAdaptation, _changes
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
     MulticlassTask = names["MulticlassTask"]
@@ -652,15 +649,16 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
     return out
 
 
-cdef KeyOrder _python_order = KeyOrder()  # the key order of the Python walk's cleanings
+cdef KeyOrder _python_order = KeyOrder()  # the key order of clean_x's cleanings (FeatureCleaner)
 
 
 def clean_x(x, dict nominal):
     """``core.clean_features(x)`` without the features whose kind differs from the one
     learned (``nominal``): the cleaning of :meth:`river_boost.core.FeatureCleaner.cleaned`,
-    which both walks use (common dicts cleaned here, any other by ``clean_features``)."""
+    used by the walk and the martingale booster (common dicts cleaned here, any other by
+    ``clean_features``)."""
     global _core
-    if _core is None:  # (river_boost.walk sets it; the Python walk may come first)
+    if _core is None:  # (river_boost.walk sets it; a FeatureCleaner may come first)
         from river_boost import core as _core_module
         _core = _core_module
     return _cleaned_fast(x, nominal, _python_order)
@@ -695,8 +693,8 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
 
     A dict the compiled walk cleaned last, still holding the same objects, is recognised by
     the order's snapshot (KeyOrder.snap_*) without a copy or a comparison by value; the
-    memo then remembers no x (``memo.x`` is None: the Python walk cleans again whatever it
-    is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
+    memo then remembers no x (``memo.x`` is None: FeatureCleaner.cleaned cleans again whatever
+    it is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
     clean x."""
     cdef object mx, out
     cdef Attrs ma = order.ma
@@ -715,7 +713,7 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
         out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
         if type(x) is dict:
             order._snap_take(<dict>x, out)
-            if mx is not None:  # what the Python walk remembered is not this x
+            if mx is not None:  # what FeatureCleaner remembered is not this x
                 ma.set(A_X, None)
                 ma.set(A_CLEAN, None)
         else:
@@ -857,7 +855,7 @@ cdef class Plan:
     cdef CHedge hedge
     cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
     # the forest called in C (_FAPI), unless the instance shadows its methods (then through
-    # them, e.g. benchmarks/walk_speed.py's recorders); which conversion of which clean x the
+    # them, as a profiler's or a recorder's wrappers would); which conversion of which clean x the
     # forest has loaded (learning reuses the prediction's conversion)
     cdef bint direct
     cdef long long loaded_version
@@ -869,8 +867,8 @@ cdef class Plan:
     cdef KeyOrder order
     cdef CWalk cw
     # cw's rows are current while rows_ok, for the clean x rows_clean, and its walk while
-    # walk_ok, both while core.CHANGES is where they were made (rows_seen, walk_seen): the
-    # Python walk and any change of the booster's parts count there
+    # walk_ok, both while core.CHANGES is where they were made (rows_seen, walk_seen): any
+    # change of the booster's parts counts there
     cdef bint rows_ok, walk_ok
     cdef object rows_clean
     cdef long long rows_seen, walk_seen
@@ -1073,7 +1071,7 @@ cdef class Plan:
 
     cdef int _forget(self) except -1:
         """FeatureCleaner.forget(memo): a learner changes, the remembered rows are stale (the
-        Python walk's too, if it left any for this x)."""
+        memo's too, if it holds any for this x)."""
         self.rows_ok = False
         if self.order.ma.get(A_VALUE) is not None:
             self.order.ma.set(A_VALUE, None)
@@ -1081,7 +1079,7 @@ cdef class Plan:
 
     cdef inline bint _walk_current(self):
         """Whether cw's walk (its scores, votes...) is current: made from its rows, and
-        neither the experts nor the booster's Python walk changed anything since."""
+        nothing of the experts or the booster's parts changed since."""
         return self.walk_ok and self.walk_seen == _moved()
 
     cdef inline int _walk_made(self) except -1:
@@ -1090,10 +1088,8 @@ cdef class Plan:
         return 0
 
     cdef inline int _walk_stale(self) except -1:
-        """The walk is stale (and so is a walk the Python walk left, if any)."""
+        """The walk is stale."""
         self.walk_ok = False
-        if _aget(self.booster, self.bdict, "_walk_memo") is not None:
-            PyDict_SetItem(self.bdict, "_walk_memo", None)
         return 0
 
     # -------------------------------------------------------------- the rows and the walk
@@ -1241,13 +1237,15 @@ cdef class Plan:
         return 0
 
     cdef int _observe(self, list errors) except -1:
-        """Booster._adapt(adapt, errors): the detectors are River objects, called by
-        DriftAdaptation.observe in Python (the one copy of that loop)."""
-        self.booster._adapt(self.adapt, errors)
+        """The learners' errors to their detectors (River objects, called by
+        DriftAdaptation.observe in Python, the one copy of that loop); then Booster._act
+        starts background learners and replaces the learners that drifted."""
+        warned, drifted = self.adapt.observe(errors, self.booster.n_seen)
+        self.booster._act(self.adapt, warned, drifted)
         return 0
 
     cdef list _errors(self, CWalk cw, int target, const char* rel):
-        """task.errors: each learner's 0/1 error, taken from the walk before anything
+        """Each learner's 0/1 error (the tasks' drift errors), taken from the walk before anything
         learns (binary: its vote against the sign ``target``; multiclass: against the label
         index ``target``; ranking, ``rel`` given: whether its top label is irrelevant)."""
         cdef int i, j, n = self.n, k = cw.k, top
@@ -1473,8 +1471,7 @@ cdef class Plan:
         return 0
 
     cdef double* _running_edges(self) except NULL:
-        """Each learner's running edge (pool.edges) for a rule that reads them, else zeros
-        (the Python walk's ``_no_edges``)."""
+        """Each learner's running edge (pool.edges) for a rule that reads them, else zeros."""
         cdef double* edge_num = self._sd(S_EDGE_NUM)
         cdef double* edge_den = self._sd(S_EDGE_DEN)
         cdef int i
@@ -1989,45 +1986,48 @@ cdef class Plan:
 
 # ----------------------------------------------------------------------------- building plans
 
+cdef int _unsupported(str what) except -1:
+    raise TypeError(
+        f"this booster's {what} is not one the boosters' walk runs (river_boost.walk): a "
+        "booster is built by a preset, or by Booster._build with a task and a Potential"
+    )
+
+
 cdef Plan _build(object b):
-    """A plan for booster ``b``, or None if the compiled walk does not cover its setup."""
-    global Booster
+    """The walk of booster ``b``, built from its parts (``TypeError`` for parts it cannot
+    run: they are the package's own, whatever the rule and the weak learners)."""
     cdef dict d = b.__dict__
     cdef Plan plan
-    if Booster is None:  # imported here: river_boost.booster imports river_boost.walk
-        from river_boost.booster import Booster
     task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
-    if type(b)._walk is not Booster._walk:  # a subclass's own walk: the Python walk runs it
-        return None
     if type(pool) is not WeakLearnerPool or type(pool._memo) is not FeatureCleaner:
-        return None
+        _unsupported("weak-learner pool")
     subsets = getattr(pool, "_subsets", None)
     undecided = getattr(subsets, "fraction", 0.0) is None  # feature_fraction="auto"
     if undecided and type(task) is not RankingTask:
-        return None  # (only the ranking boosters decide "auto" from x: the Python walk does)
+        _unsupported("undecided feature_fraction")  # only ranking pools decide it from x
     if pool.weighting not in ("importance", "sampling"):
-        return None
+        _unsupported("weighting")
     if experts is not None and (
         type(experts) is not Experts
         or type(experts.ogd) not in (COGD, CSimplexOGD)
         or type(experts.hedge) is not CHedge
     ):
-        return None
+        _unsupported("experts")
     plan = Plan()
     if type(task) is BinaryTask:
         plan.kind = K_BINARY
     elif type(task) is MulticlassTask:
         if task.weak_prediction not in ("cost", "argmax"):
-            return None
+            _unsupported("weak_prediction")
         plan.kind = K_MULTICLASS
         plan.weak_cost = task.weak_prediction == "cost"
     elif type(task) is RankingTask:
         plan.kind = K_RANKING
     else:
-        return None
+        _unsupported("task")
     plan.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost._rules)
     if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's
-        return None
+        _unsupported("experts (for its rule)")
     plan.booster = b
     plan.task = task
     plan.rule = rule
@@ -2046,7 +2046,7 @@ cdef Plan _build(object b):
     # the forest's trees: the n learners, then drift adaptation's background trees, if any
     if (plan.n != pool.n_models or plan.n < 1
             or plan.forest.n_models != plan.n + len(pool._background)):
-        return None
+        _unsupported("number of weak learners")
     plan.adapt = d.get("_drift")
     # the compiled forest is called in C; River's models (core.ModelLearners) and a forest
     # whose methods an instance shadows, through their Python methods
@@ -2078,7 +2078,7 @@ cdef Plan _build(object b):
 
 
 def plan_for(b):
-    """The compiled walk for booster ``b`` (a :class:`Plan`), or None: the Python walk then.
+    """The compiled walk for booster ``b`` (a :class:`Plan`).
 
     The plan is kept in the booster's ``__dict__`` (it pickles as a plain object, so a pickle
     neither carries nor needs it) and rebuilt whenever the booster's parts change.
@@ -2086,86 +2086,36 @@ def plan_for(b):
     return _plan_of(b)
 
 
-cdef object _plan_of(object b):
+cdef Plan _plan_of(object b):
     """plan_for(b)."""
     # b.__dict__ without the attribute lookup: what the __dict__ descriptor of a class
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
-    cdef object p
-    if _walk_globals["ENABLED"]:
-        p = d.get("_compiled_walk")
-        if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
-            p = _build(b)
-            d["_compiled_walk"] = p
-        if p is not None:
-            (<Plan>p)._sync()
-            return p
-    return None  # the Python walk
+    cdef object p = d.get("_compiled_walk")
+    if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
+        p = _build(b)
+        d["_compiled_walk"] = p
+    (<Plan>p)._sync()
+    return <Plan>p
 
 
-# The boosters' methods call these (river_boost.booster): one call into C per method, which
-# runs the booster's compiled walk, or answers NO_PLAN (False for learn_one) when the booster
-# has none, and the method then runs the Python walk.
-
-NO_PLAN = object()
-
+# The boosters' methods call these (river_boost.booster): one call into C per method.
 
 def learn_one(object b, object x, object y, object w):
-    cdef object p = _plan_of(b)
-    if p is None:
-        return False
-    (<Plan>p)._learn_one(x, y, w)
-    return True
+    _plan_of(b)._learn_one(x, y, w)
 
 
 def predict_proba_one(object b, object x):
-    cdef object p = _plan_of(b)
-    return NO_PLAN if p is None else (<Plan>p)._predict_proba_one(x)
+    return _plan_of(b)._predict_proba_one(x)
 
 
 def predict_one(object b, object x):
-    cdef object p = _plan_of(b)
-    return NO_PLAN if p is None else (<Plan>p)._predict_one(x)
+    return _plan_of(b)._predict_one(x)
 
 
 def score_one(object b, object x):
-    cdef object p = _plan_of(b)
-    return NO_PLAN if p is None else (<Plan>p)._score_one(x)
+    return _plan_of(b)._score_one(x)
 
 
 def rank_proba_one(object b, object x, bint labels_only):
-    cdef object p = _plan_of(b)
-    return NO_PLAN if p is None else (<Plan>p)._rank_proba_one(x, labels_only)
-
-
-def replay(object forest, list calls):
-    """Make recorded forest calls (``(method, args)``, e.g. ``benchmarks/walk_speed.py``'s) as
-    the compiled walk makes them: ``load``, ``predict_loaded_matrix`` of the first trees and
-    ``learn_loaded`` through the forest's C entry points, any other method by name. Timing
-    the replay on a fresh forest gives the time a run spent in its trees."""
-    cdef double* buf = NULL
-    cdef Py_ssize_t cap = 0, size
-    cdef int rows
-    if type(forest) is not HoeffdingForest:
-        raise TypeError("replay needs a HoeffdingForest")
-    try:
-        for method, args in calls:
-            if method == "load":
-                _FAPI.load(forest, args[0])
-            elif method == "learn_loaded":
-                _FAPI.learn_loaded(forest, args[0], args[1], args[2])
-            elif method == "predict_loaded_matrix" and list(args[1]) == list(range(len(args[1]))):
-                rows = len(args[1])
-                size = rows * len(args[0]) + 1
-                if size > cap:
-                    free(buf)
-                    buf = <double*>malloc(size * sizeof(double))
-                    if buf == NULL:
-                        cap = 0
-                        raise MemoryError()
-                    cap = size
-                _FAPI.loaded_matrix(forest, args[0], rows, buf)
-            else:
-                getattr(forest, method)(*args)
-    finally:
-        free(buf)
+    return _plan_of(b)._rank_proba_one(x, labels_only)

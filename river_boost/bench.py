@@ -41,9 +41,6 @@ from . import (
     multilabel,
     walk,
 )
-from . import (
-    forest as forest_mod,
-)
 from .booster import Booster
 from .metrics import AveragePrecision, OneError, RankLoss
 
@@ -477,22 +474,12 @@ for _name in (
 del _name
 
 
-def _compiled_walk(model) -> bool:
-    """Whether the booster runs on the compiled walk (:mod:`river_boost.walk`), which then
-    times its own calls into the forest (wrapping the forest would send it to the Python
-    walk). A ranking booster's first examples take the Python walk (until
-    ``feature_fraction="auto"`` is decided), a negligible share."""
-    return walk.ENABLED and type(model.pool.learners) is forest_mod.HoeffdingForest
-
-
 def _instrument(model, clock: list):
     """``(model, measured)``: the model with its weak learners timed, where they can be
     (``measured == "walk"``: by the compiled walk, read with ``walk.forest_seconds()``)."""
-    if isinstance(model, Booster):
-        if _compiled_walk(model):
-            return model, "walk"
-        model.pool.learners = _Timed(model.pool.learners, clock)
-    elif isinstance(model, martingale.MartingaleBooster):
+    if isinstance(model, Booster):  # the walk times its calls into the learners itself
+        return model, "walk"
+    if isinstance(model, martingale.MartingaleBooster):
         if model._forest is not None:
             # the nodes' trees are in one compiled forest (created with the nodes): time its
             # calls; wrapping the template would hide the tree's type and keep Python nodes

@@ -21,21 +21,18 @@ from array import array
 
 from river import base, drift
 
-from . import walk as _compiled
+from . import walk as _engine
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
     Experts,
     Watched,
     WeakLearnerPool,
-    check_sample_weight,
     default_model,
 )
-from .tasks import BinaryTask, Example, MulticlassTask, RankingTask
+from .tasks import BinaryTask, MulticlassTask, RankingTask
 
 __all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
-
-_NO_PLAN = _compiled.NO_PLAN  # what the compiled walk's entries answer without a plan
 
 
 def _from_pool(name: str) -> property:
@@ -102,8 +99,6 @@ class Booster(Watched, base.Estimator):
         # a typed counter, counted in place (by the compiled walk too: no int object and no
         # write into the booster's __dict__ per example); an int in pickles from before
         self._n_seen = array("q", [0])
-        self._no_edges = [0.0] * self.n_models
-        self._walk_memo = None  # (learners' predictions, task.walk_key(), Walk)
         self._drift = None
         if memory is not None:  # drift adaptation is on (river_boost.adaptation)
             self._drift = DriftAdaptation(
@@ -148,98 +143,20 @@ class Booster(Watched, base.Estimator):
             self._n_seen = array("q", [self._n_seen])
 
     def __getstate__(self):
-        # The walk memo and the compiled walk's plan are caches: a copy rebuilds them, and a
-        # pickle is the same whether or not they were made (a rejected event leaves none).
-        state = {**self.__dict__, "_walk_memo": None}
+        # The compiled walk's plan is a cache: a copy rebuilds it, and a pickle is the same
+        # whether or not it was made (a rejected event leaves none).
+        state = dict(self.__dict__)
         state.pop("_compiled_walk", None)
         return state
 
     # ------------------------------------------------------------------ the walk
-
-    def _walk(self, x):
-        """The prediction walk for the raw ``x`` (None while the task has too few labels).
-
-        It depends only on ``x`` and the booster's state, so the one made for a prediction
-        is reused by the ``learn_one`` that follows on the same ``x``, unless that example's
-        label changed the task's part of it (``task.walk_key()``: a new label, or a label
-        reaching the support a learner's vote needs): a prediction never changes what is
-        learned.
-        """
-        task = self._task
-        if not task.ready:
-            self._pool.clean(x)  # validated all the same: bad input is an error at any time
-            return None
-        dists = self._pool.predict(x)
-        memo = self._walk_memo
-        key = task.walk_key()
-        if memo is not None and memo[0] is dists and memo[1] == key:
-            return memo[2]
-        alphas = self._experts.ogd.values if self._experts is not None else None
-        walk = task.walk(dists, alphas, self._rule, self.n_models)
-        self._walk_memo = (dists, key, walk)
-        return walk
 
     def learn_one(self, x, y, w=1.0, **kwargs):
         """Learn from the example ``x`` with label ``y`` and sample weight ``w``.
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
-        if _compiled.learn_one(self, x, y, w):  # the compiled walk (river_boost.walk)
-            return
-        # Everything is validated before any state changes: a rejected event leaves no trace.
-        w = check_sample_weight(w)
-        task = self._task
-        y = task.check_label(y)
-        self._pool.clean(x)
-        if w == 0.0:
-            return
-        label = task.commit(y, w)
-        if label is None:  # nothing to learn from this label (see the task)
-            return
-        self._n_seen[0] += 1
-        pool = self._pool
-        if not task.ready:  # fewer than two classes: nothing to boost, every learner learns
-            pool.learn(x, [(i, y, 1.0) for i in range(self.n_models)], w)
-            self._walk_memo = None
-            return
-        rule, experts = self._rule, self._experts
-        ex = Example(
-            self._walk(x),
-            w,
-            self.n_models,
-            experts.ogd.values if experts is not None else None,
-            pool.edges if rule.needs_edges else self._no_edges,
-            **label,
-        )
-        step = getattr(rule, task.kind + "_step")
-        state = getattr(rule, task.kind + "_start")(ex)
-        teach, gradients = [], []
-        for i in range(self.n_models):
-            p, edge, state, gradient = step(i, state, ex)
-            teach.append(p)
-            gradients.append(gradient)
-            if edge is not None:
-                pool.record_edge(i, *edge)
-        adapt = self._drift
-        if experts is not None:  # with drift adaptation, each learner's own rate and share
-            experts.update(
-                gradients,
-                task.expert_losses(ex),
-                task.rate_divisor,
-                w,
-                adapt.share if adapt is not None else 0.0,
-                per_learner=adapt is not None,
-            )
-        pool.learn(x, task.offers(ex, teach), w)
-        self._walk_memo = None  # the walk depends on alpha and Hedge, which just changed
-        if adapt is not None:
-            self._adapt(adapt, task.errors(ex))
-
-    def _adapt(self, adapt: DriftAdaptation, errors) -> None:
-        """Feed the learners' errors to their detectors; start background learners on a
-        warning, replace the learners that drifted (:mod:`river_boost.adaptation`)."""
-        warned, drifted = adapt.observe(errors, self.n_seen)
-        self._act(adapt, warned, drifted)
+        _engine.learn_one(self, x, y, w)
 
     def _act(self, adapt: DriftAdaptation, warned, drifted) -> None:
         """Start background learners for the learners that ``warned``, replace those that
@@ -257,17 +174,11 @@ class Booster(Watched, base.Estimator):
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
-        out = _compiled.predict_proba_one(self, x)  # the compiled walk, if it runs here
-        if out is not _NO_PLAN:
-            return out
-        return self._task.proba(self._walk(x), self._experts)
+        return _engine.predict_proba_one(self, x)
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        out = _compiled.predict_one(self, x)
-        if out is not _NO_PLAN:
-            return out
-        return self._task.predict(self._walk(x), self._experts, self._rng)
+        return _engine.predict_one(self, x)
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -368,25 +279,16 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
-        out = _compiled.score_one(self, x)
-        if out is not _NO_PLAN:
-            return out
-        return self._task.scores(self._walk(x), self._experts, self._rng)
+        return _engine.score_one(self, x)
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
         q}}``, from the label's score and the learned label count."""
-        out = _compiled.rank_proba_one(self, x, False)
-        if out is not _NO_PLAN:
-            return out
-        return self._task.proba(self.score_one(x))
+        return _engine.rank_proba_one(self, x, False)
 
     def predict_one(self, x, **kwargs):
         """The labels predicted relevant to ``x``: ``{label: bool}``."""
-        out = _compiled.rank_proba_one(self, x, True)
-        if out is not _NO_PLAN:
-            return out
-        return {label: proba[True] >= 0.5 for label, proba in self.predict_proba_one(x).items()}
+        return _engine.rank_proba_one(self, x, True)
 
     @property
     def labels(self) -> list:

@@ -1,12 +1,13 @@
 """The small core every booster shares.
 
 - :class:`WeakLearnerPool`: ``n_models`` clones of a River classifier, optionally diversified
-  (random Hoeffding-tree parameters, random feature subsets). It takes the raw feature dict,
-  cleans it once, remembers the learners' predictions for it, teaches learner ``i`` with a
-  weight ``p`` in ``[0, 1]`` (an importance weight or a rejection-sampling probability) and
-  keeps each learner's edge and counters.
-- :class:`ModelLearners`: the learners themselves, behind the pool (``predict_proba_all``,
-  ``learn_one(i, ...)``), so that the ``N`` learners can be one object.
+  (random Hoeffding-tree parameters, random feature subsets), with each learner's edge and
+  counters. The boosters' walk (:mod:`river_boost.walk`) cleans the raw feature dict once,
+  reads the learners' predictions for it and teaches learner ``i`` with a weight ``p`` in
+  ``[0, 1]`` (an importance weight or a rejection-sampling probability), as the pool's
+  docstring says.
+- :class:`ModelLearners`: River classifiers behind the compiled forest's interface, so that
+  the ``N`` learners are one object to the walk either way.
 - :class:`Experts`: the adaptive boosters' learner weights ``alpha`` (projected online gradient
   descent, :class:`ProjectedOGD`) and :class:`Hedge` over the ``N`` experts.
 - input checks shared by all boosters (labels, sample weights, feature values) and small
@@ -265,19 +266,12 @@ class FeatureCleaner(Watched):
             if k not in nominal:
                 nominal[k] = type(v) is str
 
-    #: how many times :meth:`forget` was called since the last copy (the Python walk's count;
-    #: the compiled walk does not keep it). Class default: pickles from before it.
-    forgets = 0
-
     def forget(self) -> None:
         """The learners changed: what was remembered for the last ``x`` is stale."""
         self.value = None
-        # Every forget changes this object's __dict__, even when nothing was remembered: the
-        # compiled walk keeps its own rows current while the dict is unchanged (PEP 509).
-        self.forgets += 1
 
     def __getstate__(self):  # the memo is a cache: a copy recomputes it
-        return {**self.__dict__, "x": None, "clean": None, "value": None, "forgets": 0}
+        return {**self.__dict__, "x": None, "clean": None, "value": None}
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -551,11 +545,12 @@ def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=Non
 class WeakLearnerPool(Watched):
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
 
-    The pool owns its invariants: it takes the raw feature dict, cleans it once
-    (:func:`clean_features`), remembers the learners' predictions for the last ``x`` until a
-    learner changes, and keeps the per-learner bookkeeping (weights offered, updates, edges).
-    The learners themselves sit behind :attr:`learners` (:class:`ModelLearners`, or any
-    object with its two methods, such as a compiled forest).
+    The pool keeps the learners' state: the learners themselves behind :attr:`learners` (the
+    compiled forest, or :class:`ModelLearners`), the per-learner bookkeeping (weights offered,
+    updates, edges) and the kinds of the features learned (:class:`FeatureCleaner`). The
+    boosters' walk (:mod:`river_boost.walk`) cleans each raw feature dict once (the
+    compiled :func:`clean_features`), reads the learners' predictions and teaches them, as
+    below.
 
     The parameters are the boosters' (:class:`~river_boost.booster.Booster`); how they act:
 
@@ -677,73 +672,6 @@ class WeakLearnerPool(Watched):
             new["grace_period"] = self._rng.randint(*ranges["grace_period"])
         return model.clone(new)
 
-    # ------------------------------------------------------------------ predicting
-
-    def clean(self, x) -> dict:
-        """``x`` cleaned (:class:`FeatureCleaner`; ``TypeError`` for what cannot be), and
-        remembered for the predictions and the learning that follow on the same ``x``."""
-        return self._memo.cleaned(x)
-
-    def _prepared(self, x) -> dict:
-        """``x`` cleaned, once ``feature_fraction="auto"`` is decided (by the first non-empty
-        ``x`` the learners see)."""
-        clean = self._memo.cleaned(x)
-        if self._subsets.fraction is None:
-            self._subsets.decide(clean)
-        return clean
-
-    def predict(self, x: dict) -> tuple:
-        """Each learner's ``predict_proba_one`` for the raw feature dict ``x`` (cleaned first).
-
-        Remembered for the last ``x`` until a learner learns.
-        """
-        memo = self._memo
-        clean = self._prepared(x)
-        if memo.value is None:
-            value = self.learners.predict_proba_all(clean)
-            if self._background:  # the background learners follow
-                value = tuple(value[: self.n_models])
-            memo.value = value
-        return memo.value
-
-    # ------------------------------------------------------------------ learning
-
-    def learn(self, x: dict, offers, sample_weight: float = 1.0) -> list:
-        """Teach the raw feature dict ``x``: ``offers`` are ``(learner i, label, p)`` with
-        ``p`` in ``[0, 1]``, taught in that order. Returns the weights passed (0: not called).
-        """
-        clean = self._prepared(x)
-        weights = [self._offer(i, clean, y, p, sample_weight) for i, y, p in offers]
-        self._memo.learned()
-        return weights
-
-    def _offer(self, i: int, x: dict, y, p: float, sample_weight: float) -> float:
-        self._offered[i] += p
-        self._n_offered[i] += 1
-        if p <= 0.0:
-            self._n_zero[i] += 1
-            return 0.0
-        if self.weighting == "importance":
-            w = p * self._n_offered[i] / self._offered[i]
-            if w < self.min_weight:
-                # Unbiased thinning of negligible updates: same expected weight, far fewer calls.
-                if self._rng.random() * self.min_weight >= w:
-                    return 0.0
-                w = self.min_weight
-            w *= sample_weight * self._weight_scales[i]
-        elif self._rng.random() < p:
-            w = sample_weight * self._weight_scales[i]
-        else:
-            return 0.0
-        if w <= 0.0:  # underflowed: River's trees cannot take a weight of 0
-            return 0.0
-        self._memo.forget()  # a learner changes: the remembered predictions are stale
-        self._n_updates[i] += 1
-        self.learners.learn_one(i, x, y, w)
-        if self._background and i in self._background:
-            self.learners.learn_one(self._background[i], x, y, w)
-        return w
-
     # ------------------------------------------------------------------ replacing learners
 
     def start_background(self, i: int) -> None:
@@ -857,7 +785,7 @@ class WeakLearnerPool(Watched):
 # ----------------------------------------------------------------------------- experts
 
 
-# The experts' parts are compiled once for both walks (river_boost._experts)
+# The experts' parts are compiled (river_boost._experts)
 Hedge = _experts.Hedge
 ProjectedOGD = _experts.ProjectedOGD
 SimplexOGD = _experts.SimplexOGD
@@ -894,15 +822,6 @@ class Experts(Watched):
         else:
             self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
         self.hedge = Hedge(n)
-
-    def update(
-        self, gradients, losses, divisor: float, w: float, share: float = 0.0, per_learner=False
-    ) -> None:
-        """One example's step: ``alpha_i -= rate_i * gradients[i]`` with ``rate_i`` the OGD's
-        rate divided by ``divisor`` (the task's), each learner's own with ``per_learner``
-        (drift adaptation); Hedge on ``losses`` (fixed share ``share``)."""
-        self.ogd.step_all(gradients, divisor, per_learner)
-        self.hedge.update(losses, w, share)
 
     def draw(self, rng: random.Random) -> int:
         return self.hedge.draw(rng)

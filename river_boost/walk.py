@@ -1,30 +1,25 @@
-"""The boosters' walk, compiled: one ``learn_one`` or prediction in a few calls into C.
+"""The boosters' walk: one ``learn_one`` or prediction in a few calls into C.
 
-When a booster's weak learners are the compiled forest
-(:class:`~river_boost.forest.HoeffdingForest`), its per-example work outside the trees is
-bookkeeping over ``N`` learners: reading their probabilities, votes and expert scores, the
-rule's weights, the experts' update, the pool's importance weights and counters.
-``river_boost._walk`` (compiled from Cython at install time, like the forest) does it in C,
-with the trees called through the forest's C entry points. The boosters' methods
-(:meth:`river_boost.booster.Booster.learn_one` and the predictions) call it through
-:func:`plan_for`.
+For each example a booster walks along its ``N`` weak learners (:mod:`river_boost.booster`):
+it reads their probabilities as votes and the experts' scores, asks the rule how much the
+example weighs for each learner, updates the vote weights and the experts, and teaches the
+learners. ``river_boost._walk`` (compiled from Cython at install time, like the forest) does
+all of it, with the trees called through the forest's C entry points. The boosters' methods
+(:meth:`river_boost.booster.Booster.learn_one` and the predictions) call its entries below.
 
-The Python walk (the task and rule classes) is the reference and runs what the compiled
-walk does not cover; a booster can switch walks at any example (``ENABLED``). Both walks
-compute the same math (within rounding: the compiled walk sums in its own order), draw from
-the same ``random.Random`` objects and keep their state in the same Python objects;
-``tests/test_compiled_walk.py`` checks both walks on every prediction of many streams. The
-exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's difference laws) exist once, in
-``river_boost._dp``: the potentials call them.
-
-Every booster runs on it: binary, multiclass and ranking tasks; the library's rules
-(compiled, :mod:`river_boost._rules` and this module) and any other
+There is one walk, and it runs every booster: binary, multiclass and ranking tasks; the
+library's rules (compiled, :mod:`river_boost._rules`) and any other
 :class:`~river_boost.potentials.Potential` (a rule of your own, or a subclass of ours, called
 through its Python methods); the compiled forest, or River classifiers as weak learners
 (called through theirs, :class:`~river_boost.core.ModelLearners`); both weightings, feature
 subsets, sample weights and drift adaptation (the detectors are called through
 :meth:`~river_boost.adaptation.DriftAdaptation.observe`, replacements through
-``Booster._act``).
+``Booster._act``). The exact potentials' dynamic programs (OnlineMBBM's, OnlineBMR's
+difference laws) exist once, in ``river_boost._dp``: the potentials call them too.
+
+The walk computes the documented math (the tasks' and rules' docstrings) in its own order of
+floating-point operations: deterministic for a seed on a build, and equal within 1e-9
+relative to a plain-Python reference of the papers kept with the tests.
 """
 
 from __future__ import annotations
@@ -36,16 +31,9 @@ from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["ENABLED", "plan_for"]
+__all__ = ["plan_for"]
 
-#: Whether boosters on the compiled forest use the compiled walk. Set it to False to run the
-#: Python walk, the reference: the same results.
-ENABLED = True
-
-#: The boosters' methods' entries (``Booster.learn_one`` and the predictions call them): each
-#: runs the booster's compiled walk, or answers ``NO_PLAN`` (``learn_one``: False) when the
-#: booster has none (the Python walk then).
-NO_PLAN = _c.NO_PLAN
+#: The boosters' methods' entries (``Booster.learn_one`` and the predictions call them).
 learn_one = _c.learn_one
 predict_proba_one = _c.predict_proba_one
 predict_one = _c.predict_one
@@ -55,7 +43,6 @@ rank_proba_one = _c.rank_proba_one
 
 _c._setup(
     {
-        "walk": __import__(__name__, fromlist=["ENABLED"]),
         "core": core,
         "BinaryTask": BinaryTask,
         "MulticlassTask": MulticlassTask,

@@ -1,9 +1,9 @@
-"""The compiled walk (river_boost.walk) gives exactly what the Python walk gives.
+"""The boosters' walk (river_boost.walk, compiled) gives what its Python reference gives.
 
-Every booster runs twice on the same stream, once on the compiled walk and once on the
-Python walk (the reference, ``walk.ENABLED = False``), both on the compiled forest; every
-prediction (``predict_proba_one``, ``predict_one``, ``score_one``) must be the same object
-value, float for float, and so must every diagnostic at the end. The streams mix the hard
+Every booster runs on a stream, and at every example a copy of it is stepped by the plain
+Python walk of ``tests/python_walk.py`` (the reference) from the same state; every prediction
+(``predict_proba_one``, ``predict_one``, ``score_one``) must be the same value, floats within
+1e-9 relative, and so must the learned state after every learning. The streams mix the hard
 cases: sample weights, missing and nominal features, label noise, a feature and a class (or a
 label) that first appear mid-stream, numpy scalars and unusual keys (the cleaning's Python
 fallbacks), and for ranking empty and full label sets.
@@ -23,7 +23,9 @@ from river import base, datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost import core, forest, potentials, tasks, walk
+from river_boost import core, forest, potentials, walk
+
+from . import python_walk
 
 # ----------------------------------------------------------------------------- streams
 
@@ -221,24 +223,27 @@ def _ids(case):
     return f"{cls.__name__}-{stream}-" + ",".join(sorted(params)) if params else cls.__name__
 
 
-def _build(cls, params, enabled, monkeypatch):
-    monkeypatch.setattr(walk, "ENABLED", enabled)
+def _build(cls, params):
     fresh = {k: v.clone() if hasattr(v, "clone") else v for k, v in params.items()}
     return cls(**{"n_models": 4, "seed": 5, **fresh})
 
 
-def _outputs(model, x, enabled, monkeypatch):
-    """Everything the booster predicts for x, on the chosen walk."""
-    monkeypatch.setattr(walk, "ENABLED", enabled)
-    out = [model.predict_proba_one(x), model.predict_one(x)]
+def _driven(model, compiled=True):
+    """The booster itself (the compiled walk), or driven by the Python reference."""
+    return model if compiled else python_walk.Reference(model)
+
+
+def _outputs(model, x, compiled=True):
+    """Everything the booster predicts for x, on the compiled walk or the reference."""
+    m = _driven(model, compiled)
+    out = [m.predict_proba_one(x), m.predict_one(x)]
     if hasattr(model, "score_one"):
-        out.append(model.score_one(x))
+        out.append(m.score_one(x))
     return out
 
 
-def _learn(model, x, y, w, enabled, monkeypatch):
-    monkeypatch.setattr(walk, "ENABLED", enabled)
-    model.learn_one(x, y, w=w)
+def _learn(model, x, y, w, compiled=True):
+    _driven(model, compiled).learn_one(x, y, w)
 
 
 def _diagnostics(model, trees=True):
@@ -283,7 +288,7 @@ def _copy(model):
     return pickle.loads(pickle.dumps(model))
 
 
-def _compare(compiled, python, stream, monkeypatch, switch_at=None) -> int:
+def _compare(compiled, python, stream, switch_at=None) -> int:
     """Feed ``stream`` to ``compiled`` (predict, then learn each example) and, example by
     example, to a copy of it on the Python walk, the reference, from the same state: the
     number of examples whose predictions or learned state differ (``_same``), the compiled
@@ -296,14 +301,13 @@ def _compare(compiled, python, stream, monkeypatch, switch_at=None) -> int:
         if t == switch_at:
             compiled = _copy(compiled)
         python = _copy(compiled)
-        a = _outputs(compiled, x, True, monkeypatch)
-        b = _outputs(python, x, False, monkeypatch)
-        _learn(compiled, x, y, w, True, monkeypatch)
-        _learn(python, x, y, w, False, monkeypatch)
+        a = _outputs(compiled, x, True)
+        b = _outputs(python, x, False)
+        _learn(compiled, x, y, w, True)
+        _learn(python, x, y, w, False)
         differ += not (
             _same(a, b) and _same(_diagnostics(compiled, False), _diagnostics(python, False))
         )
-    monkeypatch.setattr(walk, "ENABLED", False)
     return differ, compiled, python
 
 
@@ -313,14 +317,9 @@ def _compare(compiled, python, stream, monkeypatch, switch_at=None) -> int:
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])
 def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatch):
     data = STREAMS[stream](LENGTHS.get(stream, 400), seed=3)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
-    # the compiled walk ran
-    monkeypatch.setattr(walk, "ENABLED", True)
-    assert type(walk.plan_for(compiled)).__name__ == "Plan"
-    monkeypatch.setattr(walk, "ENABLED", False)
-    assert walk.plan_for(python) is None
+    compiled = _build(cls, params)
+    python = _build(cls, params)
+    differ, compiled, python = _compare(compiled, python, data)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     if compiled.drift_detector is not None:  # learners were replaced, on both walks alike
@@ -339,11 +338,11 @@ def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
     cls, params, stream, monkeypatch
 ):
     data = STREAMS[stream](300 if stream == "ranking" else LENGTHS.get(stream, 400), seed=4)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
+    compiled = _build(cls, params)
+    python = _build(cls, params)
     # the drifting streams switch while a background learner is in training
     switch_at = 250 if "drift" in stream else 150
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch, switch_at=switch_at)
+    differ, compiled, python = _compare(compiled, python, data, switch_at=switch_at)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     # the pickles do not need the compiled walk: no object of river_boost._walk inside
@@ -358,16 +357,16 @@ def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch
     alike; while held, an array cannot be resized (BufferError, never a dangling pointer)."""
     cls, params, stream = case
     data = STREAMS[stream](200, seed=9)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data[:100], monkeypatch)
+    compiled = _build(cls, params)
+    python = _build(cls, params)
+    differ, compiled, python = _compare(compiled, python, data[:100])
     owners = ["_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales"]
     for model in (compiled, python):
         pool = model._pool
         for name in owners + ["_edge_num", "_edge_den"]:
             setattr(pool, name, list(getattr(pool, name)))
     compiled._n_seen = compiled.n_seen  # an int: the compiled walk makes it a counter again
-    differ_after, compiled, python = _compare(compiled, python, data[100:], monkeypatch)
+    differ_after, compiled, python = _compare(compiled, python, data[100:])
     assert differ == differ_after == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     assert compiled.n_seen == python.n_seen > 100
@@ -381,15 +380,15 @@ def test_a_booster_pickled_with_an_int_count_loads_and_goes_on(monkeypatch):
     """Boosters count the examples learned in a typed counter (``_n_seen``), an int in
     pickles from before: such a pickle loads with the same count and goes on identically."""
     data = _binary_stream(200, seed=12)
-    model = _build(rb.AdaBoostOL, {}, True, monkeypatch)
-    _compare(model, _build(rb.AdaBoostOL, {}, True, monkeypatch), data[:100], monkeypatch)
+    model = _build(rb.AdaBoostOL, {})
+    _compare(model, _build(rb.AdaBoostOL, {}), data[:100])
     state = model.__getstate__()
     state["_n_seen"] = model.n_seen
     old = rb.AdaBoostOL.__new__(rb.AdaBoostOL)
     old.__setstate__(state)
     assert type(old._n_seen) is array.array and old.n_seen == model.n_seen
     twin = pickle.loads(pickle.dumps(model))
-    differ, old, twin = _compare(old, twin, data[100:], monkeypatch)
+    differ, old, twin = _compare(old, twin, data[100:])
     assert differ == 0 and old.n_seen == twin.n_seen
 
 
@@ -397,7 +396,7 @@ def test_a_per_learner_array_of_the_wrong_size_is_an_error_before_anything_chang
     monkeypatch,
 ):
     data = _binary_stream(60, seed=2)
-    model = _build(rb.AdaBoostOL, {}, True, monkeypatch)
+    model = _build(rb.AdaBoostOL, {})
     for x, y, w in data[:50]:
         model.predict_one(x)
         model.learn_one(x, y, w)
@@ -424,11 +423,9 @@ def test_the_compiled_walk_decides_feature_fraction_auto_as_the_python_walk(cls,
         (dict(list(x1.items())[:40]), y1, 0.0),  # its prediction decides (40); weight 0
         (dict(list(x2.items())[:50]), y2, 1.0),
     ]
-    compiled = _build(cls, {}, True, monkeypatch)
-    python = _build(cls, {}, False, monkeypatch)
-    monkeypatch.setattr(walk, "ENABLED", True)
-    assert walk.plan_for(compiled) is not None  # before any x: the compiled walk from the start
-    differ, compiled, python = _compare(compiled, python, head + data[3:], monkeypatch)
+    compiled = _build(cls, {})
+    python = _build(cls, {})
+    differ, compiled, python = _compare(compiled, python, head + data[3:])
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     for model in (compiled, python):
@@ -436,35 +433,15 @@ def test_the_compiled_walk_decides_feature_fraction_auto_as_the_python_walk(cls,
         assert model._pool._subsets.fraction == 20 / 40
 
 
-def test_switching_walks_between_a_prediction_and_its_learning(monkeypatch):
-    """The prediction's walk is remembered for the learning on the same x; switching walks in
-    between (walk.ENABLED) recomputes it on the other side, with the same result.
-
-    Except on the learning where a class reaches tasks.MIN_SUPPORT: both walks then reuse the
-    prediction's walk, made while the class was still masked, and a switch recomputes it
-    with the class: no switch there."""
-    data = _multiclass_stream(200, seed=6)
-    a = _build(rb.AdaBoostOLM, {}, True, monkeypatch)
-    b = _build(rb.AdaBoostOLM, {}, False, monkeypatch)
-    for t, (x, y, w) in enumerate(data):
-        support = dict(zip(b._task.classes, b._task.support))
-        first = t % 2 == 0
-        switch = support.get(y) != tasks.MIN_SUPPORT - 1
-        assert _same(_outputs(a, x, first, monkeypatch), _outputs(b, x, False, monkeypatch))
-        _learn(a, x, y, w, first != switch, monkeypatch)
-        _learn(b, x, y, w, False, monkeypatch)
-    assert _same(_diagnostics(a), _diagnostics(b))
-
-
 def test_a_perturbed_rule_is_detected(monkeypatch):
     """The comparison can fail: AdaBoost.OL's weights one part in a million larger in the
     Python reference change what the two boosters do beyond the tolerance."""
     data = _binary_stream(300, seed=3)
-    compiled = _build(rb.AdaBoostOL, {}, True, monkeypatch)
-    python = _build(rb.AdaBoostOL, {}, False, monkeypatch)
+    compiled = _build(rb.AdaBoostOL, {})
+    python = _build(rb.AdaBoostOL, {})
     weight = potentials.logistic_weight
     monkeypatch.setattr(potentials, "logistic_weight", lambda s: weight(s) * (1.0 + 1e-6))
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data)
     assert differ > 0 or not _same(_diagnostics(compiled), _diagnostics(python))
 
 
@@ -501,7 +478,7 @@ def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch)
     data = _binary_stream(300, seed=3)
     compiled = rb.PotentialBooster(rule(), n_models=4, seed=5)
     python = rb.PotentialBooster(rule(), n_models=4, seed=5)
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    differ, compiled, python = _compare(compiled, python, data)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     assert compiled.n_seen > 200 and max(compiled.learner_updates) > 0
@@ -582,12 +559,12 @@ OWN_RULES = [
 def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stream, monkeypatch):
     """A multiclass or ranking Potential of your own runs on the compiled walk through its
     Python methods (vote costs and steps), as on the Python walk."""
-    booster = _build(cls, params, True, monkeypatch)
+    booster = _build(cls, params)
     assert walk.plan_for(booster) is not None
     data = STREAMS[stream](LENGTHS.get(stream, 200), seed=3)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    compiled = _build(cls, params)
+    python = _build(cls, params)
+    differ, compiled, python = _compare(compiled, python, data)
     assert differ == 0
     assert max(compiled.learner_updates) > 0
 
@@ -618,26 +595,19 @@ def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, strea
     """Weak learners that are River classifiers (not the compiled forest) run on the compiled
     walk through their Python methods (core.ModelLearners), with the Python walk's results."""
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
-    booster = _build(cls, params, True, monkeypatch)
+    booster = _build(cls, params)
     assert walk.plan_for(booster) is not None
     # River's trees copy slowly (the reference starts from a copy at every example)
     length = {"ranking": 60, "multiclass": 120, "binary drift": 800}.get(stream, 300)
     data = STREAMS[stream](length, seed=3)
-    compiled = _build(cls, params, True, monkeypatch)
-    python = _build(cls, params, False, monkeypatch)
-    differ, compiled, python = _compare(compiled, python, data, monkeypatch)
+    compiled = _build(cls, params)
+    python = _build(cls, params)
+    differ, compiled, python = _compare(compiled, python, data)
     assert differ == 0
     if "drift" in stream:  # learners were replaced, background learners promoted
         assert sum(compiled.replacements) > 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     assert max(compiled.learner_updates) > 0
-
-
-def test_the_python_walk_runs_when_asked(monkeypatch):
-    booster = rb.AdaBoostOL(n_models=3, seed=1)
-    assert walk.plan_for(booster) is not None
-    monkeypatch.setattr(walk, "ENABLED", False)
-    assert walk.plan_for(booster) is None
 
 
 @pytest.mark.parametrize(
@@ -652,19 +622,16 @@ def test_the_python_walk_runs_when_asked(monkeypatch):
     ],
 )
 def test_bad_input_raises_the_same_and_leaves_no_trace(x, y, w, error, monkeypatch):
-    boosters = [_build(rb.AdaBoostOL, {}, enabled, monkeypatch) for enabled in (True, False)]
+    boosters = [_build(rb.AdaBoostOL, {}) for compiled in (True, False)]
     data = _binary_stream(50, seed=1)
-    for enabled, booster in zip((True, False), boosters):
+    for compiled, booster in zip((True, False), boosters):
         for xx, yy, ww in data:
-            _learn(booster, xx, yy, ww, enabled, monkeypatch)
-        monkeypatch.setattr(walk, "ENABLED", enabled)
+            _learn(booster, xx, yy, ww, compiled)
         with pytest.raises(error):
-            booster.learn_one(x, y, w=w)
+            _learn(booster, x, y, w, compiled)
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
     x0 = data[0][0]
-    assert _same(
-        _outputs(boosters[0], x0, True, monkeypatch), _outputs(boosters[1], x0, False, monkeypatch)
-    )
+    assert _same(_outputs(boosters[0], x0, True), _outputs(boosters[1], x0, False))
 
 
 def test_timing_counts_the_forest_calls():
@@ -683,8 +650,8 @@ def test_timing_counts_the_forest_calls():
 
 @pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
 def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
-    """A forest whose load is wrapped on the instance (as benchmarks/walk_speed.py records
-    the calls) is called through Python with the clean dict, also where the walk keeps the
+    """A forest whose load is wrapped on the instance (as a profiler or a recorder of the
+    calls would) is called through Python with the clean dict, also where the walk keeps the
     clean x as its items: the same predictions as an unwrapped forest's."""
     stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
     data = [({k: x[k] for k in sorted(x, reverse=True)}, y, w) for x, y, w in stream(120, 6)]
@@ -718,36 +685,27 @@ def test_boosters_made_and_dropped_in_turn_never_take_anothers_plan(cls, monkeyp
     stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
     data = stream(40, 8)
     for seed in range(12):  # made, used and dropped in turn
-        compiled = _build(cls, {"seed": seed}, True, monkeypatch)
-        python = _build(cls, {"seed": seed}, False, monkeypatch)
+        compiled = _build(cls, {"seed": seed})
+        python = _build(cls, {"seed": seed})
         for x, y, w in data[seed : seed + 6]:
-            assert _same(
-                _outputs(compiled, x, True, monkeypatch), _outputs(python, x, False, monkeypatch)
-            )
-            _learn(compiled, x, y, w, True, monkeypatch)
-            _learn(python, x, y, w, False, monkeypatch)
+            assert _same(_outputs(compiled, x, True), _outputs(python, x, False))
+            _learn(compiled, x, y, w, True)
+            _learn(python, x, y, w, False)
         del compiled, python
-    pairs = [
-        (_build(cls, {"seed": s}, True, monkeypatch), _build(cls, {"seed": s}, False, monkeypatch))
-        for s in (1, 2)
-    ]
+    pairs = [(_build(cls, {"seed": s}), _build(cls, {"seed": s})) for s in (1, 2)]
     for t, (x, y, w) in enumerate(data):
         for compiled, python in pairs:  # two in turn
             if t % 7 == 3:
                 compiled.__dict__.pop("_compiled_walk", None)
-            assert _same(
-                _outputs(compiled, x, True, monkeypatch), _outputs(python, x, False, monkeypatch)
-            )
-            _learn(compiled, x, y, w, True, monkeypatch)
-            _learn(python, x, y, w, False, monkeypatch)
+            assert _same(_outputs(compiled, x, True), _outputs(python, x, False))
+            _learn(compiled, x, y, w, True)
+            _learn(python, x, y, w, False)
     for compiled, python in pairs:
         assert _same(_diagnostics(compiled), _diagnostics(python))
 
 
-@pytest.mark.parametrize("enabled", [True, False])
-def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
-    """The walk a prediction made is not reused once a new label has joined (both walks)."""
-    monkeypatch.setattr(walk, "ENABLED", enabled)
+def test_a_label_joining_after_a_prediction_of_the_same_x():
+    """The walk a prediction made is not reused once a new label has joined."""
     booster = rb.AdaOLMR(n_models=3, seed=1)
     booster.learn_one({"a": 1.0}, {"x": True, "y": False})
     booster.score_one({"a": 2.0})
@@ -758,27 +716,26 @@ def test_a_label_joining_after_a_prediction_of_the_same_x(enabled, monkeypatch):
 # ----------------------------------------------------------------------------- robustness rules
 
 
-def _drive(cls, params, events, monkeypatch):
+def _drive(cls, params, events):
     """Play ``events`` (("predict", x) or ("learn", x, y, w)) on a compiled booster and on
     copies of it on the Python walk, each made after a learning (see ``_compare``): every
     prediction and the learned state must agree."""
-    a = _build(cls, params, True, monkeypatch)
+    a = _build(cls, params)
     b = None
     for event in events:
         if b is None:
             b = _copy(a)
         if event[0] == "predict":
             x = event[1]
-            assert _same(_outputs(a, x, True, monkeypatch), _outputs(b, x, False, monkeypatch))
+            assert _same(_outputs(a, x, True), _outputs(b, x, False))
         else:
             _, x, y, w = event
-            _learn(a, x, y, w, True, monkeypatch)
-            _learn(b, x, y, w, False, monkeypatch)
+            _learn(a, x, y, w, True)
+            _learn(b, x, y, w, False)
             assert _same(_diagnostics(a, False), _diagnostics(b, False))
             b = None
     if b is None:
         b = _copy(a)
-    monkeypatch.setattr(walk, "ENABLED", False)
     return a, b
 
 
@@ -826,7 +783,7 @@ def test_a_class_seen_once_then_again_later(cls, params, stream, monkeypatch):
     ranking = stream == "ranking"
     data = _rare(data, {12, 150, 200}, "rare", ranking)
     data = _rare(data, {30}, "stray", ranking)
-    _drive(cls, params, _events(data), monkeypatch)
+    _drive(cls, params, _events(data))
 
 
 @pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
@@ -838,12 +795,12 @@ def test_tiny_weights(stream, weighting, monkeypatch):
     tiny = [1e-300, 5e-324, 9.99e-13, 1e-12, 1.5e-12, 1e-11, 1.0, 2.0]
     data = [(x, y, tiny[t % len(tiny)]) for t, (x, y, _) in enumerate(STREAMS[stream](240, seed=9))]
     params = {"weighting": weighting, "min_weight": 0.0}
-    a, b = _drive(cls, params, _events(data), monkeypatch)
+    a, b = _drive(cls, params, _events(data))
     assert a.n_seen == b.n_seen < len(data)  # the weights below 1e-12 left no trace
     # the first event is weighted 1e-300: nothing learned, on both walks
-    for enabled in (True, False):
-        fresh = _build(cls, params, enabled, monkeypatch)
-        fresh.learn_one(*data[0])
+    for compiled in (True, False):
+        fresh = _build(cls, params)
+        _learn(fresh, *data[0], compiled)
         assert fresh.n_seen == 0 and fresh.learner_updates == [0] * 4
 
 
@@ -863,7 +820,7 @@ def test_a_feature_first_predicted_as_a_string_then_learned_as_a_number(stream, 
             x["late"] = t / 10.0 if t % 5 else "now a string"
         events.append(("predict", x))
         events.append(("learn", x, y, w))
-    _drive(cls, {}, events, monkeypatch)
+    _drive(cls, {}, events)
 
 
 @pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
@@ -875,18 +832,18 @@ def test_one_dict_learned_after_its_features_kinds_were_learned_elsewhere(stream
     equal copy): its string "late" is dropped, as on the Python walk all along."""
     cls = {"binary": rb.AdaBoostOL, "multiclass": rb.OnlineMBBM, "ranking": rb.OnlineBMR}[stream]
     data = STREAMS[stream](120, seed=12)
-    a = _build(cls, {}, True, monkeypatch)
+    a = _build(cls, {})
     for t, (x, y, w) in enumerate(data):
         b = _copy(a)  # the reference, from a's state (see _compare)
         probe = {**x, "late": "a string", "other": 2.0}
         taught = {**x, "late": t / 10.0, "other": "c"}
-        assert _same(_outputs(a, probe, True, monkeypatch), _outputs(b, probe, False, monkeypatch))
+        assert _same(_outputs(a, probe, True), _outputs(b, probe, False))
         if t % 2 == 0:  # the kinds are fixed by the Python walk, between the two
-            _learn(a, taught, y, w, False, monkeypatch)
-            _learn(b, taught, y, w, False, monkeypatch)
-        _learn(a, probe if t % 3 else dict(probe), y, w, True, monkeypatch)
-        _learn(b, probe, y, w, False, monkeypatch)
-        assert _same(_outputs(a, probe, True, monkeypatch), _outputs(b, probe, False, monkeypatch))
+            _learn(a, taught, y, w, False)
+            _learn(b, taught, y, w, False)
+        _learn(a, probe if t % 3 else dict(probe), y, w, True)
+        _learn(b, probe, y, w, False)
+        assert _same(_outputs(a, probe, True), _outputs(b, probe, False))
         assert _same(_diagnostics(a, False), _diagnostics(b, False))
 
 
@@ -897,10 +854,10 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
     stream = "binary" if cls is rb.AdaBoostOL else "multiclass"
     data = STREAMS[stream](120, seed=11)
     boosters = []
-    for enabled in (True, False):
-        booster = _build(cls, {"min_weight": 0.0}, enabled, monkeypatch)
+    for compiled in (True, False):
+        booster = _build(cls, {"min_weight": 0.0})
         for x, y, w in data[:60]:
-            booster.learn_one(x, y, w=w)
+            _learn(booster, x, y, w, compiled)
         pool = booster.pool
         pool._offered = [1e308] * 4
         pool._weight_scales = [1e-30] * 4
@@ -908,11 +865,11 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
     before = list(boosters[1].learner_updates)
     for x, y, _ in data[60:]:
         assert _same(
-            _outputs(boosters[0], x, True, monkeypatch),
-            _outputs(boosters[1], x, False, monkeypatch),
+            _outputs(boosters[0], x, True),
+            _outputs(boosters[1], x, False),
         )
-        _learn(boosters[0], x, y, 1e-12, True, monkeypatch)
-        _learn(boosters[1], x, y, 1e-12, False, monkeypatch)
+        _learn(boosters[0], x, y, 1e-12, True)
+        _learn(boosters[1], x, y, 1e-12, False)
     assert boosters[1].learner_updates == before  # every scaled weight underflowed
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
 
@@ -1008,17 +965,17 @@ def test_a_dict_reused_and_changed_in_place_is_cleaned_again(make, monkeypatch):
     for t, (x, y, w) in enumerate(data):
         outs = []
         for b, (model, buf) in enumerate(zip(boosters, buffers)):
-            enabled = b == 0
+            compiled = b == 0
             buf.clear()
             buf.update(x)  # the same dict object, new contents
-            outs.append(_outputs(model, buf, enabled, monkeypatch))
+            outs.append(_outputs(model, buf, compiled))
             if t % 3 == 0:  # changed between predicting and learning
                 key = next(iter(buf))
                 buf[key] = -1.0 if type(buf[key]) is not str else "changed"
             elif t % 3 == 1:
                 buf["extra"] = float(t)
-            _learn(model, buf, y, w, enabled, monkeypatch)
-            outs.append(_outputs(model, buf, enabled, monkeypatch))
+            _learn(model, buf, y, w, compiled)
+            outs.append(_outputs(model, buf, compiled))
         assert _same(outs[:2], outs[2:]), t
     assert _same(_diagnostics(boosters[0]), _diagnostics(boosters[1]))
 
@@ -1061,7 +1018,7 @@ def test_dicts_equal_or_one_value_away_from_the_last_x_predict_as_on_the_python_
         events.append(("predict", x))
         events.append(("learn", x, y, w))
         events.extend(("predict", probe) for probe in _near_copies(x, t))
-    _drive(cls, {}, events, monkeypatch)
+    _drive(cls, {}, events)
 
 
 def test_the_ranking_walks_difference_laws_are_read_as_the_rule_made_them():
@@ -1142,13 +1099,12 @@ def test_a_small_cost_matrix_table_changes_nothing(budget, monkeypatch):
 
     data = _multiclass_stream(150, 4)
     outputs = []
-    for enabled, size in [(True, None), (True, budget), (False, None)]:
-        monkeypatch.setattr(walk, "ENABLED", enabled)
+    for compiled, size in [(True, None), (True, budget), (False, None)]:
         old = _costs._set_mbbm_cache_bytes(size) if size is not None else None
         try:
-            model = rb.OnlineMBBM(n_models=6, seed=3)
+            model = _driven(rb.OnlineMBBM(n_models=6, seed=3), compiled)
             outputs.append(
-                [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
+                [(model.predict_proba_one(x), model.learn_one(x, y, w)) for x, y, w in data]
             )
         finally:
             if old is not None:
@@ -1233,7 +1189,7 @@ def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
 
 def test_every_walk_takes_the_compiled_dps(monkeypatch):
     """OnlineMBBM with 44 learners, on the compiled walk (the compiled forest) and on the
-    Python walk (the same forest with walk.ENABLED off): the same predictions, and on both
+    Python reference (the same forest): the same predictions, and on both
     the potentials the Python side computes come from river_boost._dp's DPs, the dense one
     (up to 40 votes left) and the banded one (above): one DP for every walk."""
     from river_boost import _dp
@@ -1253,15 +1209,14 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
     counting("capped_rows")
     data = [(x, y, 1.0) for x, y in itertools.islice(datasets.ImageSegments(), 25)]
     outputs, asked = {}, {}
-    for enabled in (True, False):
-        monkeypatch.setattr(walk, "ENABLED", enabled)
-        model = rb.OnlineMBBM(n_models=44, weighting="sampling", seed=2)
+    for compiled in (True, False):
+        model = _driven(rb.OnlineMBBM(n_models=44, weighting="sampling", seed=2), compiled)
         seen = []
         for x, y, w in data:
             seen.append([model.predict_proba_one(x), model.predict_one(x)])
-            model.learn_one(x, y, w=w)
-        outputs[enabled] = seen
-        asked[enabled] = set(calls)
+            model.learn_one(x, y, w)
+        outputs[compiled] = seen
+        asked[compiled] = set(calls)
         calls.clear()
     assert _same(outputs[True], outputs[False])
     assert asked[False] == {"potential", "capped_rows"}
@@ -1390,16 +1345,12 @@ BOOSTERS_BY_STREAM = [
 ]
 
 
-@pytest.mark.parametrize("enabled", [False, True])
 @pytest.mark.parametrize("cls, stream", BOOSTERS_BY_STREAM)
-def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
-    cls, stream, enabled, monkeypatch
-):
+def test_what_is_learned_does_not_depend_on_a_prediction_before_it(cls, stream):
     """The walk a prediction made is reused by the learning of the same x only while the
     task's part of it is unchanged: a label that joins, or reaches the support a learner's
     vote needs (MIN_SUPPORT), makes the learning walk anew. (Before, the prediction's walk
     was reused, and what was learned depended on whether predict_proba_one ran first.)"""
-    monkeypatch.setattr(walk, "ENABLED", enabled)
 
     def learned(b):  # not the whole pickle: a prediction may add empty per-class entries to
         # a leaf's statistics, as River's own tree does (its defaultdicts), which change no
@@ -1420,32 +1371,31 @@ def test_what_is_learned_does_not_depend_on_a_prediction_before_it(
 
 
 @pytest.mark.parametrize("cls", [rb.AdaOLMR, rb.OnlineBMR])
-def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls, monkeypatch):
+def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls):
     """Label sets with 0/1 values take the ranking walk's general commit (a task.commit call,
     the walk kept only while task.walk_key() is unchanged): the same boosters as with bools,
     on each walk, whether each x was predicted first or not."""
     data = STREAMS["ranking"](200, seed=11)
     as_ints = [(x, {label: int(v) for label, v in y.items()}, w) for x, y, w in data]
     boosters = {}
-    for enabled in (True, False):
-        monkeypatch.setattr(walk, "ENABLED", enabled)
+    for compiled in (True, False):
         for name, stream, predict_first in (
             ("bools", data, True),
             ("ints", as_ints, True),
             ("ints, learning only", as_ints, False),
         ):
-            b = boosters[enabled, name] = cls(n_models=3, seed=1)
+            b = boosters[compiled, name] = cls(n_models=3, seed=1)
             for x, y, w in stream:
                 if predict_first:
-                    b.predict_proba_one(x)
-                b.learn_one(x, y, w)
-    for (enabled, _), b in boosters.items():
-        monkeypatch.setattr(walk, "ENABLED", enabled)
-        reference = boosters[enabled, "bools"]
+                    _driven(b, compiled).predict_proba_one(x)
+                _driven(b, compiled).learn_one(x, y, w)
+    for (compiled, _), b in boosters.items():
+        reference = boosters[compiled, "bools"]
         assert pickle.dumps(b._experts) == pickle.dumps(reference._experts)
         assert b.learner_updates == reference.learner_updates
         for x, _, _ in data[::20]:
-            assert b.predict_proba_one(x) == reference.predict_proba_one(x)
+            got = _driven(b, compiled).predict_proba_one(x)
+            assert got == _driven(reference, compiled).predict_proba_one(x)
 
 
 def test_the_ranking_walks_floor_is_libms_for_every_double():
@@ -1482,11 +1432,10 @@ def test_onlinebmr_takes_its_difference_laws_from_the_potential_on_both_walks(mo
 
     monkeypatch.setattr(potentials.RankingPairPotential, "difference_law", counted)
     outputs, asked = [], []
-    for enabled in (True, False):
-        monkeypatch.setattr(walk, "ENABLED", enabled)
+    for compiled in (True, False):
         calls.clear()
-        model = rb.OnlineBMR(n_models=5, gamma=0.2, seed=4)
-        outputs.append([(model.score_one(x), model.learn_one(x, y, w=w)) for x, y, w in data])
+        model = _driven(rb.OnlineBMR(n_models=5, gamma=0.2, seed=4), compiled)
+        outputs.append([(model.score_one(x), model.learn_one(x, y, w)) for x, y, w in data])
         asked.append(len(calls))
     assert asked[0] > 0 and asked[1] > 0
 
@@ -1520,14 +1469,14 @@ def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monk
     walks agree all along)."""
     data = _multiclass_stream(240, 6)
     outputs = []
-    for enabled in (True, False):
-        monkeypatch.setattr(walk, "ENABLED", enabled)
-        model = rb.OnlineMBBM(n_models=5, seed=2)
+    for compiled in (True, False):
+        booster = rb.OnlineMBBM(n_models=5, seed=2)
+        model = _driven(booster, compiled)
         out = []
         for t, (x, y, w) in enumerate(data):
             if t in (80, 160):  # another potential for the same labels, of another edge
-                k = len(model._task.classes)
-                model._rule._resized = potentials.MulticlassZeroOnePotential(k, 0.3 / (t // 80))
-            out.append((model.predict_proba_one(x), model.learn_one(x, y, w=w)))
+                k = len(booster._task.classes)
+                booster._rule._resized = potentials.MulticlassZeroOnePotential(k, 0.3 / (t // 80))
+            out.append((model.predict_proba_one(x), model.learn_one(x, y, w)))
         outputs.append(out)
     assert outputs[0] == outputs[1]

@@ -21,6 +21,7 @@ from river_boost.core import (
 )
 from river_boost.tasks import BinaryTask
 
+from . import python_walk
 from .helpers import FeatureVoter
 
 
@@ -30,8 +31,9 @@ def make_pool(**kwargs):
 
 
 def offer(pool, i, x, y, p, sample_weight=1.0):
-    """Teach learner i alone; the weight it was passed."""
-    return pool.learn(x, [(i, y, p)], sample_weight)[0]
+    """Teach learner i alone (as the boosters' walk does, here its Python reference); the
+    weight it was passed."""
+    return python_walk.teach(pool, x, [(i, y, p)], sample_weight)[0]
 
 
 def test_importance_weights_are_rescaled_to_unit_running_mean():
@@ -76,13 +78,14 @@ def test_sampling_passes_examples_with_probability_p_and_unit_weight():
 def test_votes_convention_and_no_opinion():
     task = BinaryTask()
     pool = WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1)
-    assert task.walk(pool.predict({"a": 1}), None, None, 1).rows == [0.5]  # no opinion
+    no_opinion = python_walk.learner_probas(pool, {"a": 1})
+    assert python_walk.task_walk(task, no_opinion, None, None, 1).rows == [0.5]
     dists = [{True: p, False: 1 - p} for p in (0.5, 0.51, 0.49, 0.0, 1.0)]
-    assert task.walk(dists, None, None, 5).votes == [1, 1, -1, -1, 1]
+    assert python_walk.task_walk(task, dists, None, None, 5).votes == [1, 1, -1, -1, 1]
 
 
 def p_true(pool, x):
-    return [d[True] for d in pool.predict(x)]
+    return [d[True] for d in python_walk.learner_probas(pool, x)]
 
 
 class Recorder(FeatureVoter):
@@ -106,7 +109,7 @@ def test_votes_are_memoised_only_until_an_update():
     assert p_true(pool, {"a": 1, "b": 0}) == [1.0]
     # learners see the cleaned features
     recorder = WeakLearnerPool(Recorder(), n_models=1)
-    recorder.predict({"b": float("nan"), "a": 2})
+    python_walk.learner_probas(recorder, {"b": float("nan"), "a": 2})
     assert recorder.models[0].seen == {"a": 2}
 
 

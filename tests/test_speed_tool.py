@@ -23,11 +23,17 @@ def speed():
         sys.modules.pop(spec.name, None)
 
 
-@pytest.mark.parametrize("option", ["--python-repeats", "--repeats"])
-def test_no_run_to_check_against_is_refused_with_a_clear_message(speed, option, capsys):
-    """Every compiled run's outputs are checked against a pure-Python run: zero repeats would
-    leave nothing to check them on (it used to fail as "outputs differ")."""
+def test_no_run_to_time_is_refused_with_a_clear_message(speed, capsys):
     with pytest.raises(SystemExit) as stop:
-        speed.main(["--throughput", option, "0"])
+        speed.main(["--throughput", "--repeats", "0"])
     assert stop.value.code == 2
-    assert "need at least 1" in capsys.readouterr().err
+    assert "needs at least 1" in capsys.readouterr().err
+
+
+def test_the_share_outside_the_learners_is_a_share(speed):
+    """The walk times its calls into the forest: the rest of a run is a share in (0, 1)."""
+    from river.datasets import synth
+
+    data = list(synth.Agrawal(seed=1).take(300))
+    share = speed.outside_share("AdaBoost.OL", data, False)
+    assert 0.0 < share < 1.0

@@ -20,6 +20,7 @@ from river_boost.core import (
     auto_feature_fraction,
 )
 
+from . import python_walk
 from .helpers import BINARY_PRESETS as BINARY
 from .helpers import MULTICLASS_PRESETS as MULTICLASS
 from .helpers import RANKING_PRESETS as MULTILABEL
@@ -54,22 +55,22 @@ def test_auto_is_decided_by_the_first_non_empty_x_and_sizes_follow_the_rule():
     pool = WeakLearnerPool(FeatureVoter(), 6, feature_fraction="auto", seed=3)
     subsets = pool.learners.subsets
     assert subsets.fraction is None and "undecided" in repr(subsets)
-    pool.predict({})  # an empty x decides nothing
+    python_walk.learner_probas(pool, {})  # an empty x decides nothing
     assert subsets.fraction is None
     x = wide_x(294)
-    pool.predict(x)
+    python_walk.learner_probas(pool, x)
     assert subsets.n_features == 294 and subsets.fraction == 20 / 294
     assert repr(subsets) == "FeatureSubsets(rule='auto', d=294, fraction=0.06803)"
     sizes = [len(subsets.view(i, x)) for i in range(6)]
     assert all(8 < s < 35 for s in sizes), sizes  # about 20 (binomial)
-    pool.learn(wide_x(10), [(0, True, 1.0)])  # a later, narrower x changes nothing
+    python_walk.teach(pool, wide_x(10), [(0, True, 1.0)])  # a later, narrower x changes nothing
     assert subsets.fraction == 20 / 294
 
 
 def test_auto_subsets_are_deterministic_seeded_and_take_features_that_appear_later():
     def views(seed, x):
         pool = WeakLearnerPool(FeatureVoter(), 4, feature_fraction="auto", seed=seed)
-        pool.predict(wide_x(200))
+        python_walk.learner_probas(pool, wide_x(200))
         return pool, [set(pool.learners.subsets.view(i, x)) for i in range(4)]
 
     x = {**wide_x(200), **{f"late{j}": 1.0 for j in range(2000)}}
@@ -153,7 +154,7 @@ def test_an_old_pool_without_the_attribute_unpickles():
     old = WeakLearnerPool.__new__(WeakLearnerPool)
     old.__setstate__(state)
     assert old._subsets is pool.learners.subsets
-    old.learn(wide_x(40), [(0, True, 1.0)])
+    python_walk.teach(old, wide_x(40), [(0, True, 1.0)])
 
 
 def _events(cls):

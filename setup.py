@@ -3,7 +3,8 @@ modules it cimports) and the boosters' compiled walk (``river_boost._walk``).
 
 Everything else is in ``pyproject.toml``. The extensions are required (``import
 river_boost`` says how to get them when they are missing): a source install needs a C
-compiler; Cython and NumPy come from the build requirements.
+compiler; Cython and SciPy (whose Cython API the rules cimport) come from the build
+requirements.
 """
 
 import os
@@ -21,26 +22,14 @@ FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "
 
 
 def _extensions():
-    import numpy  # the walk calls NumPy's own float64 functions (its C API, NumPy >= 2)
-
     # MSVC: precise floating point (no contraction)
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
     exts = [
-        Extension(
-            f"river_boost.{name}",
-            [f"river_boost/{name}.pyx"],
-            extra_compile_args=extra,
-            include_dirs=include,
-        )
-        # the compiled trees (_forest and the modules it cimports); _walk: the boosters' walk
-        for name, include in (
-            *((m, []) for m in FOREST_MODULES),
-            ("_experts", []),
-            ("_rules", []),
-            ("_costs", []),
-            ("_walk", [numpy.get_include()]),
-            ("_dp", []),
-        )
+        Extension(f"river_boost.{name}", [f"river_boost/{name}.pyx"], extra_compile_args=extra)
+        # the compiled trees (_forest and the modules it cimports); the boosters' walk (_walk)
+        # and its parts: the experts, the rules (which cimport SciPy's Cython API for Squint's
+        # erfcx), the cost matrices, the exact potentials' dynamic programs
+        for name in (*FOREST_MODULES, "_experts", "_rules", "_costs", "_walk", "_dp")
     ]
     return cythonize(exts, compiler_directives={"language_level": "3"})
 

@@ -472,7 +472,7 @@ def main(argv=None) -> int:
         "--baseline", metavar="PYTHON", help="another build's interpreter, to compare with"
     )
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=STREAMS)
+    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=list(bench.STREAMS))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(

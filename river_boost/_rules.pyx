@@ -13,7 +13,7 @@ calls its Python methods on the same walk.
 from libc.math cimport exp, log, log1p, expm1, pow, floor, sqrt, erf, fabs, copysign, isnan
 from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
-from cpython.pycapsule cimport PyCapsule_GetPointer
+cimport scipy.special.cython_special as csc
 
 from river_boost._costs cimport normalised_costs
 from river_boost._vec cimport vsum, vmax, vmin, vsum_axis0, sigmoid, split_labels
@@ -154,27 +154,29 @@ cdef class NormalHedgeRule(Rule):
 
 # ----------------------------------------------------------------------------- Squint
 
-ctypedef double (*erfcx_t)(double, int) noexcept nogil
-cdef erfcx_t _erfcx = NULL
 cdef double[24] GL12  # Gauss-Legendre nodes then weights on [0, 1/2]
 cdef double[64] GL32
+cdef bint _gl_loaded = False
+
+
+cdef inline double _erfcx(double x) noexcept nogil:
+    """``scipy.special.erfcx`` for a double, through SciPy's documented Cython API (the
+    function :func:`river_boost.potentials.squint_log_integral` calls)."""
+    return csc.erfcx(x)
 
 
 cdef int _load_squint() except -1:
-    """SciPy's ``erfcx`` (its Cython API) and the Gauss-Legendre rules of
-    :func:`river_boost.potentials.squint_log_integral`, once."""
-    global _erfcx
-    if _erfcx != NULL:
+    """The Gauss-Legendre rules of :func:`river_boost.potentials.squint_log_integral`, once."""
+    global _gl_loaded
+    if _gl_loaded:
         return 0
-    from scipy.special import cython_special
     from river_boost.potentials import _GL12, _GL32
 
-    capsule = cython_special.__pyx_capi__["__pyx_fuse_1erfcx"]
     for j in range(12):
         GL12[j], GL12[12 + j] = _GL12[0][j], _GL12[1][j]
     for j in range(32):
         GL32[j], GL32[32 + j] = _GL32[0][j], _GL32[1][j]
-    _erfcx = <erfcx_t>PyCapsule_GetPointer(capsule, b"double (double, int __pyx_skip_dispatch)")
+    _gl_loaded = True
     return 0
 
 
@@ -203,9 +205,9 @@ cpdef double squint_log_integral(double R, double V, bint uniform) except? -1.0:
     top = R / 2.0 - V / 4.0  # the exponent at eta = 1/2
     log_scale = log(SQRT_PI / (2.0 * sqrt_v))
     if a >= c:  # exponent increasing on [0, 1/2]: factor out its value at 1/2
-        log_i = top + log(_erfcx(a - c, 0) - _erfcx(a, 0) * exp(-top)) + log_scale
+        log_i = top + log(_erfcx(a - c) - _erfcx(a) * exp(-top)) + log_scale
     elif a <= 0:  # decreasing: factor out its value at 0
-        log_i = log(_erfcx(-a, 0) - _erfcx(c - a, 0) * exp(top)) + log_scale
+        log_i = log(_erfcx(-a) - _erfcx(c - a) * exp(top)) + log_scale
     else:  # peak inside: no cancellation
         log_i = a * a + log(erf(a) + erf(c - a)) + log_scale
     if not uniform:

@@ -763,12 +763,6 @@ cdef double _check_w(object w) except? -1.0:
 
 # ----------------------------------------------------------------------------- rules
 
-
-DEF K_BINARY = 0
-DEF K_MULTICLASS = 1
-DEF K_RANKING = 2
-
-
 DEF P_VOTE_SHARE = 0  # no experts: smoothed share of True votes
 DEF P_HEDGE = 1
 DEF P_VOTE = 2
@@ -872,7 +866,7 @@ cdef class Plan:
     cdef bint rows_ok, walk_ok
     cdef object rows_clean
     cdef long long rows_seen, walk_seen
-    cdef int n, prediction, kind
+    cdef int n, prediction
     cdef Rule crule  # binary: the rule's compiled steps (river_boost._rules)
     cdef bint weak_cost
     cdef double* kb  # scratch for label vectors and matrices (_kbuf)
@@ -1092,8 +1086,6 @@ cdef class Plan:
         self.walk_ok = False
         return 0
 
-    # -------------------------------------------------------------- the rows and the walk
-
     cdef CWalk _rows(self, object clean):
         """The learners' probabilities for the cleaned x (remembered until a learner learns).
 
@@ -1108,7 +1100,7 @@ cdef class Plan:
         if cw is not None and cw.k == k and self._rows_current(cw, clean):
             return cw
         if cw is None or cw.k != k:
-            cw = self.cw = CWalk(self, n, k, self.kind == K_MULTICLASS and self.weak_cost)
+            cw = self.cw = CWalk(self, n, k, self.weak_cost)
             self._kbuf(k)
         # the n learners' rows: drift adaptation's background trees (pool._background) follow
         # them in the forest and are not asked, as WeakLearnerPool.predict drops them
@@ -1141,39 +1133,32 @@ cdef class Plan:
         cdef CWalk cw = self._rows(clean)
         if self._walk_current():
             return cw
-        if self.kind == K_BINARY:
-            self._binary_walk(cw)
-        elif self.kind == K_MULTICLASS:
-            self._mc_walk(cw)
-        else:
-            self._rk_walk(cw)
-
+        self._task_walk(cw)
         self._walk_made()
         return cw
 
-    cdef int _binary_walk(self, CWalk cw) except -1:
-        """BinaryTask.walk."""
-        cdef int i, n = self.n
-        cdef double p_true, total, f, alpha
-        cdef double* alphas
-        for i in range(n):
-            p_true = cw.rows[2 * i]
-            total = p_true + cw.rows[2 * i + 1]
-            cw.p[i] = p_true / total if total > 0 else 0.5
-            cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
-        if self.experts is not None:
-            alphas = self.ogd.values.data.as_doubles
-            f = 0.0
-            for i in range(n):
-                alpha = alphas[i]
-                if cw.p[i] >= 0.5:
-                    f += alpha
-                else:
-                    f += -alpha
-                cw.scores[i] = f
-        return 0
+    # -------------------------------------------------------------- the task's part
 
-    # -------------------------------------------------------------- public face
+    cdef int _task_walk(self, CWalk cw) except -1:
+        """The task's label-free walk from cw's rows: votes, experts' scores (and costs)."""
+        raise NotImplementedError
+
+    # Booster's methods, as the entries at the end of this module call them
+
+    cdef int _learn_one(self, object x, object y, object w) except -1:
+        raise NotImplementedError
+
+    cdef object _predict_proba_one(self, object x):
+        raise NotImplementedError
+
+    cdef object _predict_one(self, object x):
+        raise NotImplementedError
+
+    cdef dict _score_one(self, object x):
+        raise TypeError("score_one is a ranking booster's")
+
+    cdef dict _rank_proba_one(self, object x, bint labels_only):
+        raise TypeError("rank_proba_one is a ranking booster's")
 
     cdef int _kbuf(self, int k) except -1:
         """Scratch space for k labels: four vectors (the rules keep their own)."""
@@ -1184,56 +1169,6 @@ cdef class Plan:
                 self.kcap = 0
                 raise MemoryError()
             self.kcap = k
-        return 0
-
-    # Booster's methods, as the entries at the end of this module call them
-
-    cdef int _learn_one(self, object x, object y, object w) except -1:
-        if self.kind == K_BINARY:
-            return self._binary_learn_one(x, y, w)
-        if self.kind == K_MULTICLASS:
-            return self._mc_learn_one(x, y, w)
-        return self._rk_learn_one(x, y, w)
-
-    cdef object _predict_proba_one(self, object x):
-        cdef CWalk cw
-        cdef double p
-        if self.kind == K_BINARY:
-            cw = self._walk(_cleaned(self.memo, x, self.order))
-            p = self._binary_proba(cw)
-            return {False: 1.0 - p, True: p}
-        return self._mc_proba(x)
-
-    cdef object _predict_one(self, object x):
-        cdef CWalk cw
-        cdef int idx
-        if self.kind == K_BINARY:
-            cw = self._walk(_cleaned(self.memo, x, self.order))
-            if self.prediction == P_RANDOM:
-                idx = self.experts.draw(self.booster._rng)
-                return cw.scores[idx] >= 0
-            return self._binary_proba(cw) >= 0.5
-        return self._mc_predict(x)
-
-    cdef int _binary_learn_one(self, object x, object y, object w) except -1:
-        cdef double wd = _check_w(w)
-        cdef object task = self.task
-        cdef CWalk cw
-        if type(y) is not bool:
-            if type(y) is int and (y == 0 or y == 1):  # as_binary_label
-                y = y == 1
-            else:
-                y = task.check_label(y)
-        cdef object clean = _cleaned(self.memo, x, self.order)
-        if wd == 0.0:
-            return 0
-        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
-        cw = self._walk(clean)
-        errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
-        self._binary_learn(cw, clean, y, wd)
-        self._walk_stale()
-        if errors is not None:
-            self._observe(errors)
         return 0
 
     cdef int _observe(self, list errors) except -1:
@@ -1266,178 +1201,6 @@ cdef class Plan:
             out.append(0 if rel[top] else 1)
         return out
 
-    # -------------------------------------------------------------- binary
-
-    cdef double _binary_proba(self, CWalk cw) except? -1.0:
-        """BinaryTask.proba(...)[True]."""
-        cdef int i, n = self.n, count
-        cdef double lean, p_true
-        cdef double* weights
-        if self.prediction == P_VOTE_SHARE:
-            count = 0
-            for i in range(n):
-                if cw.votes[i] == 1:
-                    count += 1
-            return (count + 0.5) / (n + 1.0)
-        weights = self.hedge.weights.data.as_doubles
-        if self.prediction == P_HEDGE:
-            lean = _hedge_lean(weights, cw.scores, n)
-            return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
-        if self.prediction == P_FINAL:
-            return py_min(1.0, py_max(0.0, (1.0 + cw.scores[n - 1]) / 2.0))
-        lean = 0.0
-        for i in range(n):
-            if cw.scores[i] >= 0:
-                lean += weights[i]
-        return py_min(1.0, lean)
-
-    cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
-        """The rule's steps along the learners (river_boost._rules), the learners' edges, the
-        experts' update and the teaching."""
-        cdef int i, n = self.n, z, sign = 1 if y else -1
-        cdef double out[3]
-        cdef BinaryExample ex
-        cdef Rule rule = self.crule
-        ex.n = n
-        ex.sign = sign
-        ex.w = w
-        ex.votes = cw.votes
-        ex.p_true = cw.p
-        ex.scores = cw.scores if self.experts is not None else NULL
-        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
-        ex.edges = self._running_edges()
-        rule.binary_begin(&ex)
-        for i in range(n):
-            z = sign * cw.votes[i]
-            out[1] = -1.0
-            out[2] = 0.0
-            self.teach[i] = rule.binary_step(i, z, out)
-            self.has_edge[i] = out[1] >= 0.0
-            self.en[i] = out[0]
-            self.ed[i] = out[1]
-            self.grads[i] = out[2]
-        self._record_edges()
-        if self.experts is not None:
-            self._experts_update(cw, sign, w)
-        self._teach(clean, y, w)
-        return 0
-
-    # -------------------------------------------------------------- multiclass
-
-    cdef int _mc_walk(self, CWalk cw) except -1:
-        """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
-        cdef int i, j, r, l, n = self.n, k = cw.k, lab, n_ok
-        cdef double total
-        cdef double* vec
-        cdef double* s = self.kb
-        cdef double* D  # the normalised costs, read where the matrix table holds them
-        cdef double* prod = self.kb + k
-        cdef double* C
-        cdef list rank = self.task._rank
-        cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
-        cdef Rule rule = self.crule
-        n_ok = _supported(self.task.support, k, cw.ok)
-        for i in range(n):  # MulticlassTask.distributions
-            vec = cw.vec + i * k
-            if n_ok < 0:
-                total = vsum(cw.rows + i * k, k)
-                if total > 0:
-                    for j in range(k):
-                        vec[j] = cw.rows[i * k + j] / total
-                else:
-                    for j in range(k):
-                        vec[j] = 1.0 / k
-                continue
-            for j in range(k):  # the labels without support masked
-                vec[j] = cw.rows[i * k + j] if cw.ok[j] else 0.0
-            total = vsum(vec, k)
-            if total > 0:
-                for j in range(k):
-                    vec[j] = vec[j] / total
-            else:
-                for j in range(k):
-                    vec[j] = 1.0 / n_ok if cw.ok[j] else 0.0
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            vec = cw.vec + i * k
-            if self.weak_cost:
-                C = cw.costs + i * k * k
-                # (learner i's scores differ from learner i - 1's in its vote's label only)
-                D = rule.vote_costs(n - i - 1, s, k, C, -1 if i == 0 else lab)
-                vecmat(vec, D, prod, k, k)
-                lab = _least_cost(prod, k, _tie_tol(D, k * k), rank)
-            else:
-                lab = _argbest(vec, k, True, rank)
-            if alphas == NULL:
-                s[lab] = s[lab] + 1
-            else:
-                s[lab] = s[lab] + alphas[i]
-            cw.votes[i] = lab
-            for j in range(k):
-                cw.scores[i * k + j] = s[j]
-        return 0
-
-    def logistic_cost_matrix(self, s):
-        """A test hook: LogisticCosts's matrix for the scores s (river_boost._costs)."""
-        return LogisticCosts().logistic_cost_matrix(s)
-
-    def logistic_costs_along(self, scores):
-        """A test hook: LogisticCosts's matrices along the score vectors."""
-        return LogisticCosts().logistic_costs_along(scores)
-
-    def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
-        """A test hook: this plan's MBBMCosts's matrix (and with ``table``, through its
-        table)."""
-        cdef MBBMCosts costs = MBBMCosts(self.rule, self.n)
-        if type(self.crule) is MBBMRule:  # the walk's own, with its table
-            costs = (<MBBMRule>self.crule).costs
-        return costs.cost_matrix(pot, n_left, s, table)
-
-    cdef int _mc_learn_one(self, object x, object y, object w) except -1:
-        cdef double wd = _check_w(w)
-        cdef object task = self.task, idx, clean
-        cdef int i, k, yi
-        cdef CWalk cw
-        try:
-            idx = (<dict>task._index).get(y)
-        except TypeError:
-            idx = None
-        if idx is None:
-            y = task.check_label(y)
-        clean = _cleaned(self.memo, x, self.order)
-        if wd == 0.0:
-            return 0
-        # The walk a prediction of this x made serves below only while the task's part of it
-        # (MulticlassTask.walk_key: the classes, which have enough support) is unchanged
-        if idx is None:
-            yi = task.commit(y, wd)["yi"]
-            self._walk_stale()  # a new class
-        else:  # MulticlassTask.commit of a known class
-            yi = idx
-            support = task.support
-            support[yi] = support[yi] + 1
-            if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
-                self._walk_stale()
-        k = len(<list>task.classes)
-        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
-        if k < 2:  # fewer than two classes: nothing to boost, every learner learns
-            for i in range(self.n):
-                self.teach[i] = 1.0
-            self._teach(clean, y, wd)
-            self._walk_stale()
-            return 0
-        cw = self._walk(clean)
-        errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
-        self._label_steps(cw, yi, NULL, wd, y)
-        if self.experts is not None:
-            self._mc_experts_update(cw, yi, wd)
-        self._teach(clean, y, wd)
-        self._walk_stale()
-        if errors is not None:
-            self._observe(errors)
-        return 0
-
     cdef int _record_edges(self) except -1:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
@@ -1453,21 +1216,6 @@ cdef class Plan:
                     edge_den[i] = edge_den[i] * decay
                 edge_num[i] = edge_num[i] + self.en[i]
                 edge_den[i] = edge_den[i] + self.ed[i]
-        return 0
-
-    cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
-        """Experts.update for the multiclass task: OGD at rate / (k - 1), Hedge on the
-        experts' 0-1 losses."""
-        cdef int i, k = cw.k
-        cdef bint any_loss = False
-        cdef list rank = self.task._rank
-        self.ogd.step_all_c(self.grads, k - 1, self.adapt is not None)
-        for i in range(self.n):
-            self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef double* _running_edges(self) except NULL:
@@ -1511,107 +1259,6 @@ cdef class Plan:
             (<PythonRule>rule).label = y
         rule.label_steps(&ex, &out)
         self._record_edges()
-        return 0
-
-    cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
-        """MulticlassTask.proba_vector."""
-        cdef int i, j, n = self.n, k = cw.k, rows
-        cdef double* e
-        cdef double* srow
-        cdef double v, m, esum, total
-        cdef double* weights
-        cdef list rank = self.task._rank
-        if self.prediction == P_VOTE_SHARE:
-            for j in range(k):
-                out[j] = (cw.scores[(n - 1) * k + j] + 1.0 / k) / (n + 1.0)
-            return 0
-        for j in range(k):
-            out[j] = 0.0
-        weights = self.hedge.weights.data.as_doubles
-        if self.prediction == P_HEDGE:
-            # the experts' shifted scores gathered; their exponentials in one NumPy call when
-            # NumPy's exp gives each element what it gives it alone (walk.EXP_BATCH), else
-            # one call per expert; then the same sums in the same order
-            self._nkbuf(k)
-            rows = 0
-            for i in range(n):
-                if weights[i]:
-                    srow = cw.scores + i * k
-                    m = vmax(srow, k)
-                    e = self.nk + rows * k
-                    for j in range(k):
-                        e[j] = srow[j] - m
-                    rows += 1
-            vexp(self.nk, self.nk, rows * k)
-            rows = 0
-            for i in range(n):
-                v = weights[i]
-                if v:
-                    e = self.nk + rows * k
-                    esum = vsum(e, k)
-                    for j in range(k):
-                        out[j] = out[j] + v * e[j] / esum
-                    rows += 1
-        else:
-            for i in range(n):
-                j = _argbest(cw.scores + i * k, k, True, rank)
-                out[j] = out[j] + weights[i]
-        total = vsum(out, k)
-        for j in range(k):
-            out[j] = out[j] / total
-        return 0
-
-    cdef object _mc_proba(self, object x):
-        """MulticlassTask.proba(Booster._walk(x))."""
-        cdef list classes = self.task.classes
-        cdef int j, k
-        cdef CWalk cw
-        cdef double* out
-        cdef dict proba
-        clean = _cleaned(self.memo, x, self.order)
-        k = len(classes)
-        if k < 2:
-            return {classes[0]: 1.0} if classes else {}
-        cw = self._walk(clean)
-        out = self.kb + 2 * k
-        self._mc_proba_vector(cw, out)
-        proba = {}
-        for j in range(k):
-            proba[classes[j]] = out[j]
-        return proba
-
-    cdef object _mc_predict(self, object x):
-        """MulticlassTask.predict(Booster._walk(x), ...)."""
-        cdef list classes = self.task.classes, rank = self.task._rank
-        cdef int k, idx
-        cdef CWalk cw
-        cdef double* out
-        clean = _cleaned(self.memo, x, self.order)
-        k = len(classes)
-        if k < 2:
-            return classes[0] if classes else None
-        cw = self._walk(clean)
-        if self.prediction == P_RANDOM:
-            idx = self.experts.draw(self.booster._rng)
-            return classes[_argbest(cw.scores + idx * k, k, True, rank)]
-        out = self.kb + 2 * k
-        self._mc_proba_vector(cw, out)
-        return classes[_argbest(out, k, True, rank)]
-
-    cdef int _experts_update(self, CWalk cw, int sign, double w) except -1:
-        """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
-        cdef int i, n = self.n
-        cdef bint any_loss = False
-        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
-        for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
-            if sign > 0:
-                self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
-            else:
-                self.tmp[i] = 1.0 if cw.scores[i] >= 0 else 0.0
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
         return 0
 
     cdef int _decide(self, object clean) except -1:
@@ -1736,8 +1383,6 @@ cdef class Plan:
         _learned(self.memo, self.order)
         return 0
 
-    # -------------------------------------------------------------- ranking
-
     cdef int _nkbuf(self, int k) except -1:
         """Per-learner label vectors (n x k) and the offers' arrays (n x k)."""
         cdef int size = self.n * k + 1
@@ -1756,7 +1401,360 @@ cdef class Plan:
             self.nkcap = size
         return 0
 
-    cdef int _rk_walk(self, CWalk cw) except -1:
+
+cdef class BinaryPlan(Plan):
+    """The walk of a binary booster: margins and P(True) (tasks.BinaryTask)."""
+
+    cdef int _task_walk(self, CWalk cw) except -1:
+        """BinaryTask.walk."""
+        cdef int i, n = self.n
+        cdef double p_true, total, f, alpha
+        cdef double* alphas
+        for i in range(n):
+            p_true = cw.rows[2 * i]
+            total = p_true + cw.rows[2 * i + 1]
+            cw.p[i] = p_true / total if total > 0 else 0.5
+            cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
+        if self.experts is not None:
+            alphas = self.ogd.values.data.as_doubles
+            f = 0.0
+            for i in range(n):
+                alpha = alphas[i]
+                if cw.p[i] >= 0.5:
+                    f += alpha
+                else:
+                    f += -alpha
+                cw.scores[i] = f
+        return 0
+
+    cdef object _predict_proba_one(self, object x):
+        cdef CWalk cw = self._walk(_cleaned(self.memo, x, self.order))
+        cdef double p = self._binary_proba(cw)
+        return {False: 1.0 - p, True: p}
+
+    cdef object _predict_one(self, object x):
+        cdef CWalk cw = self._walk(_cleaned(self.memo, x, self.order))
+        cdef int idx
+        if self.prediction == P_RANDOM:
+            idx = self.experts.draw(self.booster._rng)
+            return cw.scores[idx] >= 0
+        return self._binary_proba(cw) >= 0.5
+
+    cdef int _learn_one(self, object x, object y, object w) except -1:
+        cdef double wd = _check_w(w)
+        cdef object task = self.task
+        cdef CWalk cw
+        if type(y) is not bool:
+            if type(y) is int and (y == 0 or y == 1):  # as_binary_label
+                y = y == 1
+            else:
+                y = task.check_label(y)
+        cdef object clean = _cleaned(self.memo, x, self.order)
+        if wd == 0.0:
+            return 0
+        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        cw = self._walk(clean)
+        errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
+        self._binary_learn(cw, clean, y, wd)
+        self._walk_stale()
+        if errors is not None:
+            self._observe(errors)
+        return 0
+
+    cdef double _binary_proba(self, CWalk cw) except? -1.0:
+        """BinaryTask.proba(...)[True]."""
+        cdef int i, n = self.n, count
+        cdef double lean, p_true
+        cdef double* weights
+        if self.prediction == P_VOTE_SHARE:
+            count = 0
+            for i in range(n):
+                if cw.votes[i] == 1:
+                    count += 1
+            return (count + 0.5) / (n + 1.0)
+        weights = self.hedge.weights.data.as_doubles
+        if self.prediction == P_HEDGE:
+            lean = _hedge_lean(weights, cw.scores, n)
+            return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
+        if self.prediction == P_FINAL:
+            return py_min(1.0, py_max(0.0, (1.0 + cw.scores[n - 1]) / 2.0))
+        lean = 0.0
+        for i in range(n):
+            if cw.scores[i] >= 0:
+                lean += weights[i]
+        return py_min(1.0, lean)
+
+    cdef int _binary_learn(self, CWalk cw, object clean, object y, double w) except -1:
+        """The rule's steps along the learners (river_boost._rules), the learners' edges, the
+        experts' update and the teaching."""
+        cdef int i, n = self.n, z, sign = 1 if y else -1
+        cdef double out[3]
+        cdef BinaryExample ex
+        cdef Rule rule = self.crule
+        ex.n = n
+        ex.sign = sign
+        ex.w = w
+        ex.votes = cw.votes
+        ex.p_true = cw.p
+        ex.scores = cw.scores if self.experts is not None else NULL
+        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        ex.edges = self._running_edges()
+        rule.binary_begin(&ex)
+        for i in range(n):
+            z = sign * cw.votes[i]
+            out[1] = -1.0
+            out[2] = 0.0
+            self.teach[i] = rule.binary_step(i, z, out)
+            self.has_edge[i] = out[1] >= 0.0
+            self.en[i] = out[0]
+            self.ed[i] = out[1]
+            self.grads[i] = out[2]
+        self._record_edges()
+        if self.experts is not None:
+            self._binary_experts_update(cw, sign, w)
+        self._teach(clean, y, w)
+        return 0
+
+    cdef int _binary_experts_update(self, CWalk cw, int sign, double w) except -1:
+        """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
+        cdef int i, n = self.n
+        cdef bint any_loss = False
+        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
+        for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
+            if sign > 0:
+                self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
+            else:
+                self.tmp[i] = 1.0 if cw.scores[i] >= 0 else 0.0
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self.hedge.update_c(self.tmp, w, self.share)
+        return 0
+
+
+cdef class MulticlassPlan(Plan):
+    """The walk of a multiclass booster: label vectors, cost-sensitive or argmax votes
+    (tasks.MulticlassTask)."""
+
+    cdef int _task_walk(self, CWalk cw) except -1:
+        """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
+        cdef int i, j, r, l, n = self.n, k = cw.k, lab, n_ok
+        cdef double total
+        cdef double* vec
+        cdef double* s = self.kb
+        cdef double* D  # the normalised costs, read where the matrix table holds them
+        cdef double* prod = self.kb + k
+        cdef double* C
+        cdef list rank = self.task._rank
+        cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        cdef Rule rule = self.crule
+        n_ok = _supported(self.task.support, k, cw.ok)
+        for i in range(n):  # MulticlassTask.distributions
+            vec = cw.vec + i * k
+            if n_ok < 0:
+                total = vsum(cw.rows + i * k, k)
+                if total > 0:
+                    for j in range(k):
+                        vec[j] = cw.rows[i * k + j] / total
+                else:
+                    for j in range(k):
+                        vec[j] = 1.0 / k
+                continue
+            for j in range(k):  # the labels without support masked
+                vec[j] = cw.rows[i * k + j] if cw.ok[j] else 0.0
+            total = vsum(vec, k)
+            if total > 0:
+                for j in range(k):
+                    vec[j] = vec[j] / total
+            else:
+                for j in range(k):
+                    vec[j] = 1.0 / n_ok if cw.ok[j] else 0.0
+        for j in range(k):
+            s[j] = 0.0
+        for i in range(n):
+            vec = cw.vec + i * k
+            if self.weak_cost:
+                C = cw.costs + i * k * k
+                # (learner i's scores differ from learner i - 1's in its vote's label only)
+                D = rule.vote_costs(n - i - 1, s, k, C, -1 if i == 0 else lab)
+                vecmat(vec, D, prod, k, k)
+                lab = _least_cost(prod, k, _tie_tol(D, k * k), rank)
+            else:
+                lab = _argbest(vec, k, True, rank)
+            if alphas == NULL:
+                s[lab] = s[lab] + 1
+            else:
+                s[lab] = s[lab] + alphas[i]
+            cw.votes[i] = lab
+            for j in range(k):
+                cw.scores[i * k + j] = s[j]
+        return 0
+
+    def logistic_cost_matrix(self, s):
+        """A test hook: LogisticCosts's matrix for the scores s (river_boost._costs)."""
+        return LogisticCosts().logistic_cost_matrix(s)
+
+    def logistic_costs_along(self, scores):
+        """A test hook: LogisticCosts's matrices along the score vectors."""
+        return LogisticCosts().logistic_costs_along(scores)
+
+    def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
+        """A test hook: this plan's MBBMCosts's matrix (and with ``table``, through its
+        table)."""
+        cdef MBBMCosts costs = MBBMCosts(self.rule, self.n)
+        if type(self.crule) is MBBMRule:  # the walk's own, with its table
+            costs = (<MBBMRule>self.crule).costs
+        return costs.cost_matrix(pot, n_left, s, table)
+
+    cdef int _learn_one(self, object x, object y, object w) except -1:
+        cdef double wd = _check_w(w)
+        cdef object task = self.task, idx, clean
+        cdef int i, k, yi
+        cdef CWalk cw
+        try:
+            idx = (<dict>task._index).get(y)
+        except TypeError:
+            idx = None
+        if idx is None:
+            y = task.check_label(y)
+        clean = _cleaned(self.memo, x, self.order)
+        if wd == 0.0:
+            return 0
+        # The walk a prediction of this x made serves below only while the task's part of it
+        # (MulticlassTask.walk_key: the classes, which have enough support) is unchanged
+        if idx is None:
+            yi = task.commit(y, wd)["yi"]
+            self._walk_stale()  # a new class
+        else:  # MulticlassTask.commit of a known class
+            yi = idx
+            support = task.support
+            support[yi] = support[yi] + 1
+            if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
+                self._walk_stale()
+        k = len(<list>task.classes)
+        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        if k < 2:  # fewer than two classes: nothing to boost, every learner learns
+            for i in range(self.n):
+                self.teach[i] = 1.0
+            self._teach(clean, y, wd)
+            self._walk_stale()
+            return 0
+        cw = self._walk(clean)
+        errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
+        self._label_steps(cw, yi, NULL, wd, y)
+        if self.experts is not None:
+            self._mc_experts_update(cw, yi, wd)
+        self._teach(clean, y, wd)
+        self._walk_stale()
+        if errors is not None:
+            self._observe(errors)
+        return 0
+
+    cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
+        """Experts.update for the multiclass task: OGD at rate / (k - 1), Hedge on the
+        experts' 0-1 losses."""
+        cdef int i, k = cw.k
+        cdef bint any_loss = False
+        cdef list rank = self.task._rank
+        self.ogd.step_all_c(self.grads, k - 1, self.adapt is not None)
+        for i in range(self.n):
+            self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
+            if self.tmp[i]:
+                any_loss = True
+        if any_loss:
+            self.hedge.update_c(self.tmp, w, self.share)
+        return 0
+
+    cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
+        """MulticlassTask.proba_vector."""
+        cdef int i, j, n = self.n, k = cw.k, rows
+        cdef double* e
+        cdef double* srow
+        cdef double v, m, esum, total
+        cdef double* weights
+        cdef list rank = self.task._rank
+        if self.prediction == P_VOTE_SHARE:
+            for j in range(k):
+                out[j] = (cw.scores[(n - 1) * k + j] + 1.0 / k) / (n + 1.0)
+            return 0
+        for j in range(k):
+            out[j] = 0.0
+        weights = self.hedge.weights.data.as_doubles
+        if self.prediction == P_HEDGE:
+            # the experts' shifted scores gathered, their exponentials in one loop, then each
+            # expert's softmax weighted by Hedge
+            self._nkbuf(k)
+            rows = 0
+            for i in range(n):
+                if weights[i]:
+                    srow = cw.scores + i * k
+                    m = vmax(srow, k)
+                    e = self.nk + rows * k
+                    for j in range(k):
+                        e[j] = srow[j] - m
+                    rows += 1
+            vexp(self.nk, self.nk, rows * k)
+            rows = 0
+            for i in range(n):
+                v = weights[i]
+                if v:
+                    e = self.nk + rows * k
+                    esum = vsum(e, k)
+                    for j in range(k):
+                        out[j] = out[j] + v * e[j] / esum
+                    rows += 1
+        else:
+            for i in range(n):
+                j = _argbest(cw.scores + i * k, k, True, rank)
+                out[j] = out[j] + weights[i]
+        total = vsum(out, k)
+        for j in range(k):
+            out[j] = out[j] / total
+        return 0
+
+    cdef object _predict_proba_one(self, object x):
+        """MulticlassTask.proba(Booster._walk(x))."""
+        cdef list classes = self.task.classes
+        cdef int j, k
+        cdef CWalk cw
+        cdef double* out
+        cdef dict proba
+        clean = _cleaned(self.memo, x, self.order)
+        k = len(classes)
+        if k < 2:
+            return {classes[0]: 1.0} if classes else {}
+        cw = self._walk(clean)
+        out = self.kb + 2 * k
+        self._mc_proba_vector(cw, out)
+        proba = {}
+        for j in range(k):
+            proba[classes[j]] = out[j]
+        return proba
+
+    cdef object _predict_one(self, object x):
+        """MulticlassTask.predict(Booster._walk(x), ...)."""
+        cdef list classes = self.task.classes, rank = self.task._rank
+        cdef int k, idx
+        cdef CWalk cw
+        cdef double* out
+        clean = _cleaned(self.memo, x, self.order)
+        k = len(classes)
+        if k < 2:
+            return classes[0] if classes else None
+        cw = self._walk(clean)
+        if self.prediction == P_RANDOM:
+            idx = self.experts.draw(self.booster._rng)
+            return classes[_argbest(cw.scores + idx * k, k, True, rank)]
+        out = self.kb + 2 * k
+        self._mc_proba_vector(cw, out)
+        return classes[_argbest(out, k, True, rank)]
+
+
+cdef class RankingPlan(Plan):
+    """The walk of a multi-label ranking booster: label scores, rank losses, offers of every
+    relevant label (tasks.RankingTask)."""
+
+    cdef int _task_walk(self, CWalk cw) except -1:
         """RankingTask.walk: H (each learner's distribution over the labels) and, with
         alphas, the experts' scores ``cumsum(alpha[:, None] * H, axis=0)``."""
         cdef int i, j, n = self.n, k = cw.k
@@ -1840,6 +1838,12 @@ cdef class Plan:
             vecmat(self.tmp, cw.scores, out, n, k)
         return k
 
+    cdef object _predict_proba_one(self, object x):
+        return self._rank_proba_one(x, False)
+
+    cdef object _predict_one(self, object x):
+        return self._rank_proba_one(x, True)
+
     cdef dict _score_one(self, object x):
         """RankingBooster.score_one."""
         cdef list labels = self.task.labels
@@ -1888,7 +1892,7 @@ cdef class Plan:
                 result[labels[j]] = {False: 1.0 - p, True: p}
         return result
 
-    cdef int _rk_learn_one(self, object x, object y, object w) except -1:
+    cdef int _learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
         cdef object task = self.task, clean
         cdef dict index = task._index
@@ -1983,7 +1987,6 @@ cdef class Plan:
         return True
 
 
-
 # ----------------------------------------------------------------------------- building plans
 
 cdef int _unsupported(str what) except -1:
@@ -2013,16 +2016,18 @@ cdef Plan _build(object b):
         or type(experts.hedge) is not CHedge
     ):
         _unsupported("experts")
-    plan = Plan()
     if type(task) is BinaryTask:
-        plan.kind = K_BINARY
+        plan = BinaryPlan()
+        plan.labels = [True, False]
     elif type(task) is MulticlassTask:
         if task.weak_prediction not in ("cost", "argmax"):
             _unsupported("weak_prediction")
-        plan.kind = K_MULTICLASS
+        plan = MulticlassPlan()
         plan.weak_cost = task.weak_prediction == "cost"
+        plan.labels = task.classes
     elif type(task) is RankingTask:
-        plan.kind = K_RANKING
+        plan = RankingPlan()
+        plan.labels = task.labels
     else:
         _unsupported("task")
     plan.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost._rules)
@@ -2059,12 +2064,6 @@ cdef Plan _build(object b):
     plan.importance = pool.weighting == "importance"
     plan.min_weight = pool.min_weight
     plan.needs_edges = rule.needs_edges
-    if plan.kind == K_BINARY:
-        plan.labels = [True, False]
-    elif plan.kind == K_MULTICLASS:
-        plan.labels = task.classes
-    else:
-        plan.labels = task.labels
     if experts is None:
         plan.prediction = P_VOTE_SHARE
     else:
@@ -2092,7 +2091,7 @@ cdef Plan _plan_of(object b):
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p = d.get("_compiled_walk")
-    if not (type(p) is Plan and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
+    if not (isinstance(p, Plan) and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
         p = _build(b)
         d["_compiled_walk"] = p
     (<Plan>p)._sync()

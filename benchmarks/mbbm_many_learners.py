@@ -69,10 +69,10 @@ class Timer:
 
 def first_matrices(k: int, n_models: int = 1000, steps: int = 5):
     """Seconds for each of the walk's first ``steps`` cost matrices (votes 0, 0, 1, 0, ...),
-    as the compiled walk computes them when it is built (the potential's own otherwise)."""
+    as the compiled walk computes them."""
     pot = MulticlassZeroOnePotential(k, 0.1)
-    plan = walk.plan_for(OnlineMBBM(n_models=3, seed=1))
-    cost_matrix = pot.cost_matrix if plan is None else partial(plan.mbbm_cost_matrix, pot)
+    engine = walk.engine_for(OnlineMBBM(n_models=3, seed=1))
+    cost_matrix = partial(engine.mbbm_cost_matrix, pot)
     s = np.zeros(k, dtype=int)
     out = []
     for i in range(steps):

@@ -288,7 +288,7 @@ cdef class MBBMCosts:
         (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
         for small boosters.
 
-        Each potential read is kept in the plan's own table of potentials (pv_keys, direct
+        Each potential read is kept in the walk's own table of potentials (pv_keys, direct
         mapped, emptied with the matrix table), read before the potential's cache: a cold
         matrix mostly needs potentials other matrices needed before, and the tuple key, its
         hash and the dict lookup were about 4% of OnlineMBBM's time on RandomRBF. A potential
@@ -360,7 +360,7 @@ cdef class MBBMCosts:
                                 kbuf[j] -= 1
                                 break
                     pk = NULL
-                    if use_pv:  # the plan's table first: no tuple, no dict, no method
+                    if use_pv:  # the walk's table first: no tuple, no dict, no method
                         h = fnv_basis()
                         for j in range(k):
                             h = _fnv(h, kbuf[j])
@@ -431,7 +431,7 @@ cdef class MBBMCosts:
     def cost_matrix(self, pot, int n_left, s, bint table=False):
         """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
         list of k ints), as a list of rows; with ``table``, the matrix and its normalised
-        form (flat lists) as _mc_walk reads them, through the plan's matrix table
+        form (flat lists) as _mc_walk reads them, through the walk's matrix table
         (_mbbm_costs): a test hook (tests/test_compiled_walk.py)."""
         cdef int k = len(s), r, l
         cdef double* sd = <double*>malloc(k * sizeof(double))

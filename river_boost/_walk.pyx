@@ -263,7 +263,7 @@ cdef class Attrs:
     ``names``: attributes every such object has (on the instance or as a class default),
     read and written by position (the enums below); none is a property or a slot. The
     object's ``__dict__`` is never replaced wholesale in river_boost (pickles and copies are
-    new objects, with a new plan).
+    new objects, with a new engine).
     """
     cdef object obj
     cdef dict d
@@ -327,7 +327,7 @@ cdef array.array _typed(Attrs owner, int j, char typecode):
     return <array.array>a
 
 
-# The per-learner arrays a plan holds (Plan._sync), by position: the pool's, the OGD's
+# The per-learner arrays an engine holds (PoolArrays.sync), by position: the pool's, the OGD's
 # (its values are the alphas, _t its step count), the Hedge's, and the booster's _n_seen.
 cdef enum:
     S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
@@ -434,7 +434,7 @@ cdef class KeyOrder:
     cdef object nominal  # the dict the kinds were read from
     cdef bint in_order  # the keys, in x's order, are sorted (perm is the identity)
     cdef object clean  # the last clean x made in this order
-    cdef Attrs ma  # the memo's attributes (set by the plan that owns this order)
+    cdef Attrs ma  # the memo's attributes (set by the engine that owns this order)
     cdef object cur_clean  # the clean x _cleaned returned last
     # sel (its sel_m first entries) for the keep codes pkeep of sel_j values, made while
     # every kept value's kind was known (sel_ok): the same codes give the same sel
@@ -720,7 +720,7 @@ cdef object _cleaned(object memo, object x, KeyOrder order):
             order._snap_drop()
             ma.set(A_CLEAN, out)
             ma.set(A_X, dict(x))
-        if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the plan)
+        if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the engine)
             ma.set(A_VALUE, None)
     order.cur_clean = out
     return out
@@ -791,14 +791,129 @@ cdef int _supported(list support, int k, char* ok) except -2:
     return -1 if n_ok == k or n_ok < 2 else n_ok
 
 
+cdef class PoolArrays:
+    """The pool's per-learner arrays (offers, updates, weight scales, edge sums) and the
+    booster's example counter, held between calls: their buffers (``buf``; a held buffer
+    also makes any resize a BufferError, never a dangling pointer), their data (``ptr``, by
+    the S_* positions) and the edges' decay read with them, read again only when an
+    attribute of the booster's parts was assigned (core.CHANGES moved)."""
+    cdef object booster
+    cdef dict bdict
+    cdef Attrs pa  # the pool's attributes
+    cdef int n
+    cdef Py_buffer buf[S_COUNT]
+    cdef char held[S_COUNT]
+    cdef void* ptr[S_COUNT]
+    cdef double decay
+    cdef long long seen  # core.CHANGES when sync last checked in full (-1: check in full)
+
+    def __cinit__(self, object booster, dict bdict, Attrs pa, int n):
+        self.booster = booster
+        self.bdict = bdict
+        self.pa = pa
+        self.n = n
+        self.seen = -1
+
+    def __dealloc__(self):
+        self.release()
+
+    def __reduce__(self):
+        return (object, ())
+
+    cdef int release(self) except -1:
+        cdef int j
+        self.seen = -1
+        for j in range(S_COUNT):
+            if self.held[j]:
+                self.held[j] = 0
+                PyBuffer_Release(&self.buf[j])
+            self.ptr[j] = NULL
+        return 0
+
+    cdef int _hold(self, Attrs owner, int j, char typecode, int slot, Py_ssize_t n,
+                   bint exact) except -1:
+        """Hold attribute j of the pool, OGD or Hedge (_typed) in buf[slot]: at least n
+        values (exactly n when ``exact``)."""
+        cdef array.array a = _typed(owner, j, typecode)
+        if Py_SIZE(a) < n or (exact and Py_SIZE(a) != n):
+            raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
+        return self._pin(a, slot)
+
+    cdef int _pin(self, object a, int slot) except -1:
+        """Hold the buffer of the typed array ``a`` in buf[slot], its data in ptr."""
+        PyObject_GetBuffer(a, &self.buf[slot], PyBUF_WRITABLE)
+        self.held[slot] = 1
+        self.ptr[slot] = self.buf[slot].buf
+        return 0
+
+    cdef inline int sync(self) except -1:
+        """The per-learner arrays (ptr) for this call: those held since the last call
+        while the pool, the OGD, Hedge and the booster still hold the very same arrays (held
+        buffers cannot be resized: the same object has the same size), read again
+        otherwise; the scalars read again. _engine_of calls it before every entry's work; the
+        walk calls no Python code that could replace them before its last use of them
+        (drift replacements come last)."""
+        if self.seen == _moved():  # nothing assigned since: the same arrays
+            return 0
+        if not (self.held[S_N_SEEN]
+                and self._holding(self.pa, A_OFFERED, S_OFFERED)
+                and self._holding(self.pa, A_N_OFFERED, S_N_OFFERED)
+                and self._holding(self.pa, A_N_ZERO, S_N_ZERO)
+                and self._holding(self.pa, A_N_UPDATES, S_N_UPDATES)
+                and self._holding(self.pa, A_WEIGHT_SCALES, S_SCALES)
+                and self._holding(self.pa, A_EDGE_NUM, S_EDGE_NUM)
+                and self._holding(self.pa, A_EDGE_DEN, S_EDGE_DEN)
+                and _aget(self.booster, self.bdict, "_n_seen") is self.buf[S_N_SEEN].obj):
+            return self._resync()
+        self.decay = self.pa.get(A_EDGE_DECAY)
+        self.seen = _moved()
+        return 0
+
+    cdef inline bint _holding(self, Attrs owner, int j, int slot):
+        """Whether attribute j of ``owner`` is the array held in buf[slot]."""
+        return self.held[slot] and owner.get(j) is self.buf[slot].obj
+
+    cdef int _resync(self) except -1:
+        cdef int n = self.n
+        self.release()
+        self._hold(self.pa, A_OFFERED, TC_DOUBLE, S_OFFERED, n, False)
+        self._hold(self.pa, A_N_OFFERED, TC_LONGLONG, S_N_OFFERED, n, False)
+        self._hold(self.pa, A_N_ZERO, TC_LONGLONG, S_N_ZERO, n, False)
+        self._hold(self.pa, A_N_UPDATES, TC_LONGLONG, S_N_UPDATES, n, False)
+        self._hold(self.pa, A_WEIGHT_SCALES, TC_DOUBLE, S_SCALES, n, False)
+        self._hold(self.pa, A_EDGE_NUM, TC_DOUBLE, S_EDGE_NUM, n, False)
+        self._hold(self.pa, A_EDGE_DEN, TC_DOUBLE, S_EDGE_DEN, n, False)
+        self.decay = self.pa.get(A_EDGE_DECAY)
+        self._hold_n_seen()
+        self.seen = _moved()
+        return 0
+
+    cdef int _hold_n_seen(self) except -1:
+        """The booster's _n_seen counter (an int from an older pickle, set on the booster by
+        hand, becomes the typed counter Booster keeps)."""
+        cdef object a = _aget(self.booster, self.bdict, "_n_seen")
+        if type(a) is not array.array or (<array.array>a).ob_descr.typecode != TC_LONGLONG:
+            a = _pyarray.array("q", [a])
+            self.bdict["_n_seen"] = a
+        if Py_SIZE(a) != 1:
+            raise ValueError(f"_n_seen holds {Py_SIZE(a)} counts, expected 1")
+        return self._pin(a, S_N_SEEN)
+
+    cdef inline double* sd(self, int slot) noexcept:
+        return <double*>self.ptr[slot]
+
+    cdef inline long long* sq(self, int slot) noexcept:
+        return <long long*>self.ptr[slot]
+
+
 cdef class CWalk:
     """The learners' predictions for one ``x`` and the label-free walk made from them.
 
-    One per plan, current while the plan says so (``Plan._rows_current``, ``_walk_current``).
+    One per engine, current while the engine says so (``Engine._rows_current``, ``_walk_current``).
     Pickles as a plain object (a cache: nothing to keep, and no dependency on this module in a
     pickle).
     """
-    cdef Plan plan
+    cdef Engine engine
     cdef int n, k
     cdef double* rows    # n x k: the forest's probabilities for the task's labels
     cdef double* p       # binary: P(True) per learner
@@ -808,8 +923,8 @@ cdef class CWalk:
     cdef double* costs   # multiclass, weak_prediction="cost": each learner's C (n x k x k)
     cdef char* ok        # multiclass / ranking: the labels with enough support (_supported)
 
-    def __cinit__(self, Plan plan, int n, int k, bint with_costs):
-        self.plan = plan
+    def __cinit__(self, Engine engine, int n, int k, bint with_costs):
+        self.engine = engine
         self.n = n
         self.k = k
         self.rows = <double*>calloc(n * k + 1, sizeof(double))
@@ -836,12 +951,12 @@ cdef class CWalk:
         return (object, ())
 
 
-# ----------------------------------------------------------------------------- plans
+# ----------------------------------------------------------------------------- the engines
 
-cdef class Plan:
+cdef class Engine:
     """The compiled walk of one booster: its configuration, read once, and scratch space.
 
-    A plan is valid while the booster keeps the same task, rule, pool, learners and experts
+    An engine is valid while the booster keeps the same task, rule, pool, learners and experts
     (checked on every call); it pickles as a plain object and is rebuilt on demand.
     """
     cdef object booster, task, rule, pool, forest, memo, experts
@@ -893,18 +1008,11 @@ cdef class Plan:
     cdef int nkcap
     # the pool's FeatureSubsets while feature_fraction="auto" is undecided (_decide), or None
     cdef object subsets
-    # The pool's, OGD's and Hedge's per-learner arrays (S_*), held between calls: their
-    # buffers (st_buf; a held buffer also makes any resize a BufferError, never a dangling
-    # pointer), their data (st_ptr) and the scalars read with them, read again on each call.
-    cdef Py_buffer st_buf[S_COUNT]
-    cdef char st_held[S_COUNT]
-    cdef void* st_ptr[S_COUNT]
-    cdef double st_decay
-    # core.CHANGES when valid_for and _sync last checked in full (-1: check in full)
-    cdef long long valid_seen, sync_seen
+    cdef PoolArrays st  # the pool's per-learner arrays and the booster's counter, held
+    # core.CHANGES when valid_for last checked in full (-1: check in full)
+    cdef long long valid_seen
 
     def __dealloc__(self):
-        self._release()
         free(self.kb)
         free(self.teach)
         free(self.grads)
@@ -941,93 +1049,8 @@ cdef class Plan:
             raise MemoryError()
         return 0
 
-    cdef int _release(self) except -1:
-        cdef int j
-        self.sync_seen = -1
-        for j in range(S_COUNT):
-            if self.st_held[j]:
-                self.st_held[j] = 0
-                PyBuffer_Release(&self.st_buf[j])
-            self.st_ptr[j] = NULL
-        return 0
-
-    cdef int _hold(self, Attrs owner, int j, char typecode, int slot, Py_ssize_t n,
-                   bint exact) except -1:
-        """Hold attribute j of the pool, OGD or Hedge (_typed) in st_buf[slot]: at least n
-        values (exactly n when ``exact``)."""
-        cdef array.array a = _typed(owner, j, typecode)
-        if Py_SIZE(a) < n or (exact and Py_SIZE(a) != n):
-            raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
-        return self._pin(a, slot)
-
-    cdef int _pin(self, object a, int slot) except -1:
-        """Hold the buffer of the typed array ``a`` in st_buf[slot], its data in st_ptr."""
-        PyObject_GetBuffer(a, &self.st_buf[slot], PyBUF_WRITABLE)
-        self.st_held[slot] = 1
-        self.st_ptr[slot] = self.st_buf[slot].buf
-        return 0
-
-    cdef inline int _sync(self) except -1:
-        """The per-learner arrays (st_ptr) for this call: those held since the last call
-        while the pool, the OGD, Hedge and the booster still hold the very same arrays (held
-        buffers cannot be resized: the same object has the same size), read again
-        otherwise; the scalars read again. _plan_of calls it before every entry's work; the
-        walk calls no Python code that could replace them before its last use of them
-        (drift replacements come last)."""
-        if self.sync_seen == _moved():  # nothing assigned since: the same arrays
-            return 0
-        if not (self.st_held[S_N_SEEN]
-                and self._holding(self.pa, A_OFFERED, S_OFFERED)
-                and self._holding(self.pa, A_N_OFFERED, S_N_OFFERED)
-                and self._holding(self.pa, A_N_ZERO, S_N_ZERO)
-                and self._holding(self.pa, A_N_UPDATES, S_N_UPDATES)
-                and self._holding(self.pa, A_WEIGHT_SCALES, S_SCALES)
-                and self._holding(self.pa, A_EDGE_NUM, S_EDGE_NUM)
-                and self._holding(self.pa, A_EDGE_DEN, S_EDGE_DEN)
-                and _aget(self.booster, self.bdict, "_n_seen") is self.st_buf[S_N_SEEN].obj):
-            return self._resync()
-        self.st_decay = self.pa.get(A_EDGE_DECAY)
-        self.sync_seen = _moved()
-        return 0
-
-    cdef inline bint _holding(self, Attrs owner, int j, int slot):
-        """Whether attribute j of ``owner`` is the array held in st_buf[slot]."""
-        return self.st_held[slot] and owner.get(j) is self.st_buf[slot].obj
-
-    cdef int _resync(self) except -1:
-        cdef int n = self.n
-        self._release()
-        self._hold(self.pa, A_OFFERED, TC_DOUBLE, S_OFFERED, n, False)
-        self._hold(self.pa, A_N_OFFERED, TC_LONGLONG, S_N_OFFERED, n, False)
-        self._hold(self.pa, A_N_ZERO, TC_LONGLONG, S_N_ZERO, n, False)
-        self._hold(self.pa, A_N_UPDATES, TC_LONGLONG, S_N_UPDATES, n, False)
-        self._hold(self.pa, A_WEIGHT_SCALES, TC_DOUBLE, S_SCALES, n, False)
-        self._hold(self.pa, A_EDGE_NUM, TC_DOUBLE, S_EDGE_NUM, n, False)
-        self._hold(self.pa, A_EDGE_DEN, TC_DOUBLE, S_EDGE_DEN, n, False)
-        self.st_decay = self.pa.get(A_EDGE_DECAY)
-        self._hold_n_seen()
-        self.sync_seen = _moved()
-        return 0
-
-    cdef int _hold_n_seen(self) except -1:
-        """The booster's _n_seen counter (an int from an older pickle, set on the booster by
-        hand, becomes the typed counter Booster keeps)."""
-        cdef object a = _aget(self.booster, self.bdict, "_n_seen")
-        if type(a) is not array.array or (<array.array>a).ob_descr.typecode != TC_LONGLONG:
-            a = _pyarray.array("q", [a])
-            self.bdict["_n_seen"] = a
-        if Py_SIZE(a) != 1:
-            raise ValueError(f"_n_seen holds {Py_SIZE(a)} counts, expected 1")
-        return self._pin(a, S_N_SEEN)
-
-    cdef inline double* _sd(self, int slot) noexcept:
-        return <double*>self.st_ptr[slot]
-
-    cdef inline long long* _sq(self, int slot) noexcept:
-        return <long long*>self.st_ptr[slot]
-
     cdef bint valid_for(self, dict d):
-        """Whether the booster (its ``__dict__``) still has the parts this plan was made for.
+        """Whether the booster (its ``__dict__``) still has the parts this engine was made for.
 
         Checked in full (nine lookups: most of this call's cost, on every prediction and
         learning) only when one of the three dicts changed since the last full check (with
@@ -1089,7 +1112,7 @@ cdef class Plan:
     cdef CWalk _rows(self, object clean):
         """The learners' probabilities for the cleaned x (remembered until a learner learns).
 
-        One CWalk per plan is reused from example to example: its rows are valid while
+        One CWalk per engine is reused from example to example: its rows are valid while
         _rows_current (a new x or a learner's update ends that).
         """
         global _forest_seconds
@@ -1205,9 +1228,9 @@ cdef class Plan:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
         pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
         cdef object pool = self.pool
-        cdef double* edge_num = self._sd(S_EDGE_NUM)
-        cdef double* edge_den = self._sd(S_EDGE_DEN)
-        cdef double decay = self.st_decay
+        cdef double* edge_num = self.st.sd(S_EDGE_NUM)
+        cdef double* edge_den = self.st.sd(S_EDGE_DEN)
+        cdef double decay = self.st.decay
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
@@ -1220,8 +1243,8 @@ cdef class Plan:
 
     cdef double* _running_edges(self) except NULL:
         """Each learner's running edge (pool.edges) for a rule that reads them, else zeros."""
-        cdef double* edge_num = self._sd(S_EDGE_NUM)
-        cdef double* edge_den = self._sd(S_EDGE_DEN)
+        cdef double* edge_num = self.st.sd(S_EDGE_NUM)
+        cdef double* edge_den = self.st.sd(S_EDGE_DEN)
         cdef int i
         for i in range(self.n):
             if self.needs_edges and edge_den[i]:
@@ -1319,11 +1342,11 @@ cdef class Plan:
         per its contract)."""
         global _forest_seconds
         cdef object pool = self.pool
-        cdef double* offered = self._sd(S_OFFERED)
-        cdef long long* n_offered = self._sq(S_N_OFFERED)
-        cdef long long* n_zero = self._sq(S_N_ZERO)
-        cdef long long* n_updates = self._sq(S_N_UPDATES)
-        cdef double* scales = self._sd(S_SCALES)
+        cdef double* offered = self.st.sd(S_OFFERED)
+        cdef long long* n_offered = self.st.sq(S_N_OFFERED)
+        cdef long long* n_zero = self.st.sq(S_N_ZERO)
+        cdef long long* n_updates = self.st.sq(S_N_UPDATES)
+        cdef double* scales = self.st.sd(S_SCALES)
         cdef object rng = None, label, bgi
         cdef bint loaded = False
         cdef dict background = self.pa.get(A_BACKGROUND)  # drift adaptation's background learners
@@ -1402,7 +1425,7 @@ cdef class Plan:
         return 0
 
 
-cdef class BinaryPlan(Plan):
+cdef class BinaryEngine(Engine):
     """The walk of a binary booster: margins and P(True) (tasks.BinaryTask)."""
 
     cdef int _task_walk(self, CWalk cw) except -1:
@@ -1452,7 +1475,7 @@ cdef class BinaryPlan(Plan):
         cdef object clean = _cleaned(self.memo, x, self.order)
         if wd == 0.0:
             return 0
-        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
         cw = self._walk(clean)
         errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
         self._binary_learn(cw, clean, y, wd)
@@ -1532,7 +1555,7 @@ cdef class BinaryPlan(Plan):
         return 0
 
 
-cdef class MulticlassPlan(Plan):
+cdef class MulticlassEngine(Engine):
     """The walk of a multiclass booster: label vectors, cost-sensitive or argmax votes
     (tasks.MulticlassTask)."""
 
@@ -1599,7 +1622,7 @@ cdef class MulticlassPlan(Plan):
         return LogisticCosts().logistic_costs_along(scores)
 
     def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
-        """A test hook: this plan's MBBMCosts's matrix (and with ``table``, through its
+        """A test hook: this engine's MBBMCosts's matrix (and with ``table``, through its
         table)."""
         cdef MBBMCosts costs = MBBMCosts(self.rule, self.n)
         if type(self.crule) is MBBMRule:  # the walk's own, with its table
@@ -1632,7 +1655,7 @@ cdef class MulticlassPlan(Plan):
             if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
                 self._walk_stale()
         k = len(<list>task.classes)
-        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
             for i in range(self.n):
                 self.teach[i] = 1.0
@@ -1750,7 +1773,7 @@ cdef class MulticlassPlan(Plan):
         return classes[_argbest(out, k, True, rank)]
 
 
-cdef class RankingPlan(Plan):
+cdef class RankingEngine(Engine):
     """The walk of a multi-label ranking booster: label scores, rank losses, offers of every
     relevant label (tasks.RankingTask)."""
 
@@ -1924,7 +1947,7 @@ cdef class RankingPlan(Plan):
                 self._walk_stale()
             if committed is None:  # an empty or full label set: nothing to rank
                 return 0
-        self._sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
         labels = task.labels
         k = len(labels)
         cw = self._walk(clean)
@@ -1987,7 +2010,7 @@ cdef class RankingPlan(Plan):
         return True
 
 
-# ----------------------------------------------------------------------------- building plans
+# ----------------------------------------------------------------------------- building engines
 
 cdef int _unsupported(str what) except -1:
     raise TypeError(
@@ -1996,11 +2019,11 @@ cdef int _unsupported(str what) except -1:
     )
 
 
-cdef Plan _build(object b):
+cdef Engine _build(object b):
     """The walk of booster ``b``, built from its parts (``TypeError`` for parts it cannot
     run: they are the package's own, whatever the rule and the weak learners)."""
     cdef dict d = b.__dict__
-    cdef Plan plan
+    cdef Engine engine
     task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
     if type(pool) is not WeakLearnerPool or type(pool._memo) is not FeatureCleaner:
         _unsupported("weak-learner pool")
@@ -2017,104 +2040,105 @@ cdef Plan _build(object b):
     ):
         _unsupported("experts")
     if type(task) is BinaryTask:
-        plan = BinaryPlan()
-        plan.labels = [True, False]
+        engine = BinaryEngine()
+        engine.labels = [True, False]
     elif type(task) is MulticlassTask:
         if task.weak_prediction not in ("cost", "argmax"):
             _unsupported("weak_prediction")
-        plan = MulticlassPlan()
-        plan.weak_cost = task.weak_prediction == "cost"
-        plan.labels = task.classes
+        engine = MulticlassEngine()
+        engine.weak_cost = task.weak_prediction == "cost"
+        engine.labels = task.classes
     elif type(task) is RankingTask:
-        plan = RankingPlan()
-        plan.labels = task.labels
+        engine = RankingEngine()
+        engine.labels = task.labels
     else:
         _unsupported("task")
-    plan.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost._rules)
+    engine.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost._rules)
     if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's
         _unsupported("experts (for its rule)")
-    plan.booster = b
-    plan.task = task
-    plan.rule = rule
-    plan.pool = pool
-    plan.forest = pool.learners
-    plan.memo = pool._memo
-    plan.experts = experts
-    plan.bdict = d
-    plan.order = KeyOrder()
-    plan.order.ma = Attrs(plan.memo, MEMO_NAMES)
-    plan.pa = Attrs(pool, POOL_NAMES)
-    plan.edict = experts.__dict__ if experts is not None else None
-    plan.n = b.n_models
-    plan.valid_seen = plan.sync_seen = -1
-    plan.subsets = subsets if undecided else None
+    engine.booster = b
+    engine.task = task
+    engine.rule = rule
+    engine.pool = pool
+    engine.forest = pool.learners
+    engine.memo = pool._memo
+    engine.experts = experts
+    engine.bdict = d
+    engine.order = KeyOrder()
+    engine.order.ma = Attrs(engine.memo, MEMO_NAMES)
+    engine.pa = Attrs(pool, POOL_NAMES)
+    engine.edict = experts.__dict__ if experts is not None else None
+    engine.n = b.n_models
+    engine.valid_seen = -1
+    engine.st = PoolArrays(b, d, engine.pa, b.n_models)
+    engine.subsets = subsets if undecided else None
     # the forest's trees: the n learners, then drift adaptation's background trees, if any
-    if (plan.n != pool.n_models or plan.n < 1
-            or plan.forest.n_models != plan.n + len(pool._background)):
+    if (engine.n != pool.n_models or engine.n < 1
+            or engine.forest.n_models != engine.n + len(pool._background)):
         _unsupported("number of weak learners")
-    plan.adapt = d.get("_drift")
+    engine.adapt = d.get("_drift")
     # the compiled forest is called in C; River's models (core.ModelLearners) and a forest
     # whose methods an instance shadows, through their Python methods
-    fd = getattr(plan.forest, "__dict__", {})
-    plan.direct = type(plan.forest) is HoeffdingForest and not any(
+    fd = getattr(engine.forest, "__dict__", {})
+    engine.direct = type(engine.forest) is HoeffdingForest and not any(
         m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
-    plan.row_ids = list(range(plan.n))
-    plan.loaded_version = -1
-    plan.share = 0.0 if plan.adapt is None else plan.adapt.share
-    plan.importance = pool.weighting == "importance"
-    plan.min_weight = pool.min_weight
-    plan.needs_edges = rule.needs_edges
+    engine.row_ids = list(range(engine.n))
+    engine.loaded_version = -1
+    engine.share = 0.0 if engine.adapt is None else engine.adapt.share
+    engine.importance = pool.weighting == "importance"
+    engine.min_weight = pool.min_weight
+    engine.needs_edges = rule.needs_edges
     if experts is None:
-        plan.prediction = P_VOTE_SHARE
+        engine.prediction = P_VOTE_SHARE
     else:
-        plan.ogd = experts.ogd
-        plan.hedge = experts.hedge
-        plan.prediction = {
+        engine.ogd = experts.ogd
+        engine.hedge = experts.hedge
+        engine.prediction = {
             "hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM, "final": P_FINAL
         }[experts.prediction]
-    plan._alloc()
-    return plan
+    engine._alloc()
+    return engine
 
 
-def plan_for(b):
-    """The compiled walk for booster ``b`` (a :class:`Plan`).
+def engine_for(b):
+    """The compiled walk for booster ``b`` (a :class:`Engine`).
 
-    The plan is kept in the booster's ``__dict__`` (it pickles as a plain object, so a pickle
+    The engine is kept in the booster's ``__dict__`` (it pickles as a plain object, so a pickle
     neither carries nor needs it) and rebuilt whenever the booster's parts change.
     """
-    return _plan_of(b)
+    return _engine_of(b)
 
 
-cdef Plan _plan_of(object b):
-    """plan_for(b)."""
+cdef Engine _engine_of(object b):
+    """engine_for(b)."""
     # b.__dict__ without the attribute lookup: what the __dict__ descriptor of a class
     # without __slots__ returns (river_boost's boosters and their subclasses)
     cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p = d.get("_compiled_walk")
-    if not (isinstance(p, Plan) and (<Plan>p).bdict is d and (<Plan>p).valid_for(d)):
+    if not (isinstance(p, Engine) and (<Engine>p).bdict is d and (<Engine>p).valid_for(d)):
         p = _build(b)
         d["_compiled_walk"] = p
-    (<Plan>p)._sync()
-    return <Plan>p
+    (<Engine>p).st.sync()
+    return <Engine>p
 
 
 # The boosters' methods call these (river_boost.booster): one call into C per method.
 
 def learn_one(object b, object x, object y, object w):
-    _plan_of(b)._learn_one(x, y, w)
+    _engine_of(b)._learn_one(x, y, w)
 
 
 def predict_proba_one(object b, object x):
-    return _plan_of(b)._predict_proba_one(x)
+    return _engine_of(b)._predict_proba_one(x)
 
 
 def predict_one(object b, object x):
-    return _plan_of(b)._predict_one(x)
+    return _engine_of(b)._predict_one(x)
 
 
 def score_one(object b, object x):
-    return _plan_of(b)._score_one(x)
+    return _engine_of(b)._score_one(x)
 
 
 def rank_proba_one(object b, object x, bint labels_only):
-    return _plan_of(b)._rank_proba_one(x, labels_only)
+    return _engine_of(b)._rank_proba_one(x, labels_only)

@@ -143,7 +143,7 @@ class Booster(Watched, base.Estimator):
             self._n_seen = array("q", [self._n_seen])
 
     def __getstate__(self):
-        # The compiled walk's plan is a cache: a copy rebuilds it, and a pickle is the same
+        # The compiled walk's engine is a cache: a copy rebuilds it, and a pickle is the same
         # whether or not it was made (a rejected event leaves none).
         state = dict(self.__dict__)
         state.pop("_compiled_walk", None)

@@ -31,7 +31,7 @@ from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["plan_for"]
+__all__ = ["engine_for"]
 
 #: The boosters' methods' entries (``Booster.learn_one`` and the predictions call them).
 learn_one = _c.learn_one
@@ -61,4 +61,4 @@ _c._setup(
     },
     _forest_api(),
 )
-plan_for = _c.plan_for
+engine_for = _c.engine_for

@@ -474,7 +474,7 @@ def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch)
     """A Potential of your own (or a subclass of ours) runs on the compiled walk through its
     Python methods (river_boost._rules.PythonRule), with the Python walk's results."""
     booster = rb.PotentialBooster(rule(), n_models=4, seed=5)
-    assert walk.plan_for(booster) is not None
+    assert walk.engine_for(booster) is not None
     data = _binary_stream(300, seed=3)
     compiled = rb.PotentialBooster(rule(), n_models=4, seed=5)
     python = rb.PotentialBooster(rule(), n_models=4, seed=5)
@@ -560,7 +560,7 @@ def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stre
     """A multiclass or ranking Potential of your own runs on the compiled walk through its
     Python methods (vote costs and steps), as on the Python walk."""
     booster = _build(cls, params)
-    assert walk.plan_for(booster) is not None
+    assert walk.engine_for(booster) is not None
     data = STREAMS[stream](LENGTHS.get(stream, 200), seed=3)
     compiled = _build(cls, params)
     python = _build(cls, params)
@@ -596,7 +596,7 @@ def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, strea
     walk through their Python methods (core.ModelLearners), with the Python walk's results."""
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
     booster = _build(cls, params)
-    assert walk.plan_for(booster) is not None
+    assert walk.engine_for(booster) is not None
     # River's trees copy slowly (the reference starts from a copy at every example)
     length = {"ranking": 60, "multiclass": 120, "binary drift": 800}.get(stream, 300)
     data = STREAMS[stream](length, seed=3)
@@ -672,15 +672,15 @@ def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
             [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
         )
     assert _same(outputs[0], outputs[1])
-    assert walk.plan_for(wrapped) is not None  # the compiled walk, through the wrapper
+    assert walk.engine_for(wrapped) is not None  # the compiled walk, through the wrapper
     assert loads and set(loads) == {dict}
 
 
 @pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
 def test_boosters_made_and_dropped_in_turn_never_take_anothers_plan(cls, monkeypatch):
-    """The entries remember the last booster's plan by its __dict__'s address and version:
+    """The entries remember the last booster's engine by its __dict__'s address and version:
     boosters made and dropped one after the other (a new __dict__ may reuse a freed one's
-    address), two used in turn, and one whose plan entry is deleted each predict exactly as
+    address), two used in turn, and one whose engine entry is deleted each predict exactly as
     on the Python walk."""
     stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
     data = stream(40, 8)
@@ -880,8 +880,8 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     scores share their entries; each potential looked up by votes left and sorted gaps):
     every entry is the one a fresh potential's cost_matrix computes, with ties, repeated
     scores, one label ahead, every score distinct, and both DPs (up to and above 40 votes)."""
-    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
-    assert plan is not None
+    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
+    assert engine is not None
     pot = potentials.MulticlassZeroOnePotential(k, 0.1)
     rng = random.Random(k)
     votes = [[0] * k, [3] + [0] * (k - 1), list(range(k)), [1, 1] + [0] * (k - 2)]
@@ -890,9 +890,9 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
         for s in votes:
             fresh = potentials.MulticlassZeroOnePotential(k, 0.1)
             expected = fresh.cost_matrix(n_left, np.array(s)).tolist()
-            assert plan.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
-    # the same potential's matrices come from the plan's cache the second time
-    assert plan.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
+            assert engine.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
+    # the same potential's matrices come from the engine's cache the second time
+    assert engine.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
 
 
 def _python_cleaned(x, nominal):
@@ -1022,7 +1022,7 @@ def test_dicts_equal_or_one_value_away_from_the_last_x_predict_as_on_the_python_
 
 
 def test_the_ranking_walks_difference_laws_are_read_as_the_rule_made_them():
-    """The plan reads RankingPairPotential's difference laws through their buffers (PairLaw):
+    """The engine reads RankingPairPotential's difference laws through their buffers (PairLaw):
     the arrays of difference_law, checked for their shape and type, and kept alive."""
     from river_boost import _costs
 
@@ -1045,8 +1045,8 @@ def test_logistic_cost_matrices_are_the_losss():
     """AdaBoost.OLM's cost matrices (one tanh per pair of labels) are those of
     LogisticLoss.cost_matrix_of, with ties, scores far apart (saturated sigmoids), tiny and
     signed-zero differences."""
-    plan = walk.plan_for(rb.AdaBoostOLM(n_models=3, seed=1))
-    assert plan is not None
+    engine = walk.engine_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    assert engine is not None
     rng = np.random.default_rng(7)
     cases = [[0.0], [0.0, 0.0], [1.5, -0.0, 0.0], [800.0, -800.0, 1e-300, 3.0]]
     for k in (2, 3, 7, 12):
@@ -1056,7 +1056,7 @@ def test_logistic_cost_matrices_are_the_losss():
             cases.append(s.tolist())
     for s in cases:
         expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
-        assert _close_matrix(plan.logistic_cost_matrix(s), expected), s
+        assert _close_matrix(engine.logistic_cost_matrix(s), expected), s
 
 
 def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
@@ -1064,8 +1064,8 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
     only the pairs of the label whose score changed: every matrix along a walk is still
     LogisticLoss.cost_matrix_of of its scores, with ties made and broken, saturated
     sigmoids, a score that changes by 0 and signed zeros."""
-    plan = walk.plan_for(rb.AdaBoostOLM(n_models=3, seed=1))
-    assert plan is not None
+    engine = walk.engine_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    assert engine is not None
     rng = np.random.default_rng(11)
     walks = []
     for k in (2, 3, 7, 12):
@@ -1081,13 +1081,13 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
                 scores.append(list(s))
             walks.append(scores)
     for scores in walks:
-        got = plan.logistic_costs_along(scores)
+        got = engine.logistic_costs_along(scores)
         assert len(got) == len(scores)
         for s, matrix in zip(scores, got):
             expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
             assert _close_matrix(matrix, expected), s
     with pytest.raises(ValueError, match="one label"):
-        plan.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+        engine.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
 
 @pytest.mark.parametrize("budget", [1, 5000])
@@ -1119,7 +1119,7 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
     gamma) or with another number of labels never read the last table's entries."""
     from river_boost import _costs
 
-    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
+    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
     rng = random.Random(21)
     pots = {
         (k, g): potentials.MulticlassZeroOnePotential(k, g) for k in (2, 3, 5) for g in (0.1, 0.3)
@@ -1131,7 +1131,7 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
             for _ in range(12):  # repeated keys: the table answers some of them
                 n_left = rng.randrange(4)
                 s = [rng.randrange(3) for _ in range(k)]
-                C, D = plan.mbbm_cost_matrix(pots[k, g], n_left, s, table=True)
+                C, D = engine.mbbm_cost_matrix(pots[k, g], n_left, s, table=True)
                 fresh = potentials.MulticlassZeroOnePotential(k, g)
                 expected = np.asarray(fresh.cost_matrix(n_left, np.array(s)), dtype=float)
                 assert np.array(C).tobytes() == expected.tobytes(), (k, g, n_left, s)
@@ -1144,9 +1144,9 @@ def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():
     """A cost matrix assembled by the walk on a cold potential cache: the same matrix as the
     potential's, and afterwards the cache holds what value_from_gaps would have put there."""
     pot, ref = (potentials.MulticlassZeroOnePotential(5, 0.1) for _ in range(2))
-    plan = walk.plan_for(rb.OnlineMBBM(n_models=3, seed=1))
+    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
     for n_left, s in [(7, [0, 0, 0, 0, 0]), (3, [2, 0, 1, 1, 0]), (0, [1, 0, 0, 0, 0])]:
-        got = np.array(plan.mbbm_cost_matrix(pot, n_left, s))
+        got = np.array(engine.mbbm_cost_matrix(pot, n_left, s))
         assert got.tobytes() == np.asarray(ref.cost_matrix(n_left, s)).tobytes()
     assert dict(pot._cache) == dict(ref._cache)
     assert len(pot._cache) > 10
@@ -1236,7 +1236,7 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
 )
 def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
     # valid_for skips its full check while the dicts it reads are unchanged (PEP 509
-    # versions, kept current through the walk's own writes): the plan must stay the same
+    # versions, kept current through the walk's own writes): the engine must stay the same
     # object over many examples, and a part replaced under it must still be seen.
     import copy
 
@@ -1245,14 +1245,14 @@ def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(
     for x, y, w in data[:30]:
         booster.predict_one(x)
         booster.learn_one(x, y, w)
-    plan = walk.plan_for(booster)
+    engine = walk.engine_for(booster)
     for x, y, w in data[30:40]:
         booster.predict_one(x)
         booster.learn_one(x, y, w)
-        assert walk.plan_for(booster) is plan
+        assert walk.engine_for(booster) is engine
     target = {"booster": booster, "pool": booster._pool, "experts": booster._experts}[owner]
     setattr(target, name, copy.deepcopy(getattr(target, name)))
-    assert walk.plan_for(booster) is not plan
+    assert walk.engine_for(booster) is not engine
     reference = pickle.loads(pickle.dumps(booster))
     for x, y, w in data[40:]:
         assert booster.predict_proba_one(x) == reference.predict_proba_one(x)
@@ -1282,7 +1282,7 @@ def test_a_subclass_overriding_a_method_reaches_the_entry_through_super(monkeypa
         logged.learn_one(x, y, w)
         plain.learn_one(x, y, w)
     assert len(seen) == len(data)
-    assert walk.plan_for(logged) is not None
+    assert walk.engine_for(logged) is not None
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,10 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
 # The compiled forest, one module per role (_forest.pyx says which); _forest cimports the others
 FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
+# The boosters' walk (_walk: the engines) and its parts: the experts, the rules, the cost
+# matrices, the booster's state as the walk reads it, the cleaning of x, the exact potentials'
+# dynamic programs
+WALK_MODULES = ("_experts", "_rules", "_costs", "_state", "_clean", "_walk", "_dp")
 
 
 def _extensions():
@@ -26,10 +30,8 @@ def _extensions():
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
     exts = [
         Extension(f"river_boost.{name}", [f"river_boost/{name}.pyx"], extra_compile_args=extra)
-        # the compiled trees (_forest and the modules it cimports); the boosters' walk (_walk)
-        # and its parts: the experts, the rules (which cimport SciPy's Cython API for Squint's
-        # erfcx), the cost matrices, the exact potentials' dynamic programs
-        for name in (*FOREST_MODULES, "_experts", "_rules", "_costs", "_walk", "_dp")
+        # (_rules cimports SciPy's Cython API for Squint's erfcx)
+        for name in (*FOREST_MODULES, *WALK_MODULES)
     ]
     return cythonize(exts, compiler_directives={"language_level": "3"})
 

@@ -2,8 +2,9 @@
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
 """Compiled booster walk (the C side of :mod:`river_boost.walk`).
 
-One ``learn_one`` / ``predict_proba_one`` of a booster runs here: input checks, cleaning ``x``,
-reading the learners' probabilities (the compiled forest's ``load`` and
+One ``learn_one`` / ``predict_proba_one`` of a booster runs here (an :class:`Engine` per
+booster: :class:`BinaryEngine`, :class:`MulticlassEngine`, :class:`RankingEngine`): input
+checks, cleaning ``x`` (river_boost._clean), reading the learners' probabilities (the compiled forest's ``load`` and
 ``predict_loaded_matrix`` in C, River classifiers through their Python methods), the task's
 votes and the experts' scores, the rule's steps along the learners (river_boost._rules: one
 class per rule, cost matrices in river_boost._costs), the experts' update (river_boost._experts),
@@ -20,8 +21,8 @@ papers, both within 1e-9. Random numbers come from the same ``random.Random`` ob
 same order (their ``random()`` method is called), so a seed gives the same run on a build.
 
 State stays in the booster's objects (the pool's typed arrays of per-learner counters and
-edge sums, written in place; the experts' vote weights and Hedge; the booster's ``_n_seen``
-counter): pickles do not depend on this module.
+edge sums, written in place, read through river_boost._state; the experts' vote weights and
+Hedge; the booster's ``_n_seen`` counter): pickles do not depend on this module.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -43,6 +44,12 @@ from libc.math cimport copysign, INFINITY, HUGE_VAL, nextafter, fmin
 from libc.errno cimport errno, ERANGE, EDOM
 
 from river_boost._forestapi cimport ForestAPI
+from river_boost._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _moved, _aget, _holds
+from river_boost._state cimport A_VALUE, A_BACKGROUND, A_RNG
+from river_boost._state cimport S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES
+from river_boost._state cimport S_EDGE_NUM, S_EDGE_DEN, S_N_SEEN
+from river_boost._clean cimport CleanX, KeyOrder, _cleaned, _learned
+from river_boost import _clean, _state
 from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._experts cimport SimplexOGD as CSimplexOGD
 from river_boost._rules cimport Rule, BinaryExample, LabelExample, Steps, PythonRule, MBBMRule
@@ -179,7 +186,6 @@ cdef object FeatureCleaner = None
 cdef object Experts = None
 cdef object HoeffdingForest = None
 
-cdef double MAX_ABS_FEATURE = 1e12
 cdef double MAX_SAMPLE_WEIGHT = 1e12
 cdef double MIN_SAMPLE_WEIGHT = 1e-12
 cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
@@ -193,8 +199,7 @@ def _setup(dict names, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
-    global MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE
-    global DriftAdaptation, _changes
+    global MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, DriftAdaptation
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
     MulticlassTask = names["MulticlassTask"]
@@ -203,552 +208,14 @@ def _setup(dict names, object forest_capsule):
     FeatureCleaner = names["FeatureCleaner"]
     Experts = names["Experts"]
     HoeffdingForest = names["HoeffdingForest"]
-    MAX_ABS_FEATURE = names["MAX_ABS_FEATURE"]
+    _clean.set_max_abs_feature(names["MAX_ABS_FEATURE"])
     MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     COST_TIE = names["COST_TIE"]
     DriftAdaptation = names["DriftAdaptation"]
-    _changes = names["CHANGES"]
+    _state.set_changes(names["CHANGES"])
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
-
-
-# ----------------------------------------------------------------------------- drift
-
-
-# ----------------------------------------------------------------------------- typed state
-
-cdef char TC_DOUBLE = 100  # array("d")
-cdef char TC_LONGLONG = 113  # array("q")
-
-
-cdef array.array _changes = _pyarray.array("q", [0])  # core.CHANGES (set by _setup)
-
-
-cdef inline long long _moved() noexcept:
-    """core.CHANGES: attribute assignments on the boosters' parts so far."""
-    return _changes.data.as_longlongs[0]
-
-
-cdef inline double _draw(object random) except? -1.0:
-    """random(): a draw of the pool's generator, its bound ``random`` method fetched once."""
-    return random()
-
-
-cdef inline object _aget(object obj, dict d, str name):
-    """``getattr(obj, name)`` for a plain instance attribute, read from ``d``, the instance's
-    ``__dict__``, without the type's descriptor lookup (several times cheaper, and the walk
-    reads a dozen per example); the attribute protocol when ``d`` does not hold the name (a
-    class default). Only names that no class of these objects defines as a property or a
-    slot are read this way."""
-    cdef PyObject* v = PyDict_GetItemWithError(d, name)
-    if v == NULL:
-        return getattr(obj, name)
-    return <object>v
-
-
-cdef inline bint _holds(dict d, str name, object expected):
-    """``d.get(name) is expected``, without a reference taken."""
-    cdef PyObject* v = PyDict_GetItem(d, name)
-    if v == NULL:
-        return expected is None
-    return v == <PyObject*>expected
-
-
-cdef class Attrs:
-    """Some plain instance attributes of one object (the pool, its memo, the OGD, Hedge),
-    read from its ``__dict__`` (a class default otherwise) and kept until any attribute of
-    these objects is assigned in Python (:data:`river_boost.core.CHANGES` moves).
-
-    ``names``: attributes every such object has (on the instance or as a class default),
-    read and written by position (the enums below); none is a property or a slot. The
-    object's ``__dict__`` is never replaced wholesale in river_boost (pickles and copies are
-    new objects, with a new engine).
-    """
-    cdef object obj
-    cdef dict d
-    cdef tuple names
-    cdef list values
-    cdef long long seen  # core.CHANGES when values were read (-1: never)
-
-    def __cinit__(self, object obj, tuple names):
-        self.obj = obj
-        self.d = obj.__dict__
-        self.names = names
-        self.values = [None] * len(names)
-        self.seen = -1
-
-    def __reduce__(self):
-        return (object, ())
-
-    cdef int _refresh(self) except -1:
-        cdef Py_ssize_t j
-        for j in range(PyTuple_GET_SIZE(self.names)):
-            self.values[j] = _aget(self.obj, self.d, <str>PyTuple_GET_ITEM(self.names, j))
-        self.seen = _moved()
-        return 0
-
-    cdef inline object get(self, int j):
-        """``obj.<names[j]>`` (read again after any assignment counted in core.CHANGES)."""
-        if self.seen != _moved():
-            self._refresh()
-        return <object>PyList_GET_ITEM(self.values, j)
-
-    cdef int set(self, int j, object value) except -1:
-        """``obj.<names[j]> = value`` (into the ``__dict__``, as setattr would, but not
-        counted in core.CHANGES: the values read stay current)."""
-        PyDict_SetItem(self.d, <str>PyTuple_GET_ITEM(self.names, j), value)
-        if self.seen == _moved():
-            self.values[j] = value
-        return 0
-
-
-# the names' positions in POOL_NAMES and MEMO_NAMES
-cdef enum:
-    A_OFFERED, A_N_OFFERED, A_N_ZERO, A_N_UPDATES, A_WEIGHT_SCALES, A_EDGE_NUM, A_EDGE_DEN
-    A_BACKGROUND, A_RNG, A_EDGE_DECAY
-cdef enum:
-    A_X, A_CLEAN, A_VALUE, A_NOMINAL
-
-cdef tuple POOL_NAMES = (
-    "_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales", "_edge_num",
-    "_edge_den", "_background", "_rng", "_edge_decay",
-)
-cdef tuple MEMO_NAMES = ("x", "clean", "value", "nominal")
-
-
-cdef array.array _typed(Attrs owner, int j, char typecode):
-    """Attribute j of the pool or the OGD, per-learner state, as a typed array (a list, e.g.
-    unpickled from before, is converted in place: the same values)."""
-    cdef object a = owner.get(j)
-    if type(a) is not array.array or (<array.array>a).ob_descr.typecode != typecode:
-        a = _pyarray.array(chr(typecode), a)
-        owner.set(j, a)
-    return <array.array>a
-
-
-# The per-learner arrays an engine holds (PoolArrays.sync), by position: the pool's, the OGD's
-# (its values are the alphas, _t its step count), the Hedge's, and the booster's _n_seen.
-cdef enum:
-    S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
-    S_N_SEEN, S_COUNT
-
-
-# ----------------------------------------------------------------------------- cleaning x
-
-cdef inline bint _keeps(object v) except -1:
-    """Whether core._feature_value keeps the value ``v`` unchanged (1), drops it (0), or
-    must be asked (-2: another kind of value)."""
-    cdef type tv = type(v)
-    cdef double d
-    cdef long long iv
-    cdef int overflow
-    if tv is float:
-        d = PyFloat_AS_DOUBLE(v)
-        return -MAX_ABS_FEATURE <= d <= MAX_ABS_FEATURE  # NaN fails too
-    if tv is str or tv is bool:
-        return 1
-    if tv is int:
-        iv = PyLong_AsLongLongAndOverflow(v, &overflow)
-        return not overflow and -MAX_ABS_FEATURE <= <double>iv <= MAX_ABS_FEATURE
-    if v is None:
-        return 0
-    return -2
-
-
-cdef inline int _keep_code(object v) except -3:
-    """The cleaning's code for the value ``v``: dropped (0), kept (1), kept and a str (2),
-    or another kind of value (-2: the Python cleaning decides)."""
-    cdef int kp
-    if type(v) is float:  # (the usual value, first)
-        return -MAX_ABS_FEATURE <= PyFloat_AS_DOUBLE(v) <= MAX_ABS_FEATURE
-    if type(v) is str:
-        return 2
-    kp = _keeps(v)
-    return -2 if kp == -2 else kp == 1
-
-
-DEF CLEANX_INLINE = 16  # items a CleanX holds in itself (no allocation of its own)
-
-
-@cython.freelist(8)
-cdef class CleanX:
-    """A clean x the compiled walk made without building its dict: the n items (k[j], v[j])
-    of FeatureCleaner.cleaned's dict, in its order. It holds its values and the list its
-    keys come from, so the user's x may change afterwards; as_dict() makes the dict for
-    whatever needs one. The forest loads the items directly (ForestAPI.load_items): about
-    200 instructions per feature of inserting into a new dict, and freeing it, saved. Rows
-    of up to CLEANX_INLINE items are held in the object itself, and the objects are kept on
-    a free list: one is made per new x."""
-    cdef object keys_owner  # the list k's keys are borrowed from (never changed in place)
-    cdef PyObject** k  # (in v's block)
-    cdef PyObject** v  # held (a reference each)
-    cdef int n
-    cdef dict d
-    cdef PyObject* small[2 * CLEANX_INLINE]  # v, then k, for rows that fit
-
-    def __dealloc__(self):
-        cdef int j
-        if self.v != NULL:
-            for j in range(self.n):
-                Py_XDECREF(self.v[j])
-            if self.v != &self.small[0]:
-                free(self.v)  # (k lies in the same block)
-
-    def __reduce__(self):
-        return (dict, (self.as_dict(),))
-
-    cdef int _alloc(self, int m) except -1:
-        """Room for m items (v, then k), in the object when they fit."""
-        if m <= CLEANX_INLINE:
-            self.v = &self.small[0]
-        else:
-            self.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))
-            if self.v == NULL:
-                raise MemoryError()
-        self.k = self.v + m
-        return 0
-
-    cdef dict as_dict(self):
-        cdef int j
-        if self.d is None:
-            self.d = {}
-            for j in range(self.n):
-                PyDict_SetItem(self.d, <object>self.k[j], <object>self.v[j])
-        return self.d
-
-
-cdef class KeyOrder:
-    """The sorted order of the last x's keys, reused while the next x has the same key
-    objects in the same order (a stream's rows usually do): no sort per example; and the
-    learned kind of each key (``FeatureCleaner.nominal``), read once it is known (a key's
-    kind, once learned, never changes)."""
-    cdef list keys  # the keys, in x's order
-    cdef int* perm  # perm[p]: position in x of the p-th key in sorted order
-    cdef PyObject** vals  # scratch: x's values in x's order (borrowed while cleaning x)
-    cdef char* keep  # scratch: each value dropped (0), kept (1), kept and a str (2)
-    cdef int* sel  # scratch: the positions in x of the kept values, in sorted order
-    cdef signed char* kinds  # per sorted position: 1 str, 0 not, 2 skip always, -1 unknown
-    cdef int n_known  # positions whose kind is known
-    cdef int cap
-    cdef object nominal  # the dict the kinds were read from
-    cdef bint in_order  # the keys, in x's order, are sorted (perm is the identity)
-    cdef object clean  # the last clean x made in this order
-    cdef Attrs ma  # the memo's attributes (set by the engine that owns this order)
-    cdef object cur_clean  # the clean x _cleaned returned last
-    # sel (its sel_m first entries) for the keep codes pkeep of sel_j values, made while
-    # every kept value's kind was known (sel_ok): the same codes give the same sel
-    cdef char* pkeep
-    cdef int sel_m, sel_j
-    cdef bint sel_ok
-    # The dict x the compiled walk cleaned last (snap_x), its keys and values in its order
-    # (snap_kv: key, value, key, ...; strong references, so that no other object can take
-    # their addresses) and its clean x (snap_clean): while x is that dict holding the same
-    # key and value objects in the same order, it is equal to what was cleaned, without a
-    # copy of x to compare it with (_cleaned).
-    cdef object snap_x, snap_clean
-    cdef PyObject** snap_kv
-    cdef Py_ssize_t snap_n, snap_cap
-
-    def __dealloc__(self):
-        self._snap_drop()
-        free(self.snap_kv)
-        free(self.perm)
-        free(self.vals)
-        free(self.keep)
-        free(self.kinds)
-        free(self.sel)
-        free(self.pkeep)
-
-    cdef void _snap_drop(self) noexcept:
-        cdef Py_ssize_t j
-        for j in range(2 * self.snap_n):
-            Py_XDECREF(self.snap_kv[j])
-        self.snap_n = 0
-        self.snap_x = None
-        self.snap_clean = None
-
-    cdef int _snap_take(self, dict x, object clean) except -1:
-        """Remember the dict ``x`` (its key and value objects) and its clean x."""
-        cdef Py_ssize_t n = PyDict_GET_SIZE(x), pos = 0, j = 0
-        cdef PyObject* key
-        cdef PyObject* val
-        cdef PyObject** kv
-        self._snap_drop()
-        if n > self.snap_cap:
-            kv = <PyObject**>realloc(self.snap_kv, 2 * n * sizeof(PyObject*))
-            if kv == NULL:
-                raise MemoryError()
-            self.snap_kv = kv
-            self.snap_cap = n
-        while PyDict_Next(x, &pos, &key, &val):
-            Py_INCREF(<object>key)
-            Py_INCREF(<object>val)
-            self.snap_kv[2 * j] = key
-            self.snap_kv[2 * j + 1] = val
-            j += 1
-        self.snap_n = j
-        self.snap_x = x
-        self.snap_clean = clean
-        return 0
-
-    cdef bint _snap_holds(self, dict x) noexcept:
-        """Whether ``x`` is the remembered dict with the same key and value objects."""
-        cdef Py_ssize_t pos = 0, j = 0
-        cdef PyObject* key
-        cdef PyObject* val
-        if x is not self.snap_x or PyDict_GET_SIZE(x) != self.snap_n:
-            return False
-        while PyDict_Next(x, &pos, &key, &val):
-            if key != self.snap_kv[2 * j] or val != self.snap_kv[2 * j + 1]:
-                return False
-            j += 1
-        return True
-
-    cdef int _grow(self, Py_ssize_t n) except -1:
-        if n <= self.cap:
-            return 0
-        free(self.perm)
-        free(self.vals)
-        free(self.keep)
-        free(self.kinds)
-        free(self.sel)
-        free(self.pkeep)
-        self.sel_ok = False
-        self.perm = <int*>calloc(n, sizeof(int))
-        self.vals = <PyObject**>calloc(n, sizeof(PyObject*))
-        self.pkeep = <char*>calloc(n, sizeof(char))
-        self.keep = <char*>calloc(n, sizeof(char))
-        self.kinds = <signed char*>calloc(n, sizeof(signed char))
-        self.sel = <int*>calloc(n, sizeof(int))
-        self.keys = None  # the order is rebuilt
-        if (self.perm == NULL or self.vals == NULL or self.keep == NULL or self.kinds == NULL
-                or self.sel == NULL or self.pkeep == NULL):
-            self.cap = 0
-            raise MemoryError()
-        self.cap = <int>n
-        return 0
-
-    cdef bint all_learned(self, object clean, object nominal):
-        """Whether every key of ``clean`` (made in this order) has a learned kind."""
-        return (clean is self.clean and nominal is self.nominal and self.keys is not None
-                and self.n_known == len(self.keys))
-
-
-cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=False):
-    """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
-    whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
-    values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
-    those kinds, all distinct, sort as Python sorts them, and sorting them all then dropping
-    the missing values keeps the order of the others); anything else by the Python code.
-    With ``items``, such a dict's clean x is a CleanX (its items, no dict built).
-    """
-    cdef PyObject* key
-    cdef PyObject* val
-    cdef Py_ssize_t pos = 0
-    cdef list okeys
-    cdef object k
-    cdef type tk = None
-    cdef int kp, j = 0, p, nk
-    cdef bint same = True
-    if type(x) is not dict:
-        return _filtered(_core.clean_features(x), nominal)
-    order._grow(len(<dict>x))
-    okeys = order.keys
-    nk = -1 if okeys is None else len(okeys)
-    while PyDict_Next(x, &pos, &key, &val):
-        k = <object>key
-        if tk is None:
-            tk = type(k)
-            if tk is not str and tk is not int:
-                return _filtered(_core.clean_features(x), nominal)
-        elif type(k) is not tk:
-            return _filtered(_core.clean_features(x), nominal)
-        kp = _keep_code(<object>val)
-        if kp == -2:
-            return _filtered(_core.clean_features(x), nominal)
-        if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
-            same = False
-        order.vals[j] = val
-        order.keep[j] = kp
-        j += 1
-    if not same or j != nk:
-        keys = list(x)
-        where = {kk: i for i, kk in enumerate(keys)}
-        order.in_order = True
-        for p, kk in enumerate(sorted(keys)):
-            order.perm[p] = <int>where[kk]
-            if order.perm[p] != p:
-                order.in_order = False
-        order.keys = keys
-        order.nominal = None  # the kinds are read again
-    return _clean_build(x, nominal, order, j, items)
-
-
-cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items):
-    """The clean x of the j values _cleaned_fast's first pass read (order.vals, order.keep,
-    in x's order, which order.keys and order.perm describe)."""
-    cdef list okeys = order.keys
-    cdef object out, kind
-    cdef CleanX c
-    cdef int kp, p, q, m
-    cdef signed char kd
-    cdef bint known = True
-    if order.nominal is not nominal:
-        for p in range(j):
-            order.kinds[p] = -1
-        order.n_known = 0
-        order.nominal = nominal
-        order.sel_ok = False
-    if order.sel_ok and order.sel_j == j and memcmp(order.keep, order.pkeep, j) == 0:
-        m = order.sel_m  # the same values kept, of the same kinds, as last time
-    else:
-        m = 0  # the kept values' positions in x, in sorted order
-        for p in range(j):
-            kp = order.perm[p]
-            if not order.keep[kp]:
-                continue
-            kd = order.kinds[p]
-            if kd < 0:
-                kind = nominal.get(<object>PyList_GET_ITEM(okeys, kp))
-                if kind is not None:
-                    kd = 1 if kind is True else (0 if kind is False else 2)
-                    order.kinds[p] = kd
-                    order.n_known += 1
-                else:
-                    known = False
-            # kind is not None and kind is not (type(v) is str)
-            if kd >= 0 and kd != order.keep[kp] - 1:
-                continue
-            order.sel[m] = kp
-            m += 1
-        # a kind learned later could drop a value sel keeps: remembered only when all known
-        order.sel_ok = known
-        if known:
-            memcpy(order.pkeep, order.keep, j)
-            order.sel_m, order.sel_j = m, j
-    if order.in_order and m == j and not items:
-        out = PyDict_Copy(x)  # x's keys sorted and every value kept: a copy of x
-    elif items:
-        c = CleanX.__new__(CleanX)
-        c._alloc(m)
-        c.keys_owner = okeys
-        for q in range(m):
-            kp = order.sel[q]
-            c.k[q] = <PyObject*>PyList_GET_ITEM(okeys, kp)
-            c.v[q] = order.vals[kp]
-            Py_INCREF(<object>order.vals[kp])
-            c.n = q + 1
-        out = c
-    else:
-        out = {}
-        for q in range(m):
-            kp = order.sel[q]
-            PyDict_SetItem(out, <object>PyList_GET_ITEM(okeys, kp), <object>order.vals[kp])
-    order.clean = out
-    return out
-
-
-cdef KeyOrder _python_order = KeyOrder()  # the key order of clean_x's cleanings (FeatureCleaner)
-
-
-def clean_x(x, dict nominal):
-    """``core.clean_features(x)`` without the features whose kind differs from the one
-    learned (``nominal``): the cleaning of :meth:`river_boost.core.FeatureCleaner.cleaned`,
-    used by the walk and the martingale booster (common dicts cleaned here, any other by
-    ``clean_features``)."""
-    global _core
-    if _core is None:  # (river_boost.walk sets it; a FeatureCleaner may come first)
-        from river_boost import core as _core_module
-        _core = _core_module
-    return _cleaned_fast(x, nominal, _python_order)
-
-
-def _cleaned_for_test(x, dict nominal, int times=2, bint items=False):
-    """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
-    by the first call and reused by the next), as dicts (a CleanX's as_dict() with
-    ``items``): a test hook (tests/test_compiled_walk.py)."""
-    cdef KeyOrder order = KeyOrder()
-    out = [_cleaned_fast(x, nominal, order, items) for _ in range(times)]
-    return [(<CleanX>c).as_dict() if type(c) is CleanX else c for c in out]
-
-
-cdef dict _filtered(dict clean, dict nominal):
-    """FeatureCleaner.cleaned's filter: drop the features whose kind is not the learned one."""
-    cdef PyObject* key
-    cdef PyObject* val
-    cdef Py_ssize_t pos = 0
-    cdef dict out = {}
-    cdef object kind
-    while PyDict_Next(clean, &pos, &key, &val):
-        kind = nominal.get(<object>key)
-        if kind is not None and kind is not (type(<object>val) is str):
-            continue
-        out[<object>key] = <object>val
-    return out
-
-
-cdef object _cleaned(object memo, object x, KeyOrder order):
-    """FeatureCleaner.cleaned(memo, x): the clean x of an x equal to the last one cleaned.
-
-    A dict the compiled walk cleaned last, still holding the same objects, is recognised by
-    the order's snapshot (KeyOrder.snap_*) without a copy or a comparison by value; the
-    memo then remembers no x (``memo.x`` is None: FeatureCleaner.cleaned cleans again whatever
-    it is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
-    clean x."""
-    cdef object mx, out
-    cdef Attrs ma = order.ma
-    if type(x) is dict and order._snap_holds(<dict>x):
-        out = order.snap_clean
-        order.cur_clean = out
-        return out
-    mx = ma.get(A_X)
-    try:
-        same = mx is not None and x == mx
-    except Exception:
-        same = False
-    if same:
-        out = ma.get(A_CLEAN)
-    else:
-        out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
-        if type(x) is dict:
-            order._snap_take(<dict>x, out)
-            if mx is not None:  # what FeatureCleaner remembered is not this x
-                ma.set(A_X, None)
-                ma.set(A_CLEAN, None)
-        else:
-            order._snap_drop()
-            ma.set(A_CLEAN, out)
-            ma.set(A_X, dict(x))
-        if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the engine)
-            ma.set(A_VALUE, None)
-    order.cur_clean = out
-    return out
-
-
-cdef int _learned(object memo, KeyOrder order) except -1:
-    """FeatureCleaner.learned(memo): nothing to do once every key of x has a learned kind."""
-    cdef dict nominal
-    cdef object clean
-    cdef PyObject* key
-    cdef PyObject* val
-    cdef Py_ssize_t pos = 0
-    cdef CleanX c
-    cdef int j
-    nominal = order.ma.get(A_NOMINAL)
-    clean = order.cur_clean  # the x just learned, as _cleaned returned it
-    if order.all_learned(clean, nominal):
-        return 0
-    if type(clean) is CleanX:
-        c = <CleanX>clean
-        for j in range(c.n):
-            if not PyDict_Contains(nominal, <object>c.k[j]):
-                nominal[<object>c.k[j]] = type(<object>c.v[j]) is str
-        return 0
-    while PyDict_Next(clean, &pos, &key, &val):
-        if not PyDict_Contains(nominal, <object>key):
-            nominal[<object>key] = type(<object>val) is str
-    return 0
 
 
 cdef double _check_w(object w) except? -1.0:
@@ -759,6 +226,11 @@ cdef double _check_w(object w) except? -1.0:
         if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
             return d if d >= MIN_SAMPLE_WEIGHT else 0.0
     return _core.check_sample_weight(w)
+
+
+cdef inline double _draw(object random) except? -1.0:
+    """random(): a draw of the pool's generator, its bound ``random`` method fetched once."""
+    return random()
 
 
 # ----------------------------------------------------------------------------- rules
@@ -789,121 +261,6 @@ cdef int _supported(list support, int k, char* ok) except -2:
         ok[j] = <long>support[j] >= MIN_SUPPORT
         n_ok += ok[j]
     return -1 if n_ok == k or n_ok < 2 else n_ok
-
-
-cdef class PoolArrays:
-    """The pool's per-learner arrays (offers, updates, weight scales, edge sums) and the
-    booster's example counter, held between calls: their buffers (``buf``; a held buffer
-    also makes any resize a BufferError, never a dangling pointer), their data (``ptr``, by
-    the S_* positions) and the edges' decay read with them, read again only when an
-    attribute of the booster's parts was assigned (core.CHANGES moved)."""
-    cdef object booster
-    cdef dict bdict
-    cdef Attrs pa  # the pool's attributes
-    cdef int n
-    cdef Py_buffer buf[S_COUNT]
-    cdef char held[S_COUNT]
-    cdef void* ptr[S_COUNT]
-    cdef double decay
-    cdef long long seen  # core.CHANGES when sync last checked in full (-1: check in full)
-
-    def __cinit__(self, object booster, dict bdict, Attrs pa, int n):
-        self.booster = booster
-        self.bdict = bdict
-        self.pa = pa
-        self.n = n
-        self.seen = -1
-
-    def __dealloc__(self):
-        self.release()
-
-    def __reduce__(self):
-        return (object, ())
-
-    cdef int release(self) except -1:
-        cdef int j
-        self.seen = -1
-        for j in range(S_COUNT):
-            if self.held[j]:
-                self.held[j] = 0
-                PyBuffer_Release(&self.buf[j])
-            self.ptr[j] = NULL
-        return 0
-
-    cdef int _hold(self, Attrs owner, int j, char typecode, int slot, Py_ssize_t n,
-                   bint exact) except -1:
-        """Hold attribute j of the pool, OGD or Hedge (_typed) in buf[slot]: at least n
-        values (exactly n when ``exact``)."""
-        cdef array.array a = _typed(owner, j, typecode)
-        if Py_SIZE(a) < n or (exact and Py_SIZE(a) != n):
-            raise ValueError(f"{owner.names[j]} holds {Py_SIZE(a)} values, expected {n}")
-        return self._pin(a, slot)
-
-    cdef int _pin(self, object a, int slot) except -1:
-        """Hold the buffer of the typed array ``a`` in buf[slot], its data in ptr."""
-        PyObject_GetBuffer(a, &self.buf[slot], PyBUF_WRITABLE)
-        self.held[slot] = 1
-        self.ptr[slot] = self.buf[slot].buf
-        return 0
-
-    cdef inline int sync(self) except -1:
-        """The per-learner arrays (ptr) for this call: those held since the last call
-        while the pool, the OGD, Hedge and the booster still hold the very same arrays (held
-        buffers cannot be resized: the same object has the same size), read again
-        otherwise; the scalars read again. _engine_of calls it before every entry's work; the
-        walk calls no Python code that could replace them before its last use of them
-        (drift replacements come last)."""
-        if self.seen == _moved():  # nothing assigned since: the same arrays
-            return 0
-        if not (self.held[S_N_SEEN]
-                and self._holding(self.pa, A_OFFERED, S_OFFERED)
-                and self._holding(self.pa, A_N_OFFERED, S_N_OFFERED)
-                and self._holding(self.pa, A_N_ZERO, S_N_ZERO)
-                and self._holding(self.pa, A_N_UPDATES, S_N_UPDATES)
-                and self._holding(self.pa, A_WEIGHT_SCALES, S_SCALES)
-                and self._holding(self.pa, A_EDGE_NUM, S_EDGE_NUM)
-                and self._holding(self.pa, A_EDGE_DEN, S_EDGE_DEN)
-                and _aget(self.booster, self.bdict, "_n_seen") is self.buf[S_N_SEEN].obj):
-            return self._resync()
-        self.decay = self.pa.get(A_EDGE_DECAY)
-        self.seen = _moved()
-        return 0
-
-    cdef inline bint _holding(self, Attrs owner, int j, int slot):
-        """Whether attribute j of ``owner`` is the array held in buf[slot]."""
-        return self.held[slot] and owner.get(j) is self.buf[slot].obj
-
-    cdef int _resync(self) except -1:
-        cdef int n = self.n
-        self.release()
-        self._hold(self.pa, A_OFFERED, TC_DOUBLE, S_OFFERED, n, False)
-        self._hold(self.pa, A_N_OFFERED, TC_LONGLONG, S_N_OFFERED, n, False)
-        self._hold(self.pa, A_N_ZERO, TC_LONGLONG, S_N_ZERO, n, False)
-        self._hold(self.pa, A_N_UPDATES, TC_LONGLONG, S_N_UPDATES, n, False)
-        self._hold(self.pa, A_WEIGHT_SCALES, TC_DOUBLE, S_SCALES, n, False)
-        self._hold(self.pa, A_EDGE_NUM, TC_DOUBLE, S_EDGE_NUM, n, False)
-        self._hold(self.pa, A_EDGE_DEN, TC_DOUBLE, S_EDGE_DEN, n, False)
-        self.decay = self.pa.get(A_EDGE_DECAY)
-        self._hold_n_seen()
-        self.seen = _moved()
-        return 0
-
-    cdef int _hold_n_seen(self) except -1:
-        """The booster's _n_seen counter (an int from an older pickle, set on the booster by
-        hand, becomes the typed counter Booster keeps)."""
-        cdef object a = _aget(self.booster, self.bdict, "_n_seen")
-        if type(a) is not array.array or (<array.array>a).ob_descr.typecode != TC_LONGLONG:
-            a = _pyarray.array("q", [a])
-            self.bdict["_n_seen"] = a
-        if Py_SIZE(a) != 1:
-            raise ValueError(f"_n_seen holds {Py_SIZE(a)} counts, expected 1")
-        return self._pin(a, S_N_SEEN)
-
-    cdef inline double* sd(self, int slot) noexcept:
-        return <double*>self.ptr[slot]
-
-    cdef inline long long* sq(self, int slot) noexcept:
-        return <long long*>self.ptr[slot]
 
 
 cdef class CWalk:
@@ -2065,8 +1422,8 @@ cdef Engine _build(object b):
     engine.experts = experts
     engine.bdict = d
     engine.order = KeyOrder()
-    engine.order.ma = Attrs(engine.memo, MEMO_NAMES)
-    engine.pa = Attrs(pool, POOL_NAMES)
+    engine.order.ma = memo_attrs(engine.memo)
+    engine.pa = pool_attrs(pool)
     engine.edict = experts.__dict__ if experts is not None else None
     engine.n = b.n_models
     engine.valid_seen = -1

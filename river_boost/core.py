@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 from river import base, tree
 
-from . import _experts, _walk
+from . import _clean, _experts
 
 __all__ = [
     "WeakLearnerPool",
@@ -255,7 +255,7 @@ class FeatureCleaner(Watched):
         if not same:
             # the one cleaning (compiled; clean_features for dicts of other kinds), which may
             # raise: nothing is remembered then
-            clean = _walk.clean_x(x, self.nominal)
+            clean = _clean.clean_x(x, self.nominal)
             self.clean, self.x, self.value = clean, dict(x), None
         return self.clean
 

@@ -923,12 +923,12 @@ def test_the_compiled_cleaning_gives_the_python_clean_x_in_its_order(x):
     """The compiled cleaning of a new x: the same dict, keys in the same order, whether it
     copies x (keys already sorted, every value kept) or builds it (a value dropped, by
     value or by its learned kind), or keeps its items without a dict (the walk's CleanX)."""
-    from river_boost import _walk
+    from river_boost import _clean
 
     for nominal in ({}, {"b": False}, {"b": True, "c": False}):
         expected = _python_cleaned(x, nominal)
         for items in (False, True):
-            for got in _walk._cleaned_for_test(x, nominal, items=items):
+            for got in _clean._cleaned_for_test(x, nominal, items=items):
                 assert list(got.items()) == list(expected.items()), (x, nominal)
                 assert got is not x
 

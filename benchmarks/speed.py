@@ -288,11 +288,11 @@ def _format_row(r: Row) -> str:
         )
     else:
         cols = ""
-    return f"{r.stream:<14}{r.model:<13}{r.compiled:>9,.0f}{r.outside:>8.0%}{cols}"
+    return f"{r.stream:<16}{r.model:<20}{r.compiled:>9,.0f}{r.outside:>8.0%}{cols}"
 
 
 HEADER = (
-    f"{'stream':<14}{'model':<13}{'ex/s':>9}{'outside':>8}"
+    f"{'stream':<16}{'model':<20}{'ex/s':>9}{'outside':>8}"
     f"{'MOA py':>9}{'java':>9}{'j proc':>9}{'learner':>9}"
     f"{'÷py':>7}{'÷java':>7}{'÷lrn':>7}"
 )
@@ -313,7 +313,8 @@ def verdict(rows: list[Row]) -> list[str]:
         else:
             ratios = {}
         checks = [f"{k} {v:.2f} {'ok' if v >= 1.0 else 'FAIL'}" for k, v in ratios.items()]
-        lines.append(f"{r.stream:<14}{r.model:<13}" + "; ".join(checks))
+        if checks:
+            lines.append(f"{r.stream:<16}{r.model:<20}" + "; ".join(checks))
     return lines
 
 
@@ -499,11 +500,14 @@ def main(argv=None) -> int:
         moa = args.moa and anchors.available("capymoa")
         if args.moa and not moa:
             print("capymoa (with Java) is not installed: no MOA columns", file=sys.stderr)
-        print(HEADER)
-        print("-" * len(HEADER), flush=True)
+        header = HEADER if moa else HEADER[: 16 + 20 + 9 + 8]  # (no MOA columns)
+        print(header)
+        print("-" * len(header), flush=True)
         rows = throughput(args.streams, args.repeats, moa, args.models)
-        print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")
-        print("\n".join(verdict(rows)), flush=True)
+        lines = verdict(rows)
+        if lines:
+            print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")
+            print("\n".join(lines), flush=True)
     if args.time_bench:
         time_bench()
     if args.custom_rule:

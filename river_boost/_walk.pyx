@@ -409,10 +409,9 @@ cdef class Engine:
     cdef bint valid_for(self, dict d):
         """Whether the booster (its ``__dict__``) still has the parts this engine was made for.
 
-        Checked in full (nine lookups: most of this call's cost, on every prediction and
-        learning) only when one of the three dicts changed since the last full check (with
-        dict versions the walk writes nothing into the booster's: _n_seen is counted in
-        place)."""
+        Checked in full (nine lookups) only when an attribute of the booster's parts was
+        assigned since the last full check (core.CHANGES moved; the walk's own writes do not
+        count: _n_seen is counted in place)."""
         cdef dict pd = self.pa.d
         cdef bint ok
         if self.valid_seen == _moved():  # no part assigned since the last full check

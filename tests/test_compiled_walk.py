@@ -677,11 +677,11 @@ def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
 
 
 @pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
-def test_boosters_made_and_dropped_in_turn_never_take_anothers_plan(cls, monkeypatch):
-    """The entries remember the last booster's engine by its __dict__'s address and version:
-    boosters made and dropped one after the other (a new __dict__ may reuse a freed one's
-    address), two used in turn, and one whose engine entry is deleted each predict exactly as
-    on the Python walk."""
+def test_boosters_made_and_dropped_in_turn_never_take_anothers_engine(cls, monkeypatch):
+    """Each booster keeps its engine in its own __dict__, checked to be that dict's: boosters
+    made and dropped one after the other (a new __dict__ may reuse a freed one's address),
+    two used in turn, and one whose engine entry is deleted each predict exactly as the
+    Python reference does."""
     stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
     data = stream(40, 8)
     for seed in range(12):  # made, used and dropped in turn
@@ -956,9 +956,9 @@ def test_a_dict_changed_after_its_prediction_then_dropped_learns_as_fresh_dicts_
 @pytest.mark.parametrize("make", [rb.AdaBoostOL, rb.OnlineMBBM])
 def test_a_dict_reused_and_changed_in_place_is_cleaned_again(make, monkeypatch):
     """The walk skips comparing x with the memo's copy while x is the very dict it last
-    cleaned and unchanged (its dict version): a caller that reuses one dict for every
-    example, or changes it between predicting and learning, gets what the Python walk
-    gives, where x is compared each time."""
+    cleaned, holding the same key and value objects (its snapshot): a caller that reuses one
+    dict for every example, or changes it between predicting and learning, gets what the
+    Python reference gives, where x is compared each time."""
     data = (_binary_stream if make is rb.AdaBoostOL else _multiclass_stream)(300, 5)
     boosters = [make(n_models=4, seed=3), make(n_models=4, seed=3)]
     buffers = [{}, {}]
@@ -1234,10 +1234,10 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
         ("experts", "hedge"),
     ],
 )
-def test_the_plan_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
-    # valid_for skips its full check while the dicts it reads are unchanged (PEP 509
-    # versions, kept current through the walk's own writes): the engine must stay the same
-    # object over many examples, and a part replaced under it must still be seen.
+def test_the_engine_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
+    # valid_for skips its full check while no attribute of the booster's parts was assigned
+    # (core.CHANGES): the engine must stay the same object over many examples, and a part
+    # replaced under it must still be seen.
     import copy
 
     booster = rb.AdaBoostOL(n_models=3, seed=1)

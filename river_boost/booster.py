@@ -86,6 +86,7 @@ class Booster(Watched, base.Estimator):
             seed=self._rng.getrandbits(64) if self.seed is not None else None,
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
             multiclass=task.multiclass,
+            weight_scale=params.get("weight_scale", 1.0),
         )
         self._experts = None
         if rule.surrogate:

@@ -576,6 +576,8 @@ class WeakLearnerPool(Watched):
     - ``feature_fraction``: :class:`FeatureSubsets`; ``"auto"`` is decided from the number of
       features of the first non-empty ``x`` the pool sees (:func:`auto_feature_fraction`),
       or is 1.0 from the start with ``wide_subsets=False``.
+    - ``weight_scale``: every learner's weights are multiplied by it (and by the per-learner
+      draw of ``diversify="paper"``): :attr:`weight_scales`.
 
     """
 
@@ -590,6 +592,7 @@ class WeakLearnerPool(Watched):
         seed: int | None = None,
         wide_subsets: bool = True,
         multiclass: bool = False,
+        weight_scale: float = 1.0,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
@@ -608,6 +611,12 @@ class WeakLearnerPool(Watched):
         check_feature_fraction(feature_fraction)
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
+        if (
+            isinstance(weight_scale, bool)
+            or not isinstance(weight_scale, numbers.Real)
+            or not 0.0 < weight_scale < math.inf  # NaN fails too
+        ):
+            raise ValueError(f"weight_scale must be finite and > 0, got {weight_scale!r}")
         self.n_models = n_models
         self.weighting = weighting
         self.min_weight = min_weight
@@ -630,10 +639,10 @@ class WeakLearnerPool(Watched):
         # counts): the same values as lists of Python floats and ints, which the compiled walk
         # (river_boost.walk) reads and writes in place instead of boxing a Python object per
         # learner and example. Lists (pickles from before) are converted on first use.
-        self._weight_scales = array("d", [1.0]) * n_models
+        self._weight_scales = array("d", [float(weight_scale)]) * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
-                self._weight_scales[i] = self._rng.uniform(*PAPER_WEIGHT_SCALE)
+                self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
         self._offered = array("d", [0.0]) * n_models  # sum of p offered to each learner
         self._n_offered = array("q", [0]) * n_models
         self._n_updates = array("q", [0]) * n_models  # learn_one calls per learner
@@ -778,7 +787,8 @@ class WeakLearnerPool(Watched):
     )
     weight_scales = _copied(
         "_weight_scales",
-        'The constant each learner\'s weights are multiplied by (``diversify="paper"``).',
+        "The constant each learner's weights are multiplied by (``weight_scale``, times the "
+        'per-learner draw of ``diversify="paper"``).',
     )
 
 

@@ -177,6 +177,8 @@ CASES = [
     (rb.OnlineBMR, {"loss": "rank", "feature_fraction": 0.6, "gamma": 0.2}, "ranking"),
     (rb.AdaOLMR, {}, "few labels"),
     (rb.OnlineBMR, {}, "few labels"),
+    (rb.AdaBoostOLM, {"weight_scale": 3.0}, "multiclass"),
+    (rb.OnlineMBBM, {"weight_scale": 0.5, "diversify": "paper"}, "multiclass"),
 ]
 
 

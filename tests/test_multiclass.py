@@ -343,3 +343,32 @@ def test_multiclass_river_classifiers_serve_as_weak_learners(cls):
         model = preprocessing.StandardScaler() | booster
         metric = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
         assert metric.get() > 0.6  # seven classes: a chance learner scores about 0.14
+
+
+@pytest.mark.parametrize("cls", [rb.AdaBoostOLM, rb.OnlineMBBM])
+def test_weight_scale_multiplies_every_weight_a_learner_is_taught(cls):
+    """The same walk (voters whose votes do not depend on what they learn), every weight
+    multiplied by the scale: the same calls, weights 3 times as large."""
+    rng = random.Random(4)
+    stream = []
+    for _ in range(300):
+        x = {f: rng.uniform(-1, 1) for f in "abc"}
+        stream.append((x, (x["a"] + 0.5 * x["b"] > 0) != (rng.random() < 0.2)))
+    calls = {}
+    for scale in (1.0, 3.0):
+        booster = pool_of_voters(cls, ["a", "b", "c"], seed=1, weight_scale=scale)
+        for x, y in stream:
+            booster.predict_one(x)
+            booster.learn_one(x, y)
+        assert booster.pool.weight_scales == [scale] * 3
+        calls[scale] = [m.calls for m in booster.models]
+    assert sum(len(c) for c in calls[1.0]) > 300
+    for plain, scaled in zip(calls[1.0], calls[3.0], strict=True):
+        assert [(x, y) for x, y, _ in plain] == [(x, y) for x, y, _ in scaled]
+        assert [3.0 * w for _, _, w in plain] == pytest.approx([w for _, _, w in scaled])
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf, True, "3"])
+def test_a_weight_scale_that_is_not_a_positive_number_is_refused(bad):
+    with pytest.raises(ValueError, match="weight_scale"):
+        rb.AdaBoostOLM(weight_scale=bad)

@@ -7,6 +7,8 @@ deeper trees. Prequential accuracy (the bench's protocol, ``river_boost.bench.ru
 bench's stream lengths, 10 learners), for each booster and stream given, over the seeds.
 
     python benchmarks/weight_scale.py                      # the multiclass boosters
+    python benchmarks/weight_scale.py --streams rbf_moderate,rbf_fast,led_abrupt,led_gradual \
+        --drift                                            # the drift suite's setting
     python benchmarks/weight_scale.py --streams phishing,bananas,sea,hyperplane \
         --boosters AdaBoostOL,OnlineBBM --scales 1,2,4
 
@@ -20,6 +22,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from river import drift
+
 import river_boost
 from river_boost import bench
 
@@ -28,12 +32,14 @@ BOOSTERS = "AdaBoostOLM,OnlineMBBM"
 SCALES = "1,2,3,4"
 
 
-def _factory(cls, scale: float, built: list):
-    """A bench factory for ``cls`` at ``scale``; each booster built is kept in ``built`` (to
-    read its trees' size after the run)."""
+def _factory(cls, scale: float, built: list, adapt: bool = False):
+    """A bench factory for ``cls`` at ``scale`` (``adapt``: with the drift suite's
+    ``drift_detector=drift.ADWIN()``); each booster built is kept in ``built`` (to read its
+    trees' size after the run)."""
 
     def build(n_models: int, seed: int):
-        built.append(cls(n_models=n_models, seed=seed, weight_scale=scale))
+        extra = {"drift_detector": drift.ADWIN()} if adapt else {}
+        built.append(cls(n_models=n_models, seed=seed, weight_scale=scale, **extra))
         return built[-1]
 
     return build
@@ -54,6 +60,9 @@ def main(argv=None):
     parser.add_argument("--scales", default=SCALES)
     parser.add_argument("--seeds", default="42,43,44")
     parser.add_argument("--n-models", type=int, default=10)
+    parser.add_argument(
+        "--drift", action="store_true", help="drift adaptation on, as the drift suite runs it"
+    )
     args = parser.parse_args(argv)
     scales = [float(c) for c in args.scales.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -74,7 +83,7 @@ def main(argv=None):
                 runs = []
                 for seed in seeds:
                     built = []
-                    spec = bench.ModelSpec(name, factory=_factory(cls, c, built))
+                    spec = bench.ModelSpec(name, factory=_factory(cls, c, built, args.drift))
                     r = bench.run_one(stream, spec, seed, args.n_models)
                     runs.append((100 * r.accuracy, r.seconds, _leaves(built[-1])))
                 acc[c] = statistics.fmean(a for a, _, _ in runs)

@@ -263,6 +263,78 @@ cdef int _supported(list support, int k, char* ok) except -2:
     return -1 if n_ok == k or n_ok < 2 else n_ok
 
 
+@cython.final
+cdef class Learners:
+    """The engine's calls into its weak learners: the compiled forest through its C entry
+    points (``_FAPI``), or anything else with the forest's interface (River classifiers,
+    :class:`~river_boost.core.ModelLearners`; a forest whose instance shadows the methods, as
+    a profiler's or a recorder's wrappers would) through its Python methods. It remembers
+    which clean x the forest has loaded, so that a prediction's conversion serves the
+    learning that follows."""
+    cdef object forest
+    cdef bint direct
+    cdef long long loaded_version
+    cdef object loaded_clean
+    cdef list row_ids
+
+    def __cinit__(self, object forest, int n):
+        cdef dict fd = getattr(forest, "__dict__", {})
+        self.forest = forest
+        self.direct = type(forest) is HoeffdingForest and not any(
+            m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
+        self.row_ids = list(range(n))
+        self.loaded_version = -1
+
+    def __reduce__(self):
+        return (object, ())
+
+    cdef int load(self, object clean) except -1:
+        """forest.load(clean), unless the forest still holds this very clean x, converted
+        last (no conversion since, and still loaded)."""
+        if (self.loaded_clean is clean and self.loaded_version >= 0 and self.direct
+                and _FAPI.loaded_version(self.forest) == self.loaded_version):
+            return 0
+        self.loaded_clean = None
+        if type(clean) is CleanX:
+            if self.direct:
+                _FAPI.load_items(self.forest, (<CleanX>clean).k, (<CleanX>clean).v,
+                                 (<CleanX>clean).n)
+            else:
+                self.forest.load((<CleanX>clean).as_dict())
+        elif self.direct:
+            _FAPI.load(self.forest, clean)
+        else:
+            self.forest.load(clean)
+        if self.direct:
+            self.loaded_version = _FAPI.loaded_version(self.forest)
+            self.loaded_clean = clean
+        return 0
+
+    cdef int rows(self, object labels, int n, int k, double* out) except -1:
+        """The first n learners' probabilities of the loaded x at ``labels`` (n x k)."""
+        cdef Py_buffer view
+        if self.direct:
+            _FAPI.loaded_matrix(self.forest, labels, n, out)
+            return 0
+        M = self.forest.predict_loaded_matrix(labels, self.row_ids)
+        # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
+        PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        try:
+            if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
+                raise ValueError("predict_loaded_matrix returned an unexpected array")
+            memcpy(out, view.buf, n * k * sizeof(double))
+        finally:
+            PyBuffer_Release(&view)
+        return 0
+
+    cdef inline int learn(self, int i, object label, double w) except -1:
+        """forest.learn_loaded(i, label, w)."""
+        if self.direct:
+            return _FAPI.learn_loaded(self.forest, i, label, w)
+        self.forest.learn_loaded(i, label, w)
+        return 0
+
+
 cdef class CWalk:
     """The learners' predictions for one ``x`` and the label-free walk made from them.
 
@@ -320,13 +392,7 @@ cdef class Engine:
     cdef COGD ogd  # the experts' parts (river_boost._experts; None without experts)
     cdef CHedge hedge
     cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
-    # the forest called in C (_FAPI), unless the instance shadows its methods (then through
-    # them, as a profiler's or a recorder's wrappers would); which conversion of which clean x the
-    # forest has loaded (learning reuses the prediction's conversion)
-    cdef bint direct
-    cdef long long loaded_version
-    cdef object loaded_clean
-    cdef list row_ids
+    cdef Learners learners  # the calls into the weak learners (the forest, in C)
     cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
     cdef dict bdict, edict  # the booster's and the experts' __dict__ (the pool's: pa.d)
     cdef Attrs pa  # the pool's attributes
@@ -473,7 +539,6 @@ cdef class Engine:
         """
         global _forest_seconds
         cdef CWalk cw = self.cw
-        cdef Py_buffer view
         cdef double t0 = 0.0
         cdef int n = self.n, k = len(self.labels)
         if cw is not None and cw.k == k and self._rows_current(cw, clean):
@@ -487,19 +552,8 @@ cdef class Engine:
             self._decide(clean)
         if _timing:
             t0 = _now()
-        self._load(clean)
-        if self.direct:
-            _FAPI.loaded_matrix(self.forest, self.labels, n, cw.rows)
-        else:
-            M = self.forest.predict_loaded_matrix(self.labels, self.row_ids)
-            # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
-            PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            try:
-                if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
-                    raise ValueError("predict_loaded_matrix returned an unexpected array")
-                memcpy(cw.rows, view.buf, n * k * sizeof(double))
-            finally:
-                PyBuffer_Release(&view)
+        self.learners.load(clean)
+        self.learners.rows(self.labels, n, k, cw.rows)
         if _timing:
             _forest_seconds += _now() - t0
         self._rows_made(cw, clean)
@@ -660,36 +714,6 @@ cdef class Engine:
         self._teach_offers(clean, y, None, NULL, self.oi, self.teach, self.n, sample_weight)
         return 0
 
-    cdef inline int _learn_tree(self, int i, object label, double w) except -1:
-        """forest.learn_loaded(i, label, w)."""
-        if self.direct:
-            return _FAPI.learn_loaded(self.forest, i, label, w)
-        self.forest.learn_loaded(i, label, w)
-        return 0
-
-    cdef int _load(self, object clean) except -1:
-        """forest.load(clean), unless the forest still holds this very clean x, converted
-        last (no conversion since, and still loaded): a prediction's conversion serves the
-        learning that follows, and a prediction again after it."""
-        if (self.loaded_clean is clean and self.loaded_version >= 0 and self.direct
-                and _FAPI.loaded_version(self.forest) == self.loaded_version):
-            return 0
-        self.loaded_clean = None
-        if type(clean) is CleanX:
-            if self.direct:
-                _FAPI.load_items(self.forest, (<CleanX>clean).k, (<CleanX>clean).v,
-                                 (<CleanX>clean).n)
-            else:
-                self.forest.load((<CleanX>clean).as_dict())
-        elif self.direct:
-            _FAPI.load(self.forest, clean)
-        else:
-            self.forest.load(clean)
-        if self.direct:
-            self.loaded_version = _FAPI.loaded_version(self.forest)
-            self.loaded_clean = clean
-        return 0
-
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
                            double* op, int m, double sample_weight) except -1:
         """WeakLearnerPool.learn with the offers (oi[j], labels[oy[j]] or y, op[j]), in
@@ -750,13 +774,13 @@ cdef class Engine:
             if _timing:
                 t0 = _now()
             if not loaded:  # x converted once for all the trees that learn it
-                self._load(clean)
+                self.learners.load(clean)
                 loaded = True
-            self._learn_tree(i, label, wi)
+            self.learners.learn(i, label, wi)
             if background is not None:  # WeakLearnerPool._teach_background
                 bgi = background.get(i)
                 if bgi is not None:
-                    self._learn_tree(<int>bgi, label, wi)
+                    self.learners.learn(<int>bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
         _learned(self.memo, self.order)
@@ -1435,11 +1459,7 @@ cdef Engine _build(object b):
     engine.adapt = d.get("_drift")
     # the compiled forest is called in C; River's models (core.ModelLearners) and a forest
     # whose methods an instance shadows, through their Python methods
-    fd = getattr(engine.forest, "__dict__", {})
-    engine.direct = type(engine.forest) is HoeffdingForest and not any(
-        m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
-    engine.row_ids = list(range(engine.n))
-    engine.loaded_version = -1
+    engine.learners = Learners(engine.forest, engine.n)
     engine.share = 0.0 if engine.adapt is None else engine.adapt.share
     engine.importance = pool.weighting == "importance"
     engine.min_weight = pool.min_weight

@@ -11,12 +11,12 @@ forest loads without a dict.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM
 from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
-from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE
+from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.long cimport PyLong_AsLongLongAndOverflow
-from libc.stdlib cimport malloc, free, calloc, realloc
+from libc.stdlib cimport free, calloc, realloc
 from libc.string cimport memcpy, memcmp
 cimport cython
 

@@ -10,7 +10,6 @@ from libc.string cimport memcpy
 from libc.math cimport floor, rint, fabs
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 import numpy as _np
-from cpython.object cimport PyObject
 import math as _math
 
 from river_boost._dp cimport dense_potential, DENSE_MAX_N

@@ -15,7 +15,6 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 cimport scipy.special.cython_special as csc
 
-from river_boost._costs cimport normalised_costs
 from river_boost._vec cimport vsum, vmax, vmin, vsum_axis0, sigmoid, split_labels
 
 import math as _math

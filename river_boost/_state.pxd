@@ -1,8 +1,6 @@
 # The booster's state as the compiled walk reads it (river_boost._state): plain attributes of
 # the booster's parts (Attrs) and the pool's per-learner typed arrays (PoolArrays).
 
-from cpython.object cimport PyObject
-from cpython cimport array
 
 cdef enum:
     TC_DOUBLE = 100  # array("d")

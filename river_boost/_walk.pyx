@@ -26,25 +26,14 @@ Hedge; the booster's ``_n_seen`` counter): pickles do not depend on this module.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
-from cpython.dict cimport PyDict_GetItem, PyDict_GetItemWithError
-from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.object cimport PyObject, PyObject_RichCompareBool, Py_EQ, Py_SIZE, PyTypeObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF
-from cpython.long cimport PyLong_AsLongLongAndOverflow
-from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
-from cpython.buffer cimport PyBUF_WRITABLE
-from libc.stdlib cimport malloc, free, calloc, realloc
-from libc.string cimport memcpy, memcmp
-from libc.stdint cimport uint64_t
-from libc.math cimport fabs, isfinite, isnan, exp, log, log1p, sqrt, pow, tanh, erf, floor, rint
-from libc.math cimport copysign, INFINITY, HUGE_VAL, nextafter, fmin
-from libc.errno cimport errno, ERANGE, EDOM
+from libc.stdlib cimport free, calloc, realloc
+from libc.string cimport memcpy
+from libc.math cimport fabs, isnan, exp, tanh, floor
 
 from river_boost._forestapi cimport ForestAPI
-from river_boost._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _moved, _aget, _holds
+from river_boost._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _moved, _holds
 from river_boost._state cimport A_VALUE, A_BACKGROUND, A_RNG
 from river_boost._state cimport S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES
 from river_boost._state cimport S_EDGE_NUM, S_EDGE_DEN, S_N_SEEN
@@ -57,8 +46,6 @@ from river_boost._rules import rule_for
 from river_boost._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0
 from river_boost._costs cimport MBBMCosts, LogisticCosts
 cimport cython
-from cpython cimport array
-import array as _pyarray
 
 
 cdef extern from "time.h" nogil:
@@ -78,7 +65,7 @@ cdef inline double py_max(double a, double b) noexcept:
 
 
 cdef inline int _argbest(const double* v, int k, bint maximize, list rank) except -2:
-    """MulticlassTask.argbest: the best value, ties to the best-ranked label (0 if k < 1).
+    """The best value, ties to the best-ranked label (0 if k < 1).
     A function, not a method, so that the walks' calls (one per learner or expert and
     example) are inlined."""
     cdef int j, best_j = 0
@@ -173,11 +160,9 @@ def forest_seconds():
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
 cdef extern from "Python.h":
     object PyObject_GenericGetDict(object o, void* context)
-    Py_ssize_t PyDict_GET_SIZE(object o)
 
 
 cdef object _core = None
-cdef object DriftAdaptation = None
 cdef object BinaryTask = None
 cdef object MulticlassTask = None
 cdef object RankingTask = None
@@ -199,7 +184,7 @@ def _setup(dict names, object forest_capsule):
     """Called once by :mod:`river_boost.walk` with the Python classes and constants."""
     global _FAPI, _core, BinaryTask, MulticlassTask, RankingTask
     global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
-    global MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE, DriftAdaptation
+    global MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE
     _core = names["core"]
     BinaryTask = names["BinaryTask"]
     MulticlassTask = names["MulticlassTask"]
@@ -213,7 +198,6 @@ def _setup(dict names, object forest_capsule):
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     COST_TIE = names["COST_TIE"]
-    DriftAdaptation = names["DriftAdaptation"]
     _state.set_changes(names["CHANGES"])
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
 
@@ -547,8 +531,8 @@ cdef class Engine:
             cw = self.cw = CWalk(self, n, k, self.weak_cost)
             self._kbuf(k)
         # the n learners' rows: drift adaptation's background trees (pool._background) follow
-        # them in the forest and are not asked, as WeakLearnerPool.predict drops them
-        if self.subsets is not None:  # WeakLearnerPool.predict's _prepared
+        # them in the forest and are not asked
+        if self.subsets is not None:  # feature_fraction="auto" still undecided
             self._decide(clean)
         if _timing:
             t0 = _now()
@@ -561,7 +545,7 @@ cdef class Engine:
         return cw
 
     cdef CWalk _walk(self, object clean):
-        """Booster._walk: the label-free walk, shared by a prediction and the learning that
+        """The label-free walk, shared by a prediction and the learning that
         follows on the same x (valid while _walk_current)."""
         cdef CWalk cw = self._rows(clean)
         if self._walk_current():
@@ -695,8 +679,8 @@ cdef class Engine:
         return 0
 
     cdef int _decide(self, object clean) except -1:
-        """FeatureSubsets.decide(clean), where WeakLearnerPool._prepared calls it: before the
-        learners see x, in pool.predict and pool.learn. feature_fraction="auto" is fixed by
+        """FeatureSubsets.decide(clean), before the learners see x (predicting or learning):
+        feature_fraction="auto" is fixed by
         the first non-empty clean x (its number of features), on either walk; until then the
         ranking boosters run the compiled walk all the same."""
         cdef object subsets = self.subsets
@@ -707,7 +691,7 @@ cdef class Engine:
         return 0
 
     cdef int _teach(self, object clean, object y, double sample_weight) except -1:
-        """WeakLearnerPool.learn with the offers (i, y, teach[i]), then FeatureCleaner.learned."""
+        """Teach the offers (i, y, teach[i]) (_teach_offers)."""
         cdef int i
         for i in range(self.n):
             self.oi[i] = i
@@ -716,8 +700,8 @@ cdef class Engine:
 
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
                            double* op, int m, double sample_weight) except -1:
-        """WeakLearnerPool.learn with the offers (oi[j], labels[oy[j]] or y, op[j]), in
-        order, each as WeakLearnerPool._offer; then FeatureCleaner.learned. The forest
+        """Teach the offers (oi[j], labels[oy[j]] or y, op[j]), in order, each with the pool's
+        weighting (core.WeakLearnerPool's docstring); then FeatureCleaner.learned. The forest
         converts x once (``load``, then ``learn_loaded``: the same as ``learn_one`` with x,
         per its contract)."""
         global _forest_seconds
@@ -734,7 +718,7 @@ cdef class Engine:
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
         cdef bint forgot = False
-        if self.subsets is not None:  # WeakLearnerPool.learn's _prepared
+        if self.subsets is not None:  # feature_fraction="auto" still undecided
             self._decide(clean)
         if not background:
             background = None
@@ -777,7 +761,7 @@ cdef class Engine:
                 self.learners.load(clean)
                 loaded = True
             self.learners.learn(i, label, wi)
-            if background is not None:  # WeakLearnerPool._teach_background
+            if background is not None:  # its background learner learns it too
                 bgi = background.get(i)
                 if bgi is not None:
                     self.learners.learn(<int>bgi, label, wi)
@@ -809,7 +793,7 @@ cdef class BinaryEngine(Engine):
     """The walk of a binary booster: margins and P(True) (tasks.BinaryTask)."""
 
     cdef int _task_walk(self, CWalk cw) except -1:
-        """BinaryTask.walk."""
+        """The binary walk (tasks.BinaryTask): P(True), the votes and the experts' margins."""
         cdef int i, n = self.n
         cdef double p_true, total, f, alpha
         cdef double* alphas
@@ -865,7 +849,7 @@ cdef class BinaryEngine(Engine):
         return 0
 
     cdef double _binary_proba(self, CWalk cw) except? -1.0:
-        """BinaryTask.proba(...)[True]."""
+        """P(True), by the booster's prediction (tasks.BinaryTask)."""
         cdef int i, n = self.n, count
         cdef double lean, p_true
         cdef double* weights
@@ -919,7 +903,7 @@ cdef class BinaryEngine(Engine):
         return 0
 
     cdef int _binary_experts_update(self, CWalk cw, int sign, double w) except -1:
-        """Binary: ProjectedOGD.tick, Experts.update with the experts' 0-1 losses."""
+        """Binary: the vote weights' OGD step, Hedge on the experts' 0-1 losses."""
         cdef int i, n = self.n
         cdef bint any_loss = False
         self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
@@ -940,7 +924,8 @@ cdef class MulticlassEngine(Engine):
     (tasks.MulticlassTask)."""
 
     cdef int _task_walk(self, CWalk cw) except -1:
-        """MulticlassTask.walk (with the rule's cost matrices for weak_prediction="cost")."""
+        """The multiclass walk (tasks.MulticlassTask; with the rule's cost matrices for
+        weak_prediction="cost")."""
         cdef int i, j, r, l, n = self.n, k = cw.k, lab, n_ok
         cdef double total
         cdef double* vec
@@ -952,7 +937,7 @@ cdef class MulticlassEngine(Engine):
         cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
         cdef Rule rule = self.crule
         n_ok = _supported(self.task.support, k, cw.ok)
-        for i in range(n):  # MulticlassTask.distributions
+        for i in range(n):  # each learner's distribution over the labels with support
             vec = cw.vec + i * k
             if n_ok < 0:
                 total = vsum(cw.rows + i * k, k)
@@ -1054,7 +1039,7 @@ cdef class MulticlassEngine(Engine):
         return 0
 
     cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
-        """Experts.update for the multiclass task: OGD at rate / (k - 1), Hedge on the
+        """The experts' update for the multiclass task: OGD at rate / (k - 1), Hedge on the
         experts' 0-1 losses."""
         cdef int i, k = cw.k
         cdef bint any_loss = False
@@ -1069,7 +1054,7 @@ cdef class MulticlassEngine(Engine):
         return 0
 
     cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
-        """MulticlassTask.proba_vector."""
+        """The label probabilities, by the booster's prediction (tasks.MulticlassTask)."""
         cdef int i, j, n = self.n, k = cw.k, rows
         cdef double* e
         cdef double* srow
@@ -1116,7 +1101,7 @@ cdef class MulticlassEngine(Engine):
         return 0
 
     cdef object _predict_proba_one(self, object x):
-        """MulticlassTask.proba(Booster._walk(x))."""
+        """predict_proba_one: the label probabilities for x."""
         cdef list classes = self.task.classes
         cdef int j, k
         cdef CWalk cw
@@ -1135,7 +1120,7 @@ cdef class MulticlassEngine(Engine):
         return proba
 
     cdef object _predict_one(self, object x):
-        """MulticlassTask.predict(Booster._walk(x), ...)."""
+        """predict_one: the most probable label (or a drawn expert's best label)."""
         cdef list classes = self.task.classes, rank = self.task._rank
         cdef int k, idx
         cdef CWalk cw
@@ -1158,14 +1143,14 @@ cdef class RankingEngine(Engine):
     relevant label (tasks.RankingTask)."""
 
     cdef int _task_walk(self, CWalk cw) except -1:
-        """RankingTask.walk: H (each learner's distribution over the labels) and, with
-        alphas, the experts' scores ``cumsum(alpha[:, None] * H, axis=0)``."""
+        """The ranking walk (tasks.RankingTask): H (each learner's distribution over the
+        labels) and, with alphas, the experts' scores ``cumsum(alpha[:, None] * H, axis=0)``."""
         cdef int i, j, n = self.n, k = cw.k
         cdef int n_ok = _supported(self.task.support, k, cw.ok)
         cdef double total, p
         cdef double* h
         cdef double* alphas
-        for i in range(n):  # RankingTask.weak_matrix
+        for i in range(n):  # each learner's distribution over the labels with support
             h = cw.vec + i * k
             for j in range(k):
                 p = cw.rows[i * k + j]
@@ -1189,7 +1174,7 @@ cdef class RankingEngine(Engine):
         return 0
 
     cdef int _rk_experts_update(self, CWalk cw, char* rel, double w) except -1:
-        """Experts.update for the ranking task: OGD, Hedge on the experts' rank losses."""
+        """The experts' update for the ranking task: OGD, Hedge on the experts' rank losses."""
         cdef int i, k = cw.k
         cdef bint any_loss = False
         self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
@@ -1217,7 +1202,8 @@ cdef class RankingEngine(Engine):
         return (above + 0.5 * ties) / (nr * ni)
 
     cdef int _rk_scores(self, object x) except -1:
-        """RankingTask.scores into self.kb[:k]; returns k (0: no label known yet)."""
+        """The label scores (tasks.RankingTask) into self.kb[:k]; returns k (0: no label known
+        yet)."""
         cdef int i, j, n = self.n, k = len(self.task.labels)
         cdef CWalk cw
         cdef double* out
@@ -1255,8 +1241,8 @@ cdef class RankingEngine(Engine):
         return {labels[j]: out[j] for j in range(k)}
 
     cdef dict _rank_proba_one(self, object x, bint labels_only):
-        """RankingBooster.predict_proba_one (RankingTask.proba of score_one's scores, the same
-        float operations), or with labels_only its predict_one ({label: P(True) >= 0.5})."""
+        """RankingBooster.predict_proba_one (P(True) from score_one's scores and the label count,
+        tasks.RankingTask), or with labels_only its predict_one ({label: P(True) >= 0.5})."""
         cdef list labels = self.task.labels
         cdef int j, a, b, n_top, k = self._rk_scores(x)
         cdef double* out = self.kb
@@ -1273,7 +1259,7 @@ cdef class RankingEngine(Engine):
                 ordered[b] = ordered[b - 1]
                 b -= 1
             ordered[b] = v
-        # RankingTask.label_count
+        # the label count: the rounded running mean of |Y|
         count_weight = <double>self.task._count_weight
         if count_weight == 0.0:
             n_top = 0
@@ -1342,7 +1328,7 @@ cdef class RankingEngine(Engine):
         self._label_steps(cw, -1, rel, wd, None)  # (each learner's cost bound in teach)
         if self.experts is not None:
             self._rk_experts_update(cw, rel, wd)
-        # RankingTask.offers: every relevant label, weight (max c - c[l]) / bound
+        # the offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
         for i in range(n):
             bound = self.teach[i]

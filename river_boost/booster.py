@@ -5,10 +5,10 @@ For each labelled example a booster walks along its ``N`` weak learners. The *ta
 prediction as a vote and keeps the experts' scores; the *rule*
 (:class:`river_boost.potentials.Potential`) says, from the state the earlier learners left,
 how much the example weighs for learner ``i`` and how the state moves; the weak-learner
-*pool* (:class:`river_boost.core.WeakLearnerPool`) cleans ``x``, remembers the learners'
-predictions for it and teaches them. Surrogate rules (the adaptive boosters) also learn the
-learners' vote weights ``alpha`` by online gradient descent and weight the experts by Hedge
-(:class:`river_boost.core.Experts`).
+*pool* (:class:`river_boost.core.WeakLearnerPool`) holds the learners and their counters.
+Surrogate rules (the adaptive boosters) also learn the learners' vote weights ``alpha`` by
+online gradient descent and weight the experts by Hedge (:class:`river_boost.core.Experts`).
+The walk itself is compiled (:mod:`river_boost.walk`): the methods below call it.
 
 Every public booster is this walk with a task and a rule: a new booster is one rule class.
 

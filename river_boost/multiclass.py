@@ -92,16 +92,10 @@ class AdaBoostOLM(MulticlassBooster):
         Importance weights below this are thinned without bias: passed as ``min_weight`` with
         probability ``w / min_weight``, skipped otherwise (0 passes every weight).
     weight_scale
-        Every weight a learner is taught with is multiplied by this. Hoeffding trees count
-        summed weight in their grace period and split bound, so a scale ``c > 1`` lets them
-        split sooner (as if the grace period were ``1/c`` of its value and the bound
-        ``delta ** (1/c)``): deeper trees. On the bench's multiclass streams (ImageSegments,
-        LED, RandomRBF, Waveform; 10 learners, 3 seeds) 3 raised both boosters' accuracy by
-        1.9 points on average (up to 8.4 on RandomRBF) for 1.2x the time and 2.6x the leaves,
-        and lost at most 0.02 points; but on the drift suite's LED streams, whose concept
-        changes, it lost 1.2-6.1 points, with or without drift adaptation: deeper trees hold on
-        to an old concept longer (``benchmarks/weight_scale.py``). The trees grow larger with
-        it: memory grows accordingly.
+        Every weight a learner is taught with is multiplied by this: Hoeffding trees count
+        summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
+        It helps on stationary streams and hurts on drifting ones (the multiclass guide has
+        the measurements).
     seed
         Random seed (sampling, thinning, diversification, feature subsets, random predictions).
     drift_detector
@@ -235,16 +229,10 @@ class OnlineMBBM(MulticlassBooster):
         Importance weights below this are thinned without bias: passed as ``min_weight`` with
         probability ``w / min_weight``, skipped otherwise (0 passes every weight).
     weight_scale
-        Every weight a learner is taught with is multiplied by this. Hoeffding trees count
-        summed weight in their grace period and split bound, so a scale ``c > 1`` lets them
-        split sooner (as if the grace period were ``1/c`` of its value and the bound
-        ``delta ** (1/c)``): deeper trees. On the bench's multiclass streams (ImageSegments,
-        LED, RandomRBF, Waveform; 10 learners, 3 seeds) 3 raised both boosters' accuracy by
-        1.9 points on average (up to 8.4 on RandomRBF) for 1.2x the time and 2.6x the leaves,
-        and lost at most 0.02 points; but on the drift suite's LED streams, whose concept
-        changes, it lost 1.2-6.1 points, with or without drift adaptation: deeper trees hold on
-        to an old concept longer (``benchmarks/weight_scale.py``). The trees grow larger with
-        it: memory grows accordingly.
+        Every weight a learner is taught with is multiplied by this: Hoeffding trees count
+        summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
+        It helps on stationary streams and hurts on drifting ones (the multiclass guide has
+        the measurements).
     seed
         Random seed (sampling, thinning, diversification, feature subsets, random predictions).
     drift_detector

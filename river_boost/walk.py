@@ -25,7 +25,7 @@ relative to a plain-Python reference of the papers kept with the tests.
 from __future__ import annotations
 
 from . import _walk as _c
-from . import adaptation, core, tasks
+from . import core, tasks
 from ._forest import forest_api as _forest_api  # the forest's C entry points, for _walk
 from .core import Experts, FeatureCleaner, WeakLearnerPool
 from .forest import HoeffdingForest
@@ -56,7 +56,6 @@ _c._setup(
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
         "MIN_SUPPORT": tasks.MIN_SUPPORT,
         "COST_TIE": tasks.COST_TIE,
-        "DriftAdaptation": adaptation.DriftAdaptation,
         "CHANGES": core.CHANGES,
     },
     _forest_api(),

@@ -28,12 +28,6 @@ cdef class MBBMCosts:
     cdef Py_ssize_t mc_keys_cap, mc_vals_cap
     cdef long long mc_epoch
     cdef int mc_k  # the labels the table is for (0: no table)
-    # the potentials the matrices are assembled from, in a second direct-mapped table of the
-    # same epoch: per slot its epoch, n_left and the k - 1 sorted gaps (pv_keys, k + 1
-    # words) and the potential (pv_vals); pv_slots a power of two
-    cdef long long* pv_keys
-    cdef double* pv_vals
-    cdef Py_ssize_t pv_slots, pv_keys_cap, pv_vals_cap
 
     cdef object pot_for(self, int k)
     cdef double* costs(self, object pot, int n_left, const double* s, int k, double* C) except NULL

@@ -16,9 +16,6 @@ from river_boost._dp cimport dense_potential, DENSE_MAX_N
 from river_boost._vec cimport vsum, vtanh, sigmoid, fnv_basis, _fnv, _fnv_slot, _reserve
 from river_boost._vec cimport _table_slots, vsum_axis0, split_labels
 
-cdef extern from "Python.h":
-    object PyObject_GenericGetDict(object, void*)
-
 # the bytes a table of OnlineMBBM cost matrices may hold (MBBMCosts)
 cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
 
@@ -181,28 +178,14 @@ cdef class MBBMCosts:
     def __dealloc__(self):
         free(self.mc_keys)
         free(self.mc_vals)
-        free(self.pv_keys)
-        free(self.pv_vals)
         free(self.maxw)
 
     def __reduce__(self):  # a cache
         return (MBBMCosts, (self.rule, self.n))
 
     cdef object pot_for(self, int k):
-        """rule.for_classes(k) (OnlineMBBM's potential for k labels), without the Python
-        call while it would return the rule itself or the rule's last resized potential,
-        which it then returns unchanged (the rule is exactly a
-        MulticlassZeroOnePotential)."""
-        cdef object rule = self.rule
-        cdef dict rd = <dict>PyObject_GenericGetDict(rule, NULL)
-        cdef object r
-        if rd.get("n_classes") == k:
-            r = rule
-        else:
-            r = rd.get("_resized")
-            if r is None or (<dict>PyObject_GenericGetDict(r, NULL)).get("n_classes") != k:
-                r = rule.for_classes(k)
-        return r
+        """OnlineMBBM's potential for k labels (the rule itself, or its resized copy)."""
+        return self.rule.for_classes(k)
 
     cdef double* costs(self, object pot, int n_left, const double* s, int k,
                              double* C) except NULL:
@@ -253,24 +236,16 @@ cdef class MBBMCosts:
         """An empty matrix table for k labels: the largest power of two of slots (at most
         65,536) whose keys and matrices fit in MBBM_CACHE_BYTES. The buffers of the last
         table are kept when they are large enough, and emptied by a new epoch (labels join
-        one by one at the start of a stream: zeroing the keys again for each was about 1%
-        of OnlineMBBM's run on ImageSegments); new buffers are calloc'd, so the pages of
+        one by one at the start of a stream); new buffers are calloc'd, so the pages of
         slots never used are never touched."""
         cdef Py_ssize_t slots = _table_slots(
             (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double), MBBM_CACHE_BYTES, 65536)
-        # the potentials' table: an eighth of the budget, at most 16,384 slots
-        cdef Py_ssize_t pv = _table_slots(
-            (k + 1) * sizeof(long long) + sizeof(double), MBBM_CACHE_BYTES // 8, 16384)
         self.mc_k = 0
-        self.pv_slots = 0
         _reserve(<void**>&self.mc_keys, &self.mc_keys_cap, slots * (k + 2), sizeof(long long), 1)
         _reserve(<void**>&self.mc_vals, &self.mc_vals_cap, slots * 2 * k * k, sizeof(double), 0)
-        _reserve(<void**>&self.pv_keys, &self.pv_keys_cap, pv * (k + 1), sizeof(long long), 1)
-        _reserve(<void**>&self.pv_vals, &self.pv_vals_cap, pv, sizeof(double), 0)
         if self.mc_epoch < (1LL << 32):
             self.mc_epoch = 1LL << 32
         self.mc_epoch += 1
-        self.pv_slots = pv
         self.mc_slots = slots
         self.mc_k = k
         self.pot = None
@@ -285,13 +260,7 @@ cdef class MBBMCosts:
         (up to DENSE_MAX_N votes left) or asked of pot.value_from_gaps (which calls _dp's
         banded DP), and cached, exactly as cost_matrix would. The Python assembly
         (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
-        for small boosters.
-
-        Each potential read is kept in the walk's own table of potentials (pv_keys, direct
-        mapped, emptied with the matrix table), read before the potential's cache: a cold
-        matrix mostly needs potentials other matrices needed before, and the tuple key, its
-        hash and the dict lookup were about 4% of OnlineMBBM's time on RandomRBF. A potential
-        is a pure function of its key, so a hit is the very float the cache holds."""
+        for small boosters."""
         cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
         cdef long long* u  # distinct scores, ascending
         cdef long long* cnt  # how many labels have each
@@ -301,12 +270,7 @@ cdef class MBBMCosts:
         cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
         cdef int r, l, j, G = 0, a, b, c, t, pos
         cdef long long right, g
-        cdef long long* pk
-        cdef unsigned long long h
-        cdef Py_ssize_t slot
         cdef double v
-        # the potentials' table holds this potential's values (_mbbm_costs reset it for pot)
-        cdef bint use_pv = self.pv_slots > 0 and pot is self.pot and k == self.mc_k
         cdef object cache = pot._cache
         if sv == NULL:
             raise MemoryError()
@@ -358,23 +322,6 @@ cdef class MBBMCosts:
                             if kbuf[j] == g:
                                 kbuf[j] -= 1
                                 break
-                    pk = NULL
-                    if use_pv:  # the walk's table first: no tuple, no dict, no method
-                        h = fnv_basis()
-                        for j in range(k):
-                            h = _fnv(h, kbuf[j])
-                        slot = _fnv_slot(h, self.pv_slots)
-                        pk = self.pv_keys + slot * (k + 1)
-                        if pk[0] == self.mc_epoch:
-                            for j in range(k):
-                                if pk[j + 1] != kbuf[j]:
-                                    break
-                            else:
-                                if b == G:
-                                    diag[a] = self.pv_vals[slot]
-                                else:
-                                    off[a * G + b] = self.pv_vals[slot]
-                                continue
                     gaps = tuple([kbuf[j] for j in range(1, k)])
                     key = (n_left, gaps)
                     value = cache.get(key)
@@ -385,11 +332,6 @@ cdef class MBBMCosts:
                     elif value is None:  # computed and cached by the potential (_dp's DP)
                         value = pot.value_from_gaps(n_left, gaps)
                     v = <double>value
-                    if pk != NULL:
-                        pk[0] = self.mc_epoch
-                        for j in range(k):
-                            pk[j + 1] = kbuf[j]
-                        self.pv_vals[slot] = v
                     if b == G:
                         diag[a] = v
                     else:
@@ -455,25 +397,14 @@ cdef class MBBMCosts:
 
 # ----------------------------------------------------------------------------- ranking
 
-cdef inline long long _floor_ll(double x) noexcept:
-    """``<long long>floor(x)`` without libm's call (the baseline x86-64 build has no
-    ``roundsd``): truncation, one less below a non-integer negative value; exact for
-    ``|x| < 2**52``, where every such double converts exactly. Elsewhere (and for NaN) libm's
-    floor, so the conversion sees the very same double."""
-    cdef long long t
-    if fabs(x) < 4503599627370496.0:
-        t = <long long>x
-        return t - 1 if <double>t > x else t
-    return <long long>floor(x)
-
-
 cdef inline long long _law_index(double x, long long n, long long top) noexcept:
     """Where a difference law's arrays are read for the bound ``x`` of its suffix sums:
-    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``)."""
-    cdef long long i0 = _floor_ll(x) + 1 + n
-    if i0 < 0:
+    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``; NaN: 0), clipped
+    before the conversion to an integer."""
+    cdef double i0 = floor(x) + 1 + n
+    if not i0 >= 0:
         return 0
-    return top if i0 > top else i0
+    return top if i0 > top else <long long>i0
 
 
 cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
@@ -510,11 +441,6 @@ def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
     if q:
         _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
     return out[:, :q]
-
-
-def _floor_for_test(double x):
-    """``_floor_ll(x)`` and ``<long long>floor(x)``: a test hook."""
-    return _floor_ll(x), <long long>floor(x)
 
 
 cdef class PairLaw:

@@ -165,22 +165,25 @@ cdef inline double _erfcx(double x) noexcept nogil:
 
 
 cdef int _load_squint() except -1:
-    """The Gauss-Legendre rules of :func:`river_boost.potentials.squint_log_integral`, once."""
+    """The Gauss-Legendre rules on ``[0, 1/2]`` with 12 and 32 points (NumPy's nodes and
+    weights on ``[-1, 1]``, mapped), once."""
     global _gl_loaded
+    cdef int j
     if _gl_loaded:
         return 0
-    from river_boost.potentials import _GL12, _GL32
-
+    nodes, weights = _np.polynomial.legendre.leggauss(12)
     for j in range(12):
-        GL12[j], GL12[12 + j] = _GL12[0][j], _GL12[1][j]
+        GL12[j], GL12[12 + j] = float(nodes[j] + 1.0) / 4.0, float(weights[j]) / 4.0
+    nodes, weights = _np.polynomial.legendre.leggauss(32)
     for j in range(32):
-        GL32[j], GL32[32 + j] = _GL32[0][j], _GL32[1][j]
+        GL32[j], GL32[32 + j] = float(nodes[j] + 1.0) / 4.0, float(weights[j]) / 4.0
     _gl_loaded = True
     return 0
 
 
 cpdef double squint_log_integral(double R, double V, bint uniform) except? -1.0:
-    """:func:`river_boost.potentials.squint_log_integral` (``uniform``: the uniform prior)."""
+    """:func:`river_boost.potentials.squint_log_integral`, whose docstring states the math
+    (``uniform``: the uniform prior); the one implementation."""
     cdef const double* nodes = NULL
     cdef int npts = 0, j
     cdef double total, eta, f, sqrt_v, a, c, top, log_scale, log_i, log_ri, m

@@ -14,10 +14,9 @@ from collections import OrderedDict
 
 import numpy as np
 from river import base
-from scipy.special import erfcx
 from scipy.stats import binom as binom_dist
 
-from . import _dp
+from . import _dp, _rules
 from .core import BoundedCache, check_choice, check_open_unit
 
 __all__ = [
@@ -187,15 +186,11 @@ class Potential(base.Base):
     def weight_from_values(log_phi_minus: float, log_phi_plus: float) -> float:
         """``log((Phi(s - 1) - Phi(s + 1)) / 2)`` from the two log potentials, without overflow.
 
-        ``-inf`` when the two are equal (the potential is flat there: weight 0).
+        ``-inf`` when the two are equal (the potential is flat there: weight 0). Computed
+        as ``log(Phi(s - 1)) + log(1 - exp(log(Phi(s + 1)) - log(Phi(s - 1)))) - log 2``
+        (compiled, ``river_boost._rules``).
         """
-        if log_phi_plus >= log_phi_minus:
-            return -math.inf
-        d = log_phi_plus - log_phi_minus
-        ratio = math.exp(d)
-        if ratio >= 1.0:  # |d| below rounding: 1 - e^d is -expm1(d), not 0
-            return log_phi_minus + math.log(-math.expm1(d)) - _LOG2
-        return log_phi_minus + math.log1p(-ratio) - _LOG2
+        return _rules.weight_from_values(log_phi_minus, log_phi_plus)
 
     # -------------------------------------------------------------- label-vector forms
 
@@ -446,19 +441,6 @@ class NormalHedgePotential(Potential):
         return self.log_weight(i, worst)
 
 
-_SQRT_PI = math.sqrt(math.pi)
-
-
-# Gauss-Legendre rules on [0, 1/2] for the regions where the closed forms cancel (see
-# squint_log_integral): (nodes, weights) with 12 and 32 points.
-def _gauss_legendre(n: int):
-    nodes, weights = np.polynomial.legendre.leggauss(n)
-    return [float(a + 1.0) / 4.0 for a in nodes], [float(w) / 4.0 for w in weights]
-
-
-_GL12, _GL32 = _gauss_legendre(12), _gauss_legendre(32)
-
-
 def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
     """``log`` of Squint's weight ``int_0^{1/2} g(eta) exp(eta R - eta^2 V) d eta``, exactly.
 
@@ -490,37 +472,7 @@ def squint_log_integral(R: float, V: float, prior: str = "improper") -> float:
     """
     if prior not in ("improper", "uniform"):
         raise ValueError(f"prior must be 'improper' or 'uniform', got {prior!r}")
-    if V < 0 or math.isnan(R) or math.isnan(V):
-        raise ValueError(f"need V >= 0 and finite R, got R={R}, V={V}")
-    if prior == "improper" and abs(R) <= 2.0 and V <= 1.0:
-        nodes, weights = _GL12
-    elif prior == "uniform" and abs(R) <= 10.0 and V <= 4.0:
-        nodes, weights = _GL32
-    else:
-        nodes = None
-    if nodes is not None:
-        total = 0.0
-        for eta, weight in zip(nodes, weights):
-            f = weight * math.exp(eta * (R - eta * V))
-            total += f * 2.0 * eta if prior == "uniform" else f
-        return math.log(total)
-    sqrt_v = math.sqrt(V)
-    a, c = R / (2.0 * sqrt_v), sqrt_v / 2.0
-    top = R / 2.0 - V / 4.0  # the exponent at eta = 1/2
-    log_scale = math.log(_SQRT_PI / (2.0 * sqrt_v))
-    if a >= c:  # exponent increasing on [0, 1/2]: factor out its value at 1/2
-        log_i = top + math.log(erfcx(a - c) - erfcx(a) * math.exp(-top)) + log_scale
-    elif a <= 0:  # decreasing: factor out its value at 0 (= 1)
-        log_i = math.log(erfcx(-a) - erfcx(c - a) * math.exp(top)) + log_scale
-    else:  # peak inside: no cancellation
-        log_i = a * a + math.log(math.erf(a) + math.erf(c - a)) + log_scale
-    if prior == "improper":
-        return log_i
-    # 2 * (R I + 1 - e^top) / (2 V), scaled by the largest of the three terms.
-    log_ri = log_i + math.log(abs(R)) if R else -math.inf
-    m = max(log_ri, 0.0, top)
-    total = math.copysign(math.exp(log_ri - m), R) + math.exp(-m) - math.exp(top - m)
-    return m + math.log(total) - math.log(V)
+    return _rules.squint_log_integral(R, V, prior == "uniform")  # compiled: the one code
 
 
 class SquintPotential(Potential):
@@ -1216,10 +1168,10 @@ class RankingPairPotential(Potential):
         P, SP, SD = self.difference_law(n, n_relevant, n_labels)
         g = np.asarray(gaps, dtype=float)
         if self.loss == "hinge":
-            # d > -(1 + g)  <=>  d >= floor(-(1 + g)) + 1
-            i0 = np.clip(np.floor(-(1.0 + g)).astype(np.int64) + 1 + n, 0, 2 * n + 1)
+            # d > -(1 + g)  <=>  d >= floor(-(1 + g)) + 1 (clipped before the cast: any gap)
+            i0 = np.clip(np.floor(-(1.0 + g)) + 1 + n, 0, 2 * n + 1).astype(np.int64)
             return (1.0 + g) * SP[i0] + SD[i0]
-        i0 = np.clip(np.floor(-g).astype(np.int64) + 1 + n, 0, 2 * n + 1)
+        i0 = np.clip(np.floor(-g) + 1 + n, 0, 2 * n + 1).astype(np.int64)
         out = SP[i0].copy()
         tie = (g == np.round(g)) & (np.abs(g) <= n)
         out[tie] += 0.5 * P[(-g[tie]).astype(np.int64) + n]

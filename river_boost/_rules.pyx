@@ -16,6 +16,7 @@ from libc.stdlib cimport malloc, free
 cimport scipy.special.cython_special as csc
 
 from river_boost._vec cimport vsum, vmax, vmin, vsum_axis0, sigmoid, split_labels
+from river_boost._vec cimport logistic_weight
 
 import math as _math
 
@@ -289,15 +290,6 @@ cdef class OSBoostOCPRule(OSBoostRule):
 
 
 # ----------------------------------------------------------------------------- logistic loss
-
-cdef inline double logistic_weight(double s) noexcept:
-    """``1 / (1 + exp(s))`` without overflow (:func:`river_boost.potentials.logistic_weight`)."""
-    cdef double e
-    if s >= 0:
-        e = exp(-s)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + exp(s))
-
 
 cdef class LogisticRule(Rule):
     """:class:`~river_boost.potentials.LogisticLoss` (AdaBoost.OL): the weighted margin

@@ -66,6 +66,15 @@ cdef inline void vecmat(const double* v, const double* A, double* out, Py_ssize_
             out[c] += v[r] * A[r * cols + c]
 
 
+cdef inline double logistic_weight(double s) noexcept:
+    """``1 / (1 + exp(s))`` without overflow (:func:`river_boost.potentials.logistic_weight`)."""
+    cdef double e
+    if s >= 0:
+        e = exp(-s)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + exp(s))
+
+
 cdef inline void sigmoid(const double* z, double* out, Py_ssize_t m) noexcept:
     """``1 / (1 + exp(-z))`` elementwise, as ``(1 + tanh(z / 2)) / 2`` (no overflow)."""
     cdef Py_ssize_t j
@@ -73,7 +82,7 @@ cdef inline void sigmoid(const double* z, double* out, Py_ssize_t m) noexcept:
         out[j] = 0.5 * (1.0 + tanh(0.5 * z[j]))
 
 
-# The plan's direct-mapped tables hash their keys' words with FNV-1a, then a final mix
+# The cost matrices' direct-mapped tables hash their keys' words with FNV-1a, then a final mix
 cdef inline unsigned long long fnv_basis() noexcept:
     return 14695981039346656037ULL
 

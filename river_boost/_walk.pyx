@@ -48,7 +48,7 @@ from river_boost._experts cimport Hedge as CHedge, ProjectedOGD as COGD
 from river_boost._experts cimport SimplexOGD as CSimplexOGD
 from river_boost._rules cimport Rule, BinaryExample, LabelExample, Steps, PythonRule, MBBMRule
 from river_boost._rules import rule_for
-from river_boost._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0
+from river_boost._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0, logistic_weight
 from river_boost._costs cimport MBBMCosts, LogisticCosts
 cimport cython
 
@@ -163,10 +163,6 @@ def forest_seconds():
 # ----------------------------------------------------------------------------- the Python side
 
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
-cdef extern from "Python.h":
-    object PyObject_GenericGetDict(object o, void* context)
-
-
 cdef object _core = None
 cdef object BinaryTask = None
 cdef object MulticlassTask = None
@@ -228,14 +224,6 @@ DEF P_HEDGE = 1
 DEF P_VOTE = 2
 DEF P_RANDOM = 3
 DEF P_FINAL = 4  # vote weights on the simplex: the full weighted vote's share of True
-
-
-cdef inline double logistic_weight(double s) except? -1.0:
-    cdef double e
-    if s >= 0:
-        e = exp(-s)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + exp(s))
 
 
 # ----------------------------------------------------------------------------- the walk memo
@@ -1468,9 +1456,7 @@ def engine_for(b):
 
 cdef Engine _engine_of(object b):
     """engine_for(b)."""
-    # b.__dict__ without the attribute lookup: what the __dict__ descriptor of a class
-    # without __slots__ returns (river_boost's boosters and their subclasses)
-    cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
+    cdef dict d = b.__dict__
     cdef object p = d.get("_compiled_walk")
     if not (isinstance(p, Engine) and (<Engine>p).bdict is d and (<Engine>p).valid_for(d)):
         p = _build(b)

@@ -457,9 +457,10 @@ cdef class MBBMRule(Rule):
 
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
         cdef int i, j, n = ex.n, k = ex.k, yi = ex.yi, n_left
-        cdef double* s = self.scratch(3 * k)
+        cdef double* s = self.scratch(3 * k + k * k)
         cdef double* row = s + k
         cdef double* diff = s + 2 * k
+        cdef double* C = s + 3 * k
         cdef double weight, d_yl
         cdef object pot = self.costs.pot_for(k)
         if ex.relevant != NULL:
@@ -471,10 +472,10 @@ cdef class MBBMRule(Rule):
             if ex.weak_cost:
                 for j in range(k):
                     row[j] = ex.costs[i * k * k + yi * k + j]
-            else:
-                py_row = pot.cost_row(n_left, _np.array([<long long>s[j] for j in range(k)]), yi)
+            else:  # the potential's cost matrix, row y (from the cost tables)
+                self.costs.costs(pot, n_left, s, k, C)
                 for j in range(k):
-                    row[j] = py_row[j]
+                    row[j] = C[yi * k + j]
             for j in range(k):
                 diff[j] = row[j] - row[yi]
             weight = vsum(diff, k)

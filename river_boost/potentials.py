@@ -16,7 +16,7 @@ import numpy as np
 from river import base
 from scipy.stats import binom as binom_dist
 
-from . import _dp, _rules
+from . import _costs, _dp, _rules
 from .core import BoundedCache, check_choice, check_open_unit
 
 __all__ = [
@@ -800,62 +800,28 @@ class MulticlassZeroOnePotential(Potential):
             out = self._cache.put(key, self._compute(n, key[1]))
         return out
 
-    def _class_row(self, n: int, uniq, counts, a: int):
-        """For a right label with score ``uniq[a]``: ``phi(s + e_l)`` for an ``l`` of each
-        score class (None where no such ``l != r`` exists), and ``phi(s + e_r)``.
-
-        Labels with equal scores are interchangeable, so a cost matrix needs only
-        ``G^2 + G`` potentials for ``G`` distinct scores instead of ``k^2``.
-        """
-        right = uniq[a]
-        base = []
-        for c, (u, cnt) in enumerate(zip(uniq, counts)):
-            base += [right - u] * (cnt - (c == a))
-        off = []
-        for b, (u, cnt) in enumerate(zip(uniq, counts)):
-            if cnt - (b == a) < 1:
-                off.append(None)
-                continue
-            gaps = list(base)
-            gaps[gaps.index(right - u)] -= 1  # that label got the extra vote
-            off.append(self.value_from_gaps(n, gaps))
-        diag = self.value_from_gaps(n, [g + 1 for g in base])
-        return off, diag
-
     def cost_matrix(self, n: int, s):
         """``C[r, l] = phi_n^r(s + e_l)`` for all labels (a read-only ``k x k`` numpy array).
 
-        Matrices are cached per ``(n, s)`` (bounded like the potentials): a booster meets the
-        same few vote vectors over and over.
+        Labels with equal scores are interchangeable, so a matrix needs only ``G^2 + G``
+        potentials for ``G`` distinct scores instead of ``k^2``: the compiled walk's
+        assembly (``river_boost._costs.MBBMCosts``), each potential read from this
+        potential's cache. Matrices are cached per ``(n, s)`` (bounded like the
+        potentials): a booster meets the same few vote vectors over and over.
         """
-        key = (n, tuple(s))
+        key = (n, tuple(int(v) for v in s))
         C = self._matrices.get(key)
         if C is None:
-            C = self._cost_matrix(n, s)
+            if len(key[1]) != self.n_classes:
+                raise ValueError(f"expected {self.n_classes} scores, got {len(key[1])}")
+            C = np.array(_costs.MBBMCosts(self, 1).cost_matrix(self, n, list(key[1])))
             C.flags.writeable = False
             self._matrices.put(key, C)
         return C
 
-    def _cost_matrix(self, n: int, s):
-        uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
-        uniq, counts = uniq.tolist(), counts.tolist()
-        G = len(uniq)
-        table = np.zeros((G, G))
-        diag = np.zeros(G)
-        for a in range(G):
-            off, diag[a] = self._class_row(n, uniq, counts, a)
-            table[a] = [0.0 if v is None else v for v in off]
-        C = table[inv[:, None], inv[None, :]]
-        C[np.arange(len(inv)), np.arange(len(inv))] = diag[inv]
-        return C
-
     def cost_row(self, n: int, s, r: int) -> list:
         """Row ``r`` of :meth:`cost_matrix`: ``phi_n^r(s + e_l)`` for every label ``l``."""
-        uniq, inv, counts = np.unique(np.asarray(s), return_inverse=True, return_counts=True)
-        off, diag = self._class_row(n, uniq.tolist(), counts.tolist(), int(inv[r]))
-        row = [off[c] for c in inv.tolist()]
-        row[r] = diag
-        return row
+        return self.cost_matrix(n, s)[r].tolist()
 
     def weight(self, n: int, s, r) -> float:
         """``w = sum_l [phi_n^r(s + e_l) - phi_n^r(s + e_r)]``: Algorithm 1's weight."""

@@ -880,8 +880,9 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
 def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     """The compiled walk assembles OnlineMBBM's cost matrices itself (labels with equal
     scores share their entries; each potential looked up by votes left and sorted gaps):
-    every entry is the one a fresh potential's cost_matrix computes, with ties, repeated
-    scores, one label ahead, every score distinct, and both DPs (up to and above 40 votes)."""
+    every entry is ``phi_n^r(s + e_l)`` as a fresh potential's ``value`` computes it, with
+    ties, repeated scores, one label ahead, every score distinct, and both DPs (up to and
+    above 40 votes)."""
     engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
     assert engine is not None
     pot = potentials.MulticlassZeroOnePotential(k, 0.1)
@@ -891,7 +892,13 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     for n_left in (0, 1, 6, 40, 41, 55):
         for s in votes:
             fresh = potentials.MulticlassZeroOnePotential(k, 0.1)
-            expected = fresh.cost_matrix(n_left, np.array(s)).tolist()
+            expected = [
+                [
+                    fresh.value(n_left, [v + (j == lab) for j, v in enumerate(s)], r)
+                    for lab in range(k)
+                ]
+                for r in range(k)
+            ]
             assert engine.mbbm_cost_matrix(pot, n_left, s) == expected, (n_left, s)
     # the same potential's matrices come from the engine's cache the second time
     assert engine.mbbm_cost_matrix(pot, 41, votes[-1]) == pot.cost_matrix(41, votes[-1]).tolist()
@@ -1191,9 +1198,10 @@ def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
 
 def test_every_walk_takes_the_compiled_dps(monkeypatch):
     """OnlineMBBM with 44 learners, on the compiled walk (the compiled forest) and on the
-    Python reference (the same forest): the same predictions, and on both
-    the potentials the Python side computes come from river_boost._dp's DPs, the dense one
-    (up to 40 votes left) and the banded one (above): one DP for every walk."""
+    Python reference (the same forest): the same predictions, and on both the potentials
+    come from river_boost._dp's DPs: the banded one (above 40 votes left) through the
+    potential's Python method, the dense one (up to 40) called in C by the cost matrices'
+    assembly, which the potential's cost_matrix runs too: one DP for every walk."""
     from river_boost import _dp
 
     calls = []
@@ -1221,8 +1229,7 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
         asked[compiled] = set(calls)
         calls.clear()
     assert _same(outputs[True], outputs[False])
-    assert asked[False] == {"potential", "capped_rows"}
-    assert "capped_rows" in asked[True]  # the compiled walk calls the dense DP in C itself
+    assert asked[False] == asked[True] == {"capped_rows"}  # the dense DP: in C on both
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ cdef class PoolArrays:
         """The per-learner arrays (ptr) for this call: those held since the last call
         while the pool and the booster still hold the very same arrays (held buffers cannot
         be resized: the same object has the same size), read again otherwise; the decay read
-        again. The learn_one entry calls it before its work; the walk calls no Python code
+        again. _engine_of calls it before every entry's work; the walk calls no Python code
         that could replace them before its last use of them (drift replacements come last)."""
         if not (self.held[S_N_SEEN]
                 and self._holding(self.pa, A_OFFERED, S_OFFERED)

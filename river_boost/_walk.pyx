@@ -1461,15 +1461,14 @@ cdef Engine _engine_of(object b):
     if not (isinstance(p, Engine) and (<Engine>p).bdict is d and (<Engine>p).valid_for(d)):
         p = _build(b)
         d["_compiled_walk"] = p
+    (<Engine>p).st.sync()
     return <Engine>p
 
 
 # The boosters' methods call these (river_boost.booster): one call into C per method.
 
 def learn_one(object b, object x, object y, object w):
-    cdef Engine e = _engine_of(b)
-    e.st.sync()  # the pool's arrays, which only learning reads and writes
-    e._learn_one(x, y, w)
+    _engine_of(b)._learn_one(x, y, w)
 
 
 def predict_proba_one(object b, object x):

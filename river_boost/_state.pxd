@@ -11,7 +11,7 @@ cdef enum:
     A_OFFERED, A_N_OFFERED, A_N_ZERO, A_N_UPDATES, A_WEIGHT_SCALES, A_EDGE_NUM, A_EDGE_DEN
     A_BACKGROUND, A_RNG, A_EDGE_DECAY
 cdef enum:
-    A_X, A_CLEAN, A_VALUE, A_NOMINAL, A_CHANGES
+    A_X, A_CLEAN, A_VALUE, A_NOMINAL
 
 # The per-learner arrays an engine holds (PoolArrays.sync), by position: the pool's, and the
 # booster's _n_seen.
@@ -19,6 +19,7 @@ cdef enum:
     S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES, S_EDGE_NUM, S_EDGE_DEN
     S_N_SEEN, S_COUNT
 
+cdef long long _moved() noexcept
 cdef object _aget(object obj, dict d, str name)
 cdef bint _holds(dict d, str name, object expected)
 
@@ -27,7 +28,10 @@ cdef class Attrs:
     cdef object obj
     cdef dict d
     cdef tuple names
+    cdef list values
+    cdef long long seen  # core.CHANGES when values were read (-1: never)
 
+    cdef int _refresh(self) except -1
     cdef object get(self, int j)
     cdef int set(self, int j, object value) except -1
 
@@ -45,6 +49,7 @@ cdef class PoolArrays:
     cdef char held[S_COUNT]
     cdef void* ptr[S_COUNT]
     cdef double decay
+    cdef long long seen  # core.CHANGES when sync last checked in full (-1: check in full)
 
     cdef int release(self) except -1
     cdef int _hold(self, Attrs owner, int j, char typecode, int slot, Py_ssize_t n,

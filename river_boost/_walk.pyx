@@ -22,12 +22,7 @@ same order (their ``random()`` method is called), so a seed gives the same run o
 
 State stays in the booster's objects (the pool's typed arrays of per-learner counters and
 edge sums, written in place, read through river_boost._state; the experts' vote weights and
-Hedge; the booster's ``_n_seen`` counter): pickles do not depend on this module. Between a
-prediction and the learning that follows on the same x, the engine keeps the learners'
-predictions and the walk: its own learning ends them, and so does a learner replaced in Python
-(the pool tells its memo, ``FeatureCleaner.forget``); a booster whose parts are replaced gets
-a new engine (checked on every call). Code that changes a booster's state in Python otherwise
-(as the tests' reference walk does) drops the engine: ``booster.__dict__.pop("_compiled_walk")``.
+Hedge; the booster's ``_n_seen`` counter): pickles do not depend on this module.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -38,8 +33,8 @@ from libc.string cimport memcpy
 from libc.math cimport fabs, isnan, exp, tanh, floor
 
 from river_boost._forestapi cimport ForestAPI
-from river_boost._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _holds
-from river_boost._state cimport A_VALUE, A_CHANGES, A_BACKGROUND, A_RNG
+from river_boost._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _moved, _holds
+from river_boost._state cimport A_VALUE, A_BACKGROUND, A_RNG
 from river_boost._state cimport S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES
 from river_boost._state cimport S_EDGE_NUM, S_EDGE_DEN, S_N_SEEN
 from river_boost._clean cimport CleanX, KeyOrder, _cleaned, _learned
@@ -199,6 +194,7 @@ def _setup(dict names, object forest_capsule):
     MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
     MIN_SUPPORT = names["MIN_SUPPORT"]
     COST_TIE = names["COST_TIE"]
+    _state.set_changes(names["CHANGES"])
     _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost._forest.ForestAPI")
 
 
@@ -374,12 +370,12 @@ cdef class Engine:
     cdef Attrs pa  # the pool's attributes
     cdef KeyOrder order
     cdef CWalk cw
-    # cw's rows are current while rows_ok, for the clean x rows_clean, while the memo's
-    # count of learner changes made in Python is rows_changes (FeatureCleaner.forget), and
-    # its walk while walk_ok: the engine's own learning ends them, and so does a change of
-    # the booster's parts (a new engine)
+    # cw's rows are current while rows_ok, for the clean x rows_clean, and its walk while
+    # walk_ok, both while core.CHANGES is where they were made (rows_seen, walk_seen): any
+    # change of the booster's parts counts there
     cdef bint rows_ok, walk_ok
-    cdef object rows_clean, rows_changes
+    cdef object rows_clean
+    cdef long long rows_seen, walk_seen
     cdef int n, prediction
     cdef Rule crule  # binary: the rule's compiled steps (river_boost._rules)
     cdef bint weak_cost
@@ -408,6 +404,8 @@ cdef class Engine:
     # the pool's FeatureSubsets while feature_fraction="auto" is undecided (_decide), or None
     cdef object subsets
     cdef PoolArrays st  # the pool's per-learner arrays and the booster's counter, held
+    # core.CHANGES when valid_for last checked in full (-1: check in full)
+    cdef long long valid_seen
 
     def __dealloc__(self):
         free(self.kb)
@@ -447,10 +445,16 @@ cdef class Engine:
         return 0
 
     cdef bint valid_for(self, dict d):
-        """Whether the booster (its ``__dict__``) still has the parts this engine was made
-        for: nine dictionary lookups on every call."""
+        """Whether the booster (its ``__dict__``) still has the parts this engine was made for.
+
+        Checked in full (nine lookups) only when an attribute of the booster's parts was
+        assigned since the last full check (core.CHANGES moved; the walk's own writes do not
+        count: _n_seen is counted in place)."""
         cdef dict pd = self.pa.d
-        return (
+        cdef bint ok
+        if self.valid_seen == _moved():  # no part assigned since the last full check
+            return True
+        ok = (
             _holds(d, "_rule", self.rule)
             and _holds(d, "_task", self.task)
             and _holds(d, "_pool", self.pool)
@@ -461,18 +465,19 @@ cdef class Engine:
             and (self.experts is None or (_holds(self.edict, "ogd", self.ogd)
                                           and _holds(self.edict, "hedge", self.hedge)))
         )
+        self.valid_seen = _moved() if ok else -1
+        return ok
 
     cdef inline bint _rows_current(self, CWalk cw, object clean):
-        """Whether cw holds the learners' rows for the clean x: no learner learned since
-        (_forget), and none was replaced or started in Python (the pool's replacements tell
-        the memo: FeatureCleaner.forget)."""
-        return (self.rows_ok and clean is self.rows_clean
-                and self.order.ma.get(A_CHANGES) is self.rows_changes)
+        """Whether cw holds the learners' rows for the clean x: no learner learned since,
+        here or in Python (which counts in core.CHANGES, as any change of the booster's parts
+        does)."""
+        return self.rows_ok and clean is self.rows_clean and self.rows_seen == _moved()
 
     cdef inline int _rows_made(self, CWalk cw, object clean) except -1:
         self.rows_ok = True
         self.rows_clean = clean
-        self.rows_changes = self.order.ma.get(A_CHANGES)
+        self.rows_seen = _moved()
         return 0
 
     cdef int _forget(self) except -1:
@@ -485,11 +490,12 @@ cdef class Engine:
 
     cdef inline bint _walk_current(self):
         """Whether cw's walk (its scores, votes...) is current: made from its rows, and
-        the experts not updated or restarted since (_walk_stale)."""
-        return self.walk_ok
+        nothing of the experts or the booster's parts changed since."""
+        return self.walk_ok and self.walk_seen == _moved()
 
     cdef inline int _walk_made(self) except -1:
         self.walk_ok = True
+        self.walk_seen = _moved()
         return 0
 
     cdef inline int _walk_stale(self) except -1:
@@ -575,9 +581,7 @@ cdef class Engine:
         DriftAdaptation.observe in Python, the one copy of that loop); then Booster._act
         starts background learners and replaces the learners that drifted."""
         warned, drifted = self.adapt.observe(errors, self.booster.n_seen)
-        if warned or drifted:  # learners start, or are replaced, and experts restart
-            self.booster._act(self.adapt, warned, drifted)
-            self._walk_stale()
+        self.booster._act(self.adapt, warned, drifted)
         return 0
 
     cdef list _errors(self, CWalk cw, int target, const char* rel):
@@ -1419,6 +1423,7 @@ cdef Engine _build(object b):
     engine.pa = pool_attrs(pool)
     engine.edict = experts.__dict__ if experts is not None else None
     engine.n = b.n_models
+    engine.valid_seen = -1
     engine.st = PoolArrays(b, d, engine.pa, b.n_models)
     engine.subsets = subsets if undecided else None
     # the forest's trees: the n learners, then drift adaptation's background trees, if any

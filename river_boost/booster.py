@@ -26,6 +26,7 @@ from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
     Experts,
+    Watched,
     WeakLearnerPool,
     default_model,
 )
@@ -41,7 +42,7 @@ def _from_pool(name: str) -> property:
     )
 
 
-class Booster(base.Estimator):
+class Booster(Watched, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets

@@ -203,7 +203,27 @@ def clean_features(x) -> dict:
     return dict(items)
 
 
-class FeatureCleaner:
+#: How many attribute assignments the objects the compiled walk reads (boosters, their
+#: pools, memos and experts) have had, all together: the compiled walk
+#: (:mod:`river_boost.walk`) reads those objects' attributes again only when it moved.
+CHANGES = array("q", [0])
+
+
+class Watched:
+    """An object whose attribute assignments and deletions count in :data:`CHANGES`."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        CHANGES[0] += 1
+
+    def __delattr__(self, name):
+        object.__delattr__(self, name)
+        CHANGES[0] += 1
+
+
+class FeatureCleaner(Watched):
     """Cleans feature dicts once, remembers one value computed from the last one, and keeps
     each feature's kind.
 
@@ -219,10 +239,6 @@ class FeatureCleaner:
     prediction is passed to the learners as it is and decides nothing (a Hoeffding tree
     ignores a feature it has not learned; River's does the same).
     """
-
-    #: how many times :meth:`forget` was told the learners changed (the compiled walk's
-    #: remembered predictions are stale when it moved)
-    changes: int = 0
 
     def __init__(self):
         self.x: dict | None = None
@@ -253,7 +269,6 @@ class FeatureCleaner:
     def forget(self) -> None:
         """The learners changed: what was remembered for the last ``x`` is stale."""
         self.value = None
-        self.changes += 1
 
     def __getstate__(self):  # the memo is a cache: a copy recomputes it
         return {**self.__dict__, "x": None, "clean": None, "value": None}
@@ -527,7 +542,7 @@ def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=Non
     return ModelLearners(models, subsets, accepts_w, rng)
 
 
-class WeakLearnerPool:
+class WeakLearnerPool(Watched):
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
 
     The pool keeps the learners' state: the learners themselves behind :attr:`learners` (the
@@ -786,7 +801,7 @@ ProjectedOGD = _experts.ProjectedOGD
 SimplexOGD = _experts.SimplexOGD
 
 
-class Experts:
+class Experts(Watched):
     """The adaptive boosters' learner weights and experts.
 
     Expert ``i`` predicts with the first ``i`` learners weighted by ``alpha``; ``alpha``

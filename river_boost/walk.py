@@ -56,6 +56,7 @@ _c._setup(
         "MIN_SAMPLE_WEIGHT": core.MIN_SAMPLE_WEIGHT,
         "MIN_SUPPORT": tasks.MIN_SUPPORT,
         "COST_TIE": tasks.COST_TIE,
+        "CHANGES": core.CHANGES,
     },
     _forest_api(),
 )

@@ -296,9 +296,6 @@ def walk(b, x):
 
 def learn_one(b, x, y, w=1.0):
     """``b.learn_one(x, y, w)``: validate the whole event, then one loop along the learners."""
-    # the booster's compiled engine keeps what it computed between its own calls: learning
-    # here, outside it, drops it (it is rebuilt on the next compiled call)
-    b.__dict__.pop("_compiled_walk", None)
     w = check_sample_weight(w)
     task, pool = b._task, b._pool
     y = task.check_label(y)

@@ -1244,8 +1244,9 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
     ],
 )
 def test_the_engine_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
-    # the engine must stay the same object over many examples, and a part replaced under it
-    # must be seen on the next call (valid_for).
+    # valid_for skips its full check while no attribute of the booster's parts was assigned
+    # (core.CHANGES): the engine must stay the same object over many examples, and a part
+    # replaced under it must still be seen.
     import copy
 
     booster = rb.AdaBoostOL(n_models=3, seed=1)

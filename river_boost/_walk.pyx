@@ -157,6 +157,10 @@ def forest_seconds():
 
 # ----------------------------------------------------------------------------- the Python side
 
+cdef extern from "Python.h":
+    object PyObject_GenericGetDict(object o, void* context)
+
+
 # Set by river_boost.walk at import: the modules and classes the compiled walk stands in for.
 cdef object _core = None
 cdef object BinaryTask = None
@@ -1461,7 +1465,9 @@ def engine_for(b):
 
 cdef Engine _engine_of(object b):
     """engine_for(b)."""
-    cdef dict d = b.__dict__
+    # b.__dict__ without the attribute lookup (the generic __dict__ getter of a class without
+    # __slots__: river_boost's boosters and their subclasses)
+    cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
     cdef object p = d.get("_compiled_walk")
     if not (isinstance(p, Engine) and (<Engine>p).bdict is d and (<Engine>p).valid_for(d)):
         p = _build(b)

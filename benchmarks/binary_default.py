@@ -1,0 +1,134 @@
+"""Which binary booster works best with its defaults on streams no default was picked on.
+
+The bench's binary streams (Phishing, Bananas, Agrawal, SEA, Hyperplane) are where the
+boosters' defaults were chosen; this compares them, defaults only, on held-out binary streams:
+eight from River's generators with other functions, sizes and noise than the bench's (10,000
+examples each, the data fixed across models and seeds), and with ``--data-dir`` three of the
+papers' data sets (a9a, 20,000 rows shuffled; letter, A-M against N-Z; mushroom). Prequential
+accuracy (predict, then learn), 10 learners, the mean over the model seeds; with ``--arf``
+River's ARF (10 trees) on the same rows.
+
+    python benchmarks/binary_default.py --seeds 42,43,44 --arf --data-dir DIR
+
+Prints the accuracy table, and for each booster its wins and losses against AdaBoost.OL
+(stream means), the mean difference and the worst stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+
+from river import forest
+from river.datasets import synth
+
+import river_boost
+from river_boost import loaders
+
+BOOSTERS = "AdaBoostOL,OSBoostOCP,SquintBoost,OnlineBBM,OSBoost"
+DATA_SEED = 7
+N = 10_000
+
+
+def _flipped(stream, rate: float, seed: int):
+    rng = random.Random(seed)
+    for x, y in stream:
+        yield x, (not y) if rng.random() < rate else y
+
+
+SYNTHETIC = {
+    "sea_v2_n10": lambda: synth.SEA(variant=2, noise=0.1, seed=DATA_SEED),
+    "agrawal_f4_p05": lambda: synth.Agrawal(4, perturbation=0.05, seed=DATA_SEED),
+    "agrawal_f8": lambda: synth.Agrawal(8, seed=DATA_SEED),
+    "hyperplane20_n10": lambda: synth.Hyperplane(
+        seed=DATA_SEED, n_features=20, n_drift_features=0, noise_percentage=0.1
+    ),
+    "sine_f1_noise": lambda: synth.Sine(1, seed=DATA_SEED, balance_classes=True, has_noise=True),
+    "mixed_f1": lambda: synth.Mixed(1, seed=DATA_SEED),
+    "randomtree": lambda: synth.RandomTree(
+        seed_tree=DATA_SEED,
+        seed_sample=DATA_SEED,
+        n_classes=2,
+        n_num_features=5,
+        n_cat_features=5,
+        n_categories_per_feature=5,
+        max_tree_depth=6,
+        first_leaf_level=3,
+        fraction_leaves_per_level=0.15,
+    ),
+    "stagger_f2_n10": lambda: _flipped(
+        synth.STAGGER(classification_function=2, seed=DATA_SEED), 0.1, DATA_SEED
+    ),
+}
+
+
+def _papers(data_dir) -> dict:
+    """The papers' binary sets as lists of (x, bool)."""
+    a9a = list(loaders.paper_set("a9a", data_dir))
+    random.Random(DATA_SEED).shuffle(a9a)
+    mushroom = list(loaders.paper_set("mushroom", data_dir))
+    poisonous = sorted({y for _, y in mushroom})[-1]
+    return {
+        "a9a_20k": a9a[:20_000],
+        "letter_AM": [(x, y <= "M") for x, y in loaders.paper_set("letter", data_dir)],
+        "mushroom": [(x, y == poisonous) for x, y in mushroom],
+    }
+
+
+def accuracy(model, rows) -> float:
+    hits = 0
+    for x, y in rows:
+        hits += model.predict_one(x) == y
+        model.learn_one(x, y)
+    return 100.0 * hits / len(rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boosters", default=BOOSTERS, help="class names, comma-separated")
+    parser.add_argument("--seeds", default="42,43,44")
+    parser.add_argument("--arf", action="store_true", help="River's ARF too (slow)")
+    parser.add_argument("--data-dir", default=None, help="the papers' data sets, if present")
+    parser.add_argument("--streams", default=None, help="only these streams, comma-separated")
+    args = parser.parse_args(argv)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    models = {name: getattr(river_boost, name) for name in args.boosters.split(",")}
+    if args.arf:
+        models["River.ARF"] = forest.ARFClassifier
+    streams = {
+        k: [(x, bool(y)) for x, y in itertools.islice(make(), N)] for k, make in SYNTHETIC.items()
+    }
+    if args.data_dir:
+        streams.update(_papers(args.data_dir))
+    if args.streams:
+        streams = {k: streams[k] for k in args.streams.split(",")}
+    table = {}
+    for stream, rows in streams.items():
+        for name, cls in models.items():
+            runs = [accuracy(cls(n_models=10, seed=seed), rows) for seed in seeds]
+            table[stream, name] = statistics.fmean(runs)
+            print(f"{stream:<18}{name:<14}{table[stream, name]:7.2f}", flush=True)
+    names = list(models)
+    print("\n| stream | " + " | ".join(names) + " |")
+    print("| --- " * (len(names) + 1) + "|")
+    for stream in streams:
+        print(f"| {stream} | " + " | ".join(f"{table[stream, n]:.2f}" for n in names) + " |")
+    means = [statistics.fmean(table[s, n] for s in streams) for n in names]
+    print("| **mean** | " + " | ".join(f"{m:.2f}" for m in means) + " |")
+    if "AdaBoostOL" in models:
+        print("\nagainst AdaBoostOL (stream means): wins/losses, mean difference, worst")
+        for name in names:
+            diff = {s: table[s, name] - table[s, "AdaBoostOL"] for s in streams}
+            worst = min(diff, key=diff.get)
+            wins = sum(d > 0 for d in diff.values())
+            losses = sum(d < 0 for d in diff.values())
+            print(
+                f"  {name:<14}{wins}/{losses}  {statistics.fmean(diff.values()):+.2f}  "
+                f"{diff[worst]:+.2f} ({worst})"
+            )
+
+
+if __name__ == "__main__":
+    main()

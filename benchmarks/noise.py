@@ -32,6 +32,7 @@ MODELS = [
     bench.ModelSpec("OnlineBBM", 0.1),
     bench.ModelSpec("OnlineBBM", 0.3),
     bench.ModelSpec("OSBoost", 0.1),
+    bench.ModelSpec("OSBoost.OCP", 0.1),
     bench.ModelSpec("MartingaleBooster"),
     bench.ModelSpec("MartingaleBooster", params=(("train_balanced", False),)),
 ]

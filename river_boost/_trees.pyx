@@ -3,7 +3,7 @@
 """The compiled forest's tree storage (see _trees.pxd), bit for bit as River's
 HoeffdingTreeClassifier: see _forest.pyx for how exactness is kept."""
 
-from libc.math cimport fmod, isnan
+from libc.math cimport floor, fmod, isnan
 from libc.stdlib cimport free, qsort
 from libc.string cimport memset
 
@@ -233,7 +233,7 @@ cdef int tree_init(Tree* t, tuple params) except -1:
     (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
      t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
      t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-     t.n_splits) = params
+     t.n_splits, t.mem_crossing) = params
     t.root = NULL
     t.n_active = 0
     t.n_inactive = 0
@@ -436,7 +436,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
     cdef Node* leaf
     cdef Leaf* lf
     cdef int b, nc
-    cdef double ws, mod
+    cdef double ws, mod, before = t.train_weight
     # the cached votes are valid for this call only if nothing learned since they were made
     cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
     t.ver += 1
@@ -503,6 +503,11 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
         raise ZeroDivisionError("float modulo")
     mod = fmod(t.train_weight, t.mem_period)
     if mod == 0.0:
+        estimate_model_size(t, reg)
+    elif t.mem_crossing and (floor(t.train_weight / t.mem_period)
+                             != floor(before / t.mem_period)):
+        # BoundedHoeffdingTree.learn_one: a multiple of the period was crossed (boosting's
+        # fractional weights step over the multiples that River's check waits for)
         estimate_model_size(t, reg)
     return 0
 

@@ -4,7 +4,7 @@
 HoeffdingTreeClassifier: see _forest.pyx for how exactness is kept."""
 
 from libc.math cimport floor, fmod, isnan
-from libc.stdlib cimport free, qsort
+from libc.stdlib cimport free
 from libc.string cimport memset
 
 from river_boost._forest_structs cimport (
@@ -134,15 +134,39 @@ cdef struct Ranked:
     long long pos
 
 
-cdef int cmp_ranked(const void* a, const void* b) noexcept nogil:
+cdef inline bint ranked_before(Ranked* a, Ranked* b) noexcept nogil:
     # by promise, then by position: the order of Python's stable sort on the promises
-    cdef const Ranked* x = <const Ranked*>a
-    cdef const Ranked* y = <const Ranked*>b
-    if x.promise < y.promise:
-        return -1
-    if x.promise > y.promise:
-        return 1
-    return (x.pos > y.pos) - (x.pos < y.pos)
+    return a.promise < b.promise or (a.promise == b.promise and a.pos < b.pos)
+
+
+cdef void select_first(Ranked* r, long long n, long long k) noexcept nogil:
+    """Reorder r[:n] so that r[:k] holds its first k in that order (in any order among
+    themselves): the leaves River's sort puts before the cutoff (quickselect, O(n) on
+    average; the order is total, positions breaking ties)."""
+    cdef long long lo = 0, hi = n - 1, i, j
+    cdef Ranked pivot, tmp
+    k -= 1  # the index whose element must end in place
+    while lo < hi:
+        pivot = r[lo + (hi - lo) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while ranked_before(&r[i], &pivot):
+                i += 1
+            while ranked_before(&pivot, &r[j]):
+                j -= 1
+            if i <= j:
+                tmp = r[i]
+                r[i] = r[j]
+                r[j] = tmp
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return
 
 
 cdef long long count_reactivable(Node* nd, long long max_depth) noexcept:
@@ -325,6 +349,7 @@ cdef int enforce_size_limit(Tree* t) except -1:
     cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
     cdef Node** leaves
     cdef Ranked* ranked
+    cdef char* off = NULL
     cdef long long L, max_active, cutoff, k, n
     cdef int j
     cdef bint has_nan
@@ -384,11 +409,15 @@ cdef int enforce_size_limit(Tree* t) except -1:
                 order = sorted(range(L), key=promises.__getitem__)
                 for k in range(L):
                     ranked[k].pos = order[k]
-            else:
-                qsort(ranked, L, sizeof(Ranked), cmp_ranked)
+            elif cutoff < L:
+                select_first(ranked, L, cutoff)
+        # only which leaves fall before the cutoff matters, not their order
+        off = <char*>xcalloc(L, sizeof(char))
+        for k in range(min(cutoff, L)):
+            off[ranked[k].pos] = 1
         for k in range(L):
-            lf = leaves[ranked[k].pos].lf
-            if k < cutoff:
+            lf = leaves[k].lf
+            if off[k]:
                 if lf.active:
                     lf.active = 0
                     leaf_drop_splitters(lf)
@@ -405,6 +434,7 @@ cdef int enforce_size_limit(Tree* t) except -1:
     finally:
         free(leaves)
         free(ranked)
+        free(off)
     return 0
 
 cdef int estimate_model_size(Tree* t, Registry reg) except -1:

@@ -12,6 +12,7 @@ import pytest
 from river import checks, tree
 from river.datasets import synth
 
+import river_boost as rb
 from river_boost.forest import BoundedHoeffdingTree, HoeffdingForest
 
 from .test_forest import Checker, float_weights, run
@@ -124,3 +125,17 @@ def test_clone_keeps_the_class_and_its_defaults():
 )
 def test_river_check_estimator(params):
     checks.check_estimator(BoundedHoeffdingTree(**params))
+
+
+def test_a_booster_of_bounded_trees_pickles_mid_stream_and_predicts_identically():
+    model = BoundedHoeffdingTree(grace_period=20, max_size=0.02, memory_estimate_period=100)
+    booster = rb.AdaBoostOL(n_models=4, seed=7, model=model)
+    stream = iter(synth.SEA(seed=8, noise=0.1))
+    for x, y in itertools.islice(stream, 15_000):
+        booster.learn_one(x, y)
+    assert sum(booster.pool.learners.n_inactive_leaves) > 0  # the limit bound
+    twin = pickle.loads(pickle.dumps(booster))
+    for x, y in itertools.islice(stream, 5000):
+        assert twin.predict_proba_one(x) == booster.predict_proba_one(x)
+        booster.learn_one(x, y)
+        twin.learn_one(x, y)

@@ -613,5 +613,7 @@ class HoeffdingForest(_ForestCore):
 
 
 #: Whether boosters whose weak learners the forest supports use it. Set it to False to run
-#: River's own trees, the reference: the same results.
+#: River's own trees, the reference: the same results, as long as no tree's size limit binds
+#: (River measures its Python objects, several times the forest's C trees: see "Memory
+#: measurement"; the default BoundedHoeffdingTree's limit binds in Python on smaller trees).
 ENABLED = True

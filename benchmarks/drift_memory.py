@@ -1,21 +1,27 @@
-"""Memory on a long drifting stream: replaced trees are freed, so memory stays bounded.
+"""Memory on a long drifting stream: does it stay bounded?
 
-A booster with drift adaptation learns a drifting stream (SEA, its four concepts in turn,
-one change every ``--period`` examples, 10% label noise: every concept change makes learners
-drift and be replaced) and the process's resident memory (RSS, from ``/proc/self/statm``)
-is recorded at checkpoints, with the number of replacements and the number of tree nodes.
-Bounded memory: RSS and nodes level off while replacements keep growing.
+A booster learns a drifting stream (``--stream sea``: SEA, its four concepts in turn, 10%
+label noise; ``--stream led``: 10-class LED with 1, 3, 5 and 7 swapped attributes in turn;
+one change every ``--period`` examples), with drift adaptation (learners that drift are
+replaced) or without (``--no-adaptation``), and the process's resident memory (RSS, from
+``/proc/self/statm``) is recorded at checkpoints, with the replacements, the trees' nodes,
+leaves, active leaves and C memory, the windowed accuracy and the time.
 
     python benchmarks/drift_memory.py --n 1000000 --out drift-memory
     python benchmarks/drift_memory.py --n 1000000 --no-adaptation   # the same booster without
-    python benchmarks/drift_memory.py --n 1000000 --max-depth 8      # trees at most 8 levels deep
+    python benchmarks/drift_memory.py --n 1000000 --tree river      # River's own tree
+    python benchmarks/drift_memory.py --n 1000000 --tree river --max-depth 8
 
-Without adaptation nothing is replaced and the trees only grow. ``--max-size`` passes River's
-``max_size`` (MiB per tree) to the weak learner, ``--max-depth`` its ``max_depth``. River's
-memory management measures a tree only when the weight it has learned is an exact multiple of
-``memory_estimate_period`` (a float modulo), which a booster's fractional weights practically
-never hit: ``max_size`` does not bind there (the compiled forest does as River does), while
-``max_depth`` bounds every tree.
+``--tree`` picks the weak learner: the boosters' default
+(:func:`river_boost.core.default_model`), River's ``HoeffdingTreeClassifier`` or
+``river_boost.forest.BoundedHoeffdingTree``, each with its own defaults; ``--max-size``,
+``--memory-period`` and ``--max-depth`` set its ``max_size`` (MiB per tree),
+``memory_estimate_period`` and ``max_depth``. River's tree measures itself only when the
+weight it has learned is an exact multiple of ``memory_estimate_period`` (a float modulo),
+which a booster's fractional weights practically never hit: its ``max_size`` does not bind
+there (the compiled forest does as River does). ``BoundedHoeffdingTree`` measures itself
+whenever that weight crosses a multiple, so its ``max_size`` binds; ``max_depth`` bounds
+either tree.
 
 Writes ``drift_memory.json`` to ``--out`` and prints one line per checkpoint.
 """
@@ -33,6 +39,7 @@ from river import drift, tree
 from river.datasets import synth
 
 import river_boost
+from river_boost.forest import BoundedHoeffdingTree
 
 
 def rss_mib() -> float:
@@ -51,11 +58,47 @@ def drifting_sea(period: int, seed: int = 7):
         t += 1
 
 
-def n_nodes(model) -> int:
+def drifting_led(period: int, seed: int = 7):
+    """LED with 17 irrelevant attributes, 10% noise, 1, 3, 5 and 7 swapped attributes in
+    turn (the bench's ``led_abrupt`` concepts), each ``period`` examples: 10 classes."""
+    streams = [
+        iter(
+            synth.LEDDrift(
+                seed=seed + d, noise_percentage=0.1, irrelevant_features=True, n_drift_features=d
+            )
+        )
+        for d in (1, 3, 5, 7)
+    ]
+    t = 0
+    while True:
+        yield next(streams[(t // period) % 4])
+        t += 1
+
+
+STREAMS = {"sea": drifting_sea, "led": drifting_led}
+
+
+def tree_counts(model) -> dict:
+    """Nodes, leaves, active leaves and C bytes of the trees (the compiled forest's own
+    measures; River's trees: nodes and leaves only)."""
     learners = model.pool.learners
     if hasattr(learners, "n_nodes"):
-        return sum(learners.n_nodes)
-    return sum(m.n_nodes for m in learners.models)
+        nodes = sum(n or 0 for n in learners.n_nodes)
+        leaves = sum(n or 0 for n in learners.n_leaves)
+        active = sum(learners.n_active_leaves)
+        mib = learners._allocated_bytes() / 2**20
+        return {
+            "nodes": nodes,
+            "leaves": leaves,
+            "active_leaves": active,
+            "tree_mib": round(mib, 1),
+            "bytes_per_leaf": round(mib * 2**20 / max(leaves, 1)),
+        }
+    return {
+        "nodes": sum(m.n_nodes for m in learners.models),
+        "leaves": sum(m.n_leaves for m in learners.models),
+        "active_leaves": sum(m.n_active_leaves for m in learners.models),
+    }
 
 
 def main(argv=None):
@@ -64,21 +107,47 @@ def main(argv=None):
     p.add_argument("--period", type=int, default=25_000, help="examples per concept")
     p.add_argument("--checkpoints", type=int, default=20)
     p.add_argument("--model", default="AdaBoostOL", help="river_boost class name")
+    p.add_argument(
+        "--stream",
+        choices=sorted(STREAMS),
+        default="sea",
+        help="sea: 2 classes; led: 10 classes, 24 attributes",
+    )
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("drift-memory"))
     p.add_argument("--no-adaptation", action="store_true", help="no drift detectors")
-    p.add_argument("--max-size", type=float, default=None, help="MiB per tree (River's max_size)")
+    p.add_argument(
+        "--tree",
+        choices=("default", "river", "bounded"),
+        default="default",
+        help="the weak learner: the boosters' default (river_boost.core.default_model), "
+        "River's HoeffdingTreeClassifier or river_boost.forest.BoundedHoeffdingTree, with "
+        "their own defaults and the parameters below",
+    )
+    p.add_argument("--max-size", type=float, default=None, help="MiB per tree (max_size)")
+    p.add_argument(
+        "--memory-period", type=float, default=None, help="the trees' memory_estimate_period"
+    )
     p.add_argument("--max-depth", type=int, default=None, help="the trees' max_depth")
     args = p.parse_args(argv)
 
-    tree_params = {"max_size": args.max_size, "max_depth": args.max_depth}
+    tree_params = {
+        "max_size": args.max_size,
+        "max_depth": args.max_depth,
+        "memory_estimate_period": args.memory_period,
+    }
     tree_params = {k: v for k, v in tree_params.items() if v is not None}
-    params = {"model": tree.HoeffdingTreeClassifier(**tree_params)} if tree_params else {}
+    weak = {
+        "default": river_boost.core.default_model(),
+        "river": tree.HoeffdingTreeClassifier(),
+        "bounded": BoundedHoeffdingTree(),
+    }[args.tree]
+    params = {"model": weak.clone(tree_params)} if tree_params or args.tree != "default" else {}
     if not args.no_adaptation:
         params.update(drift_detector=drift.ADWIN(), warning_detector=drift.ADWIN(delta=0.01))
     model = getattr(river_boost, args.model)(n_models=10, seed=42, **params)
     every = max(1, args.n // args.checkpoints)
-    rows, hits, start = [], 0, time.perf_counter()
-    for t, (x, y) in enumerate(drifting_sea(args.period), start=1):
+    rows, hits, start, cpu = [], 0, time.perf_counter(), time.process_time()
+    for t, (x, y) in enumerate(STREAMS[args.stream](args.period), start=1):
         hits += model.predict_one(x) == y
         model.learn_one(x, y)
         if t % every == 0:
@@ -86,10 +155,12 @@ def main(argv=None):
             row = {
                 "examples": t,
                 "rss_mib": round(rss_mib(), 1),
-                "nodes": n_nodes(model),
+                **tree_counts(model),
                 "replacements": sum(model.replacements),
                 "accuracy": hits / every,
                 "seconds": round(time.perf_counter() - start, 1),
+                # this process's CPU time: steadier than the wall clock on a shared machine
+                "cpu_seconds": round(time.process_time() - cpu, 1),
             }
             rows.append(row)
             hits = 0

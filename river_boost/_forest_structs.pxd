@@ -121,6 +121,11 @@ cdef struct Tree:
     int merit_preprune
     long long max_depth
     int n_splits
+    # 1: measure the size whenever the weight learned reaches or crosses a multiple of
+    # mem_period (forest.BoundedHoeffdingTree), not only when it equals one (River). It
+    # fills the padding after n_splits: sizeof(Tree), which River's accounting measures,
+    # is unchanged.
+    int mem_crossing
     # state
     long long n_active
     long long n_inactive

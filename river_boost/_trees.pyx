@@ -3,7 +3,7 @@
 """The compiled forest's tree storage (see _trees.pxd), bit for bit as River's
 HoeffdingTreeClassifier: see _forest.pyx for how exactness is kept."""
 
-from libc.math cimport fmod
+from libc.math cimport floor, fmod, isnan
 from libc.stdlib cimport free
 from libc.string cimport memset
 
@@ -105,15 +105,68 @@ cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept:
     return nd
 
 
-cdef int collect_leaves(Node* nd, list out) except -1:
-    # Branch.iter_leaves: left to right
+cdef void gather_leaves(Node* nd, Node** out, long long cap, long long* n) noexcept:
+    # Branch.iter_leaves (left to right) into out[:cap]; n counts them all
     cdef int k
     if nd.is_leaf:
-        out.append(<size_t>nd)
-        return 0
+        if n[0] < cap:
+            out[n[0]] = nd
+        n[0] += 1
+        return
     for k in range(nd.n_ch):
-        collect_leaves(nd.ch[k], out)
-    return 0
+        gather_leaves(nd.ch[k], out, cap, n)
+
+
+cdef void sum_leaf_bytes(Node* nd, long long* active, long long* inactive) noexcept:
+    cdef int k
+    if nd.is_leaf:
+        if nd.lf.active:
+            active[0] += leaf_bytes(nd.lf)
+        else:
+            inactive[0] += leaf_bytes(nd.lf)
+        return
+    for k in range(nd.n_ch):
+        sum_leaf_bytes(nd.ch[k], active, inactive)
+
+
+cdef struct Ranked:
+    double promise
+    long long pos
+
+
+cdef inline bint ranked_before(Ranked* a, Ranked* b) noexcept nogil:
+    # by promise, then by position: the order of Python's stable sort on the promises
+    return a.promise < b.promise or (a.promise == b.promise and a.pos < b.pos)
+
+
+cdef void select_first(Ranked* r, long long n, long long k) noexcept nogil:
+    """Reorder r[:n] so that r[:k] holds its first k in that order (in any order among
+    themselves): the leaves River's sort puts before the cutoff (quickselect, O(n) on
+    average; the order is total, positions breaking ties)."""
+    cdef long long lo = 0, hi = n - 1, i, j
+    cdef Ranked pivot, tmp
+    k -= 1  # the index whose element must end in place
+    while lo < hi:
+        pivot = r[lo + (hi - lo) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while ranked_before(&r[i], &pivot):
+                i += 1
+            while ranked_before(&pivot, &r[j]):
+                j -= 1
+            if i <= j:
+                tmp = r[i]
+                r[i] = r[j]
+                r[j] = tmp
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return
 
 
 cdef long long count_reactivable(Node* nd, long long max_depth) noexcept:
@@ -204,7 +257,7 @@ cdef int tree_init(Tree* t, tuple params) except -1:
     (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
      t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
      t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-     t.n_splits) = params
+     t.n_splits, t.mem_crossing) = params
     t.root = NULL
     t.n_active = 0
     t.n_inactive = 0
@@ -294,8 +347,13 @@ cdef int do_split(Tree* t, Node* node, Sugg* dec, Dists* kids, list vids) except
 cdef int enforce_size_limit(Tree* t) except -1:
     """HoeffdingTree._enforce_size_limit."""
     cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
-    cdef list leaves
-    cdef long long L, max_active, cutoff, k
+    cdef Node** leaves
+    cdef Ranked* ranked
+    cdef char* off = NULL
+    cdef long long L, max_active, cutoff, k, n
+    cdef int j
+    cdef bint has_nan
+    cdef double total, mx
     cdef Leaf* lf
     cdef int reactivable = 0
     if t.n_inactive > 0 or tree_size > t.max_byte_size:
@@ -318,55 +376,72 @@ cdef int enforce_size_limit(Tree* t) except -1:
     cutoff = L - max_active
     if cutoff <= 0 and not reactivable:
         return 0
-    leaves = []
-    collect_leaves(t.root, leaves)
-    if cutoff > 0:
-        # leaves.sort(key=leaf.calculate_promise): Python's stable sort on the same keys
-        promises = []
-        for o in leaves:
-            lf = (<Node*><size_t>o).lf
-            total = py_sum(lf.st_w, lf.n_st)
-            if total > 0:
-                mx = lf.st_w[0]
-                for k in range(1, lf.n_st):
-                    if lf.st_w[k] > mx:
-                        mx = lf.st_w[k]
-                promises.append(total - mx)
+    # River walks the leaves (iter_leaves: left to right) and, if some must go, sorts them by
+    # promise (Python's stable sort); here in C arrays, a size-limited tree's learning
+    # running it after every split
+    leaves = <Node**>xcalloc(L, sizeof(Node*))
+    ranked = <Ranked*>xcalloc(L, sizeof(Ranked))
+    try:
+        n = 0
+        gather_leaves(t.root, leaves, L, &n)
+        if n != L:
+            raise AssertionError(f"enforce_size_limit: {n} leaves walked, {L} kept")
+        for k in range(L):
+            ranked[k].pos = k
+        if cutoff > 0:
+            has_nan = False
+            for k in range(L):
+                lf = leaves[k].lf
+                total = py_sum(lf.st_w, lf.n_st)
+                if total > 0:
+                    mx = lf.st_w[0]
+                    for j in range(1, lf.n_st):
+                        if lf.st_w[j] > mx:
+                            mx = lf.st_w[j]
+                    ranked[k].promise = total - mx
+                else:
+                    ranked[k].promise = 0.0
+                has_nan |= isnan(ranked[k].promise)
+            if has_nan:
+                # weights that overflowed to inf: with nan among the keys, Python's sort is
+                # no total order that a C sort could reproduce, so run it
+                promises = [ranked[k].promise for k in range(L)]
+                order = sorted(range(L), key=promises.__getitem__)
+                for k in range(L):
+                    ranked[k].pos = order[k]
+            elif cutoff < L:
+                select_first(ranked, L, cutoff)
+        # only which leaves fall before the cutoff matters, not their order
+        off = <char*>xcalloc(L, sizeof(char))
+        for k in range(min(cutoff, L)):
+            off[ranked[k].pos] = 1
+        for k in range(L):
+            lf = leaves[k].lf
+            if off[k]:
+                if lf.active:
+                    lf.active = 0
+                    leaf_drop_splitters(lf)
+                    t.n_inactive += 1
+                    t.n_active -= 1
+                    if lf.depth < t.max_depth:
+                        t.n_reactivable += 1
             else:
-                promises.append(0)
-        order = sorted(range(L), key=promises.__getitem__)
-        leaves = [leaves[k] for k in order]
-    for k in range(L):
-        lf = (<Node*><size_t>leaves[k]).lf
-        if k < cutoff:
-            if lf.active:
-                lf.active = 0
-                leaf_drop_splitters(lf)
-                t.n_inactive += 1
-                t.n_active -= 1
-                if lf.depth < t.max_depth:
-                    t.n_reactivable += 1
-        else:
-            if not lf.active and lf.depth < t.max_depth:
-                lf.active = 1
-                t.n_active += 1
-                t.n_inactive -= 1
-                t.n_reactivable -= 1
+                if not lf.active and lf.depth < t.max_depth:
+                    lf.active = 1
+                    t.n_active += 1
+                    t.n_inactive -= 1
+                    t.n_reactivable -= 1
+    finally:
+        free(leaves)
+        free(ranked)
+        free(off)
     return 0
 
 cdef int estimate_model_size(Tree* t, Registry reg) except -1:
     """HoeffdingTree._estimate_model_size, measuring the C structures."""
-    cdef list leaves = []
     cdef long long total_active = 0, total_inactive = 0, actual
-    cdef Leaf* lf
     cdef double estimated
-    collect_leaves(t.root, leaves)
-    for o in leaves:
-        lf = (<Node*><size_t>o).lf
-        if lf.active:
-            total_active += leaf_bytes(lf)
-        else:
-            total_inactive += leaf_bytes(lf)
+    sum_leaf_bytes(t.root, &total_active, &total_inactive)
     if total_active > 0 and t.n_active > 0:
         t.active_est = <double>total_active / <double>t.n_active
     if total_inactive > 0 and t.n_inactive > 0:
@@ -391,7 +466,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
     cdef Node* leaf
     cdef Leaf* lf
     cdef int b, nc
-    cdef double ws, mod
+    cdef double ws, mod, before = t.train_weight
     # the cached votes are valid for this call only if nothing learned since they were made
     cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
     t.ver += 1
@@ -458,6 +533,11 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
         raise ZeroDivisionError("float modulo")
     mod = fmod(t.train_weight, t.mem_period)
     if mod == 0.0:
+        estimate_model_size(t, reg)
+    elif t.mem_crossing and (floor(t.train_weight / t.mem_period)
+                             != floor(before / t.mem_period)):
+        # BoundedHoeffdingTree.learn_one: a multiple of the period was crossed (boosting's
+        # fractional weights step over the multiples that River's check waits for)
         estimate_model_size(t, reg)
     return 0
 

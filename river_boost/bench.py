@@ -35,6 +35,7 @@ from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
 from . import (
     anchors,
     binary,
+    core,
     loaders,
     martingale,
     multiclass,
@@ -229,7 +230,8 @@ def _ht():
 
 
 def _mc_ht():
-    return tree.HoeffdingTreeClassifier(leaf_prediction="mc")
+    # the boosters' default weak learner (its bounded size included), majority-class leaves
+    return core.default_model().clone({"leaf_prediction": "mc"})
 
 
 def _make(cls, **fixed):

@@ -81,8 +81,8 @@ class PotentialBooster(BinaryBooster):
         learners (``potential.n_models``) must be built for ``n_models``.
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     weighting
@@ -212,8 +212,8 @@ class OnlineBBM(EdgeBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     gamma
@@ -311,8 +311,8 @@ class NHBoostDT(BinaryBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     weighting
@@ -424,8 +424,8 @@ class SquintBoost(BinaryBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     prior
@@ -519,8 +519,8 @@ class OSBoost(EdgeBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     gamma
@@ -604,8 +604,8 @@ class OSBoostOCP(BinaryBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     gamma
@@ -729,8 +729,8 @@ class AdaBoostOL(BinaryBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     weighting

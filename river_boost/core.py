@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 import numpy as np
-from river import base, tree
+from river import base
 
 from . import _clean, _experts
 
@@ -73,10 +73,15 @@ DIVERSIFY_MODES = (False, True, "paper")
 
 
 def default_model() -> base.Classifier:
-    """River's :class:`~river.tree.HoeffdingTreeClassifier` with its defaults. The pool runs
-    such trees on the compiled forest (:mod:`river_boost.forest`), River's own code being
-    the reference and the fallback."""
-    return tree.HoeffdingTreeClassifier()
+    """The boosters' weak learner: :class:`~river_boost.forest.BoundedHoeffdingTree`, River's
+    :class:`~river.tree.HoeffdingTreeClassifier` with its defaults and a size limit that
+    binds under boosting's fractional weights (2 MiB per tree), so that memory stays bounded
+    on an endless stream. The pool runs such trees on the compiled forest
+    (:mod:`river_boost.forest`), River's own code being the reference and the fallback. For
+    River's tree exactly, pass ``model=tree.HoeffdingTreeClassifier()``."""
+    from .forest import BoundedHoeffdingTree
+
+    return BoundedHoeffdingTree()
 
 
 # ----------------------------------------------------------------------------- input checks

@@ -84,6 +84,17 @@ attempt at that leaf raises ``TypeError`` (``math.erf`` of a complex).
 Pickling (any protocol) and ``copy.deepcopy`` work at any point of the stream and give a
 forest that continues identically.
 
+Bounded memory
+--------------
+River's size limit does not bind under boosting (see above): a booster's trees grow for as
+long as the stream lasts. :class:`BoundedHoeffdingTree` is River's tree with one change, a
+size measurement whenever the weight learned reaches or crosses a multiple of
+``memory_estimate_period``, and a limit that binds (2 MiB per tree, measured every 1,000
+units of weight): past it, River's (and MOA's) policy deactivates the least promising
+leaves. The forest compiles it as it compiles River's tree. On a million examples of a
+drifting SEA stream its trees stop growing at no cost in accuracy
+(``benchmarks/drift_memory.py``; ``benchmarks/RESULTS.md``, "A million examples: memory").
+
 Converting ``x`` once
 ---------------------
 ``learn_one(i, x, y, w)`` converts ``x`` on every call. A booster that teaches several trees
@@ -112,6 +123,7 @@ asks again), a copy takes its source's answers, a moved tree keeps its own. Pick
 from __future__ import annotations
 
 import collections
+import math
 
 from river import tree as _river_tree
 from river.proba import Gaussian
@@ -123,11 +135,142 @@ from river.tree.nodes.branch import (
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
-__all__ = ["ENABLED", "HoeffdingForest"]
+__all__ = ["ENABLED", "BoundedHoeffdingTree", "HoeffdingForest"]
 
 from ._forest import ForestCore as _ForestCore
 
-_TREE_TYPES = (_river_tree.HoeffdingTreeClassifier,)
+# BoundedHoeffdingTree's size limit (MiB per tree) and the weight between two measurements:
+# see benchmarks/RESULTS.md, "A million examples: memory"
+DEFAULT_MAX_SIZE = 2.0
+DEFAULT_MEMORY_ESTIMATE_PERIOD = 1000.0
+
+
+class BoundedHoeffdingTree(_river_tree.HoeffdingTreeClassifier):
+    """River's Hoeffding tree whose size limit binds under any sample weights.
+
+    River's :class:`~river.tree.HoeffdingTreeClassifier` measures its size, and applies
+    ``max_size`` (deactivating its least promising leaves, as MOA does), only when the
+    weight it has learned is an exact multiple of ``memory_estimate_period``. Learning
+    with weight 1, that is every ``memory_estimate_period`` examples; learning with a
+    booster's fractional weights, practically never, so ``max_size`` does not bind and a
+    tree grows for as long as the stream lasts. This tree measures itself whenever the
+    weight it has learned reaches *or crosses* a multiple of ``memory_estimate_period``;
+    everything else is River's tree (the same splits, statistics and predictions, and
+    River's size-limit policy). It is the boosters' default weak learner
+    (:func:`~river_boost.core.default_model`); River's own tree, passed as ``model``,
+    keeps River's behaviour.
+
+    Once the limit binds, the tree keeps at most as many active leaves as fit in
+    ``max_size``: the others keep their class counts (and predict their majority class)
+    but drop their split statistics and stop splitting; each measurement re-ranks the
+    leaves by promise (the weight they misclassify) and may reactivate some.
+
+    The compiled forest (:class:`HoeffdingForest`) runs it, measuring its own C structures
+    (so the limit binds on a smaller tree there than in River's Python objects, which it
+    runs on when the forest is disabled: see the forest's "Memory measurement").
+
+    Parameters
+    ----------
+    grace_period
+        Weight a leaf learns between split attempts.
+    max_depth
+        The maximum depth of the tree (``None``: unlimited).
+    split_criterion
+        ``"info_gain"``, ``"gini"`` or ``"hellinger"``.
+    delta
+        Significance level of the Hoeffding bound.
+    tau
+        Tie threshold between two splits.
+    leaf_prediction
+        ``"mc"`` (majority class), ``"nb"`` (naive Bayes) or ``"nba"`` (adaptive).
+    nb_threshold
+        Weight a leaf learns before it may predict with naive Bayes.
+    nominal_attributes
+        Features to treat as nominal (``None``: the non-numeric ones).
+    splitter
+        The numeric splitter (``None``: River's ``GaussianSplitter``).
+    binary_split
+        Binary splits only (on nominal features too).
+    min_branch_fraction
+        Smallest share of weight a split's branches may hold.
+    max_share_to_split
+        Largest share of weight the majority class may hold for a split to be tried.
+    max_size
+        The tree's size limit in MiB (River's default: 100, which a booster's trees never
+        reach between two exact multiples).
+    memory_estimate_period
+        Weight learned between two measurements of the tree's size (River's default:
+        1,000,000).
+    stop_mem_management
+        Stop growing once the limit binds, instead of deactivating leaves.
+    remove_poor_attrs
+        Drop the split statistics of features that cannot win a split.
+    merit_preprune
+        Consider not splitting at all (the null split) when choosing a split.
+
+    Examples
+    --------
+
+    >>> from river import datasets
+    >>> from river_boost.forest import BoundedHoeffdingTree
+    >>> model = BoundedHoeffdingTree(grace_period=20, max_size=0.02, memory_estimate_period=50)
+    >>> for x, y in datasets.Phishing():
+    ...     model.learn_one(x, y, w=0.3)
+    >>> model.n_inactive_leaves > 0
+    True
+
+    """
+
+    def __init__(
+        self,
+        grace_period: int = 200,
+        max_depth: int | None = None,
+        split_criterion: str = "info_gain",
+        delta: float = 1e-7,
+        tau: float = 0.05,
+        leaf_prediction: str = "nba",
+        nb_threshold: int = 0,
+        nominal_attributes: list | None = None,
+        splitter=None,
+        binary_split: bool = False,
+        min_branch_fraction: float = 0.01,
+        max_share_to_split: float = 0.99,
+        max_size: float = DEFAULT_MAX_SIZE,
+        memory_estimate_period: float = DEFAULT_MEMORY_ESTIMATE_PERIOD,
+        stop_mem_management: bool = False,
+        remove_poor_attrs: bool = False,
+        merit_preprune: bool = True,
+    ):
+        super().__init__(
+            grace_period=grace_period,
+            max_depth=max_depth,
+            split_criterion=split_criterion,
+            delta=delta,
+            tau=tau,
+            leaf_prediction=leaf_prediction,
+            nb_threshold=nb_threshold,
+            nominal_attributes=nominal_attributes,
+            splitter=splitter,
+            binary_split=binary_split,
+            min_branch_fraction=min_branch_fraction,
+            max_share_to_split=max_share_to_split,
+            max_size=max_size,
+            memory_estimate_period=memory_estimate_period,
+            stop_mem_management=stop_mem_management,
+            remove_poor_attrs=remove_poor_attrs,
+            merit_preprune=merit_preprune,
+        )
+
+    def learn_one(self, x, y, *, w=1.0):
+        before = self._train_weight_seen_by_model
+        # River measures in there when the weight learned is an exact multiple of the period
+        super().learn_one(x, y, w=w)
+        after, period = self._train_weight_seen_by_model, self.memory_estimate_period
+        if after % period != 0 and math.floor(after / period) != math.floor(before / period):
+            self._estimate_model_size()
+
+
+_TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, BoundedHoeffdingTree)
 _SPLITTER_TYPES = (GaussianSplitter,)
 _LEAF = {"mc": 0, "nb": 1, "nba": 2}
 _CRITERION = {"info_gain": 0, "gini": 1, "hellinger": 2}
@@ -188,6 +331,7 @@ def _tree_params(model) -> tuple:
         bool(model.merit_preprune),
         int(model.max_depth),
         int(model.splitter.n_splits),
+        type(model) is BoundedHoeffdingTree,
     )
 
 
@@ -469,5 +613,7 @@ class HoeffdingForest(_ForestCore):
 
 
 #: Whether boosters whose weak learners the forest supports use it. Set it to False to run
-#: River's own trees, the reference: the same results.
+#: River's own trees, the reference: the same results, as long as no tree's size limit binds
+#: (River measures its Python objects, several times the forest's C trees: see "Memory
+#: measurement"; the default BoundedHoeffdingTree's limit binds in Python on smaller trees).
 ENABLED = True

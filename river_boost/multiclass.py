@@ -60,8 +60,8 @@ class AdaBoostOLM(MulticlassBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     classes
@@ -200,8 +200,8 @@ class OnlineMBBM(MulticlassBooster):
     ----------
     model
         The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree, compiled). Any River
-        classifier works.
+        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
+        that binds, compiled). Any River classifier works.
     n_models
         Number of weak learners ``N``.
     gamma

@@ -48,7 +48,7 @@ def test_repr_is_compact_and_clone_keeps_parameters(cls):
     model = cls(n_models=4, seed=3)
     assert repr(model).startswith(cls.__name__ + " (")
     # the repr names the default weak learner, not `model=None`
-    assert "model=HoeffdingTreeClassifier" in repr(model)
+    assert "model=BoundedHoeffdingTree" in repr(model)
     clone = model.clone()
     assert clone._get_params() == model._get_params()
 

@@ -133,11 +133,11 @@ class HashFilter:
 class Checker:
     """Runs a forest and River's reference trees side by side and compares every call."""
 
-    def __init__(self, configs, feature_filter=None):
+    def __init__(self, configs, feature_filter=None, cls=tree.HoeffdingTreeClassifier):
         self.configs = configs
-        models = [tree.HoeffdingTreeClassifier(**c) for c in configs]
+        models = [cls(**c) for c in configs]
         self.forest = HoeffdingForest(models, feature_filter)
-        self.river = [tree.HoeffdingTreeClassifier(**c) for c in configs]
+        self.river = [cls(**c) for c in configs]
         self.filter = feature_filter
         self.masks = [{} for _ in configs]
         self.n_compared = 0

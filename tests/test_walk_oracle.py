@@ -199,10 +199,12 @@ def test_ranking_boosters_equal_their_oracle(case):
 
 def test_the_boosters_compared_run_the_compiled_forest():
     """What the comparisons above check is the compiled engine: the default learners are the
-    forest's trees, River's default Hoeffding tree, one clone per learner."""
+    forest's trees, the default weak learner (River's Hoeffding tree with a size limit that
+    binds), one clone per learner."""
     booster = river_boost.AdaBoostOL(n_models=N_MODELS, diversify=False, seed=SEED)
     assert isinstance(booster.pool.learners, forest.HoeffdingForest)
-    default = tree.HoeffdingTreeClassifier()._get_params()
+    default = forest.BoundedHoeffdingTree()._get_params()
+    assert all(type(m) is forest.BoundedHoeffdingTree for m in booster.pool.learners.models)
     assert all(m._get_params() == default for m in booster.pool.learners.models)
 
 

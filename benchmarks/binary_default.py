@@ -9,9 +9,12 @@ accuracy (predict, then learn), 10 learners, the mean over the model seeds; with
 River's ARF (10 trees) on the same rows.
 
     python benchmarks/binary_default.py --seeds 42,43,44 --arf --data-dir DIR
+    python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 10,20,40 \
+        --seeds 42,43,44,45,46,47,48,49,50,51        # how many learners
 
 Prints the accuracy table, and for each booster its wins and losses against AdaBoost.OL
-(stream means), the mean difference and the worst stream.
+(stream means), the mean difference and the worst stream; with several ``--n-models``, each
+booster at each size (``name@n``) and the same against its first size.
 """
 
 from __future__ import annotations
@@ -92,11 +95,17 @@ def main(argv=None):
     parser.add_argument("--arf", action="store_true", help="River's ARF too (slow)")
     parser.add_argument("--data-dir", default=None, help="the papers' data sets, if present")
     parser.add_argument("--streams", default=None, help="only these streams, comma-separated")
+    parser.add_argument("--n-models", default="10", help="learners per ensemble, comma-separated")
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
-    models = {name: getattr(river_boost, name) for name in args.boosters.split(",")}
+    sizes = [int(n) for n in args.n_models.split(",")]
+    models = {}
+    for name in args.boosters.split(","):
+        for n in sizes:
+            label = name if len(sizes) == 1 else f"{name}@{n}"
+            models[label] = (getattr(river_boost, name), n)
     if args.arf:
-        models["River.ARF"] = forest.ARFClassifier
+        models["River.ARF"] = (forest.ARFClassifier, 10)
     streams = {
         k: [(x, bool(y)) for x, y in itertools.islice(make(), N)] for k, make in SYNTHETIC.items()
     }
@@ -106,8 +115,8 @@ def main(argv=None):
         streams = {k: streams[k] for k in args.streams.split(",")}
     table = {}
     for stream, rows in streams.items():
-        for name, cls in models.items():
-            runs = [accuracy(cls(n_models=10, seed=seed), rows) for seed in seeds]
+        for name, (cls, n) in models.items():
+            runs = [accuracy(cls(n_models=n, seed=seed), rows) for seed in seeds]
             table[stream, name] = statistics.fmean(runs)
             print(f"{stream:<18}{name:<14}{table[stream, name]:7.2f}", flush=True)
     names = list(models)
@@ -117,17 +126,17 @@ def main(argv=None):
         print(f"| {stream} | " + " | ".join(f"{table[stream, n]:.2f}" for n in names) + " |")
     means = [statistics.fmean(table[s, n] for s in streams) for n in names]
     print("| **mean** | " + " | ".join(f"{m:.2f}" for m in means) + " |")
-    if "AdaBoostOL" in models:
-        print("\nagainst AdaBoostOL (stream means): wins/losses, mean difference, worst")
-        for name in names:
-            diff = {s: table[s, name] - table[s, "AdaBoostOL"] for s in streams}
-            worst = min(diff, key=diff.get)
-            wins = sum(d > 0 for d in diff.values())
-            losses = sum(d < 0 for d in diff.values())
-            print(
-                f"  {name:<14}{wins}/{losses}  {statistics.fmean(diff.values()):+.2f}  "
-                f"{diff[worst]:+.2f} ({worst})"
-            )
+    reference = "AdaBoostOL" if "AdaBoostOL" in models else names[0]
+    print(f"\nagainst {reference} (stream means): wins/losses, mean difference, worst")
+    for name in names:
+        diff = {s: table[s, name] - table[s, reference] for s in streams}
+        worst = min(diff, key=diff.get)
+        wins = sum(d > 0 for d in diff.values())
+        losses = sum(d < 0 for d in diff.values())
+        print(
+            f"  {name:<14}{wins}/{losses}  {statistics.fmean(diff.values()):+.2f}  "
+            f"{diff[worst]:+.2f} ({worst})"
+        )
 
 
 if __name__ == "__main__":

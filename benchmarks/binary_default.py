@@ -88,6 +88,37 @@ def accuracy(model, rows) -> float:
     return 100.0 * hits / len(rows)
 
 
+def run_and_report(streams: dict, models: dict, seeds: list, reference: str) -> dict:
+    """Run every model (label -> (class, n_models)) on every stream (name -> rows) for the
+    seeds; print the mean accuracy table and each model's wins and losses against
+    ``reference`` (stream means), the mean difference and the worst stream. Returns the
+    table, ``{(stream, label): mean accuracy}``."""
+    table = {}
+    for stream, rows in streams.items():
+        for label, (cls, n) in models.items():
+            runs = [accuracy(cls(n_models=n, seed=seed), rows) for seed in seeds]
+            table[stream, label] = statistics.fmean(runs)
+            print(f"{stream:<20}{label:<18}{table[stream, label]:7.2f}", flush=True)
+    labels = list(models)
+    print("\n| stream | " + " | ".join(labels) + " |")
+    print("| --- " * (len(labels) + 1) + "|")
+    for stream in streams:
+        print(f"| {stream} | " + " | ".join(f"{table[stream, m]:.2f}" for m in labels) + " |")
+    means = [statistics.fmean(table[s, m] for s in streams) for m in labels]
+    print("| **mean** | " + " | ".join(f"{m:.2f}" for m in means) + " |")
+    print(f"\nagainst {reference} (stream means): wins/losses, mean difference, worst")
+    for label in labels:
+        diff = {s: table[s, label] - table[s, reference] for s in streams}
+        worst = min(diff, key=diff.get)
+        wins = sum(d > 0 for d in diff.values())
+        losses = sum(d < 0 for d in diff.values())
+        print(
+            f"  {label:<18}{wins}/{losses}  {statistics.fmean(diff.values()):+.2f}  "
+            f"{diff[worst]:+.2f} ({worst})"
+        )
+    return table
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boosters", default=BOOSTERS, help="class names, comma-separated")
@@ -113,30 +144,8 @@ def main(argv=None):
         streams.update(_papers(args.data_dir))
     if args.streams:
         streams = {k: streams[k] for k in args.streams.split(",")}
-    table = {}
-    for stream, rows in streams.items():
-        for name, (cls, n) in models.items():
-            runs = [accuracy(cls(n_models=n, seed=seed), rows) for seed in seeds]
-            table[stream, name] = statistics.fmean(runs)
-            print(f"{stream:<18}{name:<14}{table[stream, name]:7.2f}", flush=True)
-    names = list(models)
-    print("\n| stream | " + " | ".join(names) + " |")
-    print("| --- " * (len(names) + 1) + "|")
-    for stream in streams:
-        print(f"| {stream} | " + " | ".join(f"{table[stream, n]:.2f}" for n in names) + " |")
-    means = [statistics.fmean(table[s, n] for s in streams) for n in names]
-    print("| **mean** | " + " | ".join(f"{m:.2f}" for m in means) + " |")
-    reference = "AdaBoostOL" if "AdaBoostOL" in models else names[0]
-    print(f"\nagainst {reference} (stream means): wins/losses, mean difference, worst")
-    for name in names:
-        diff = {s: table[s, name] - table[s, reference] for s in streams}
-        worst = min(diff, key=diff.get)
-        wins = sum(d > 0 for d in diff.values())
-        losses = sum(d < 0 for d in diff.values())
-        print(
-            f"  {name:<14}{wins}/{losses}  {statistics.fmean(diff.values()):+.2f}  "
-            f"{diff[worst]:+.2f} ({worst})"
-        )
+    reference = "AdaBoostOL" if "AdaBoostOL" in models else next(iter(models))
+    run_and_report(streams, models, seeds, reference)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,21 @@ def _flipped(stream, rate: float, seed: int):
         yield x, (not y) if rng.random() < rate else y
 
 
+def random_tree(n_classes: int):
+    """River's RandomTree with 5 numeric and 5 nominal features (5 values each), depth 6."""
+    return synth.RandomTree(
+        seed_tree=DATA_SEED,
+        seed_sample=DATA_SEED,
+        n_classes=n_classes,
+        n_num_features=5,
+        n_cat_features=5,
+        n_categories_per_feature=5,
+        max_tree_depth=6,
+        first_leaf_level=3,
+        fraction_leaves_per_level=0.15,
+    )
+
+
 SYNTHETIC = {
     "sea_v2_n10": lambda: synth.SEA(variant=2, noise=0.1, seed=DATA_SEED),
     "agrawal_f4_p05": lambda: synth.Agrawal(4, perturbation=0.05, seed=DATA_SEED),
@@ -50,17 +65,7 @@ SYNTHETIC = {
     ),
     "sine_f1_noise": lambda: synth.Sine(1, seed=DATA_SEED, balance_classes=True, has_noise=True),
     "mixed_f1": lambda: synth.Mixed(1, seed=DATA_SEED),
-    "randomtree": lambda: synth.RandomTree(
-        seed_tree=DATA_SEED,
-        seed_sample=DATA_SEED,
-        n_classes=2,
-        n_num_features=5,
-        n_cat_features=5,
-        n_categories_per_feature=5,
-        max_tree_depth=6,
-        first_leaf_level=3,
-        fraction_leaves_per_level=0.15,
-    ),
+    "randomtree": lambda: random_tree(2),
     "stagger_f2_n10": lambda: _flipped(
         synth.STAGGER(classification_function=2, seed=DATA_SEED), 0.1, DATA_SEED
     ),

@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from binary_default import run_and_report  # the same prequential runs and tables
+from binary_default import DATA_SEED, random_tree, run_and_report  # the same runs, tables
 from river.datasets import synth
 
 import river_boost
 
-DATA_SEED = 7
 N = 10_000
 
 STREAMS = {
@@ -35,17 +34,7 @@ STREAMS = {
         seed_model=DATA_SEED, seed_sample=DATA_SEED, n_classes=10, n_features=10, n_centroids=50
     ),
     "waveform_noise": lambda: synth.Waveform(seed=DATA_SEED, has_noise=True),
-    "randomtree_c4": lambda: synth.RandomTree(
-        seed_tree=DATA_SEED,
-        seed_sample=DATA_SEED,
-        n_classes=4,
-        n_num_features=5,
-        n_cat_features=5,
-        n_categories_per_feature=5,
-        max_tree_depth=6,
-        first_leaf_level=3,
-        fraction_leaves_per_level=0.15,
-    ),
+    "randomtree_c4": lambda: random_tree(4),
     "led_irrelevant_n05": lambda: synth.LED(
         seed=DATA_SEED, noise_percentage=0.05, irrelevant_features=True
     ),

@@ -370,10 +370,10 @@ cdef class MBBMCosts:
         return bound
 
     def cost_matrix(self, pot, int n_left, s, bint table=False):
-        """The cost matrix _mbbm_cost_matrix assembles for pot, n_left and the votes s (a
-        list of k ints), as a list of rows; with ``table``, the matrix and its normalised
-        form (flat lists) as _mc_walk reads them, through the walk's matrix table
-        (_mbbm_costs): a test hook (tests/test_compiled_walk.py)."""
+        """The cost matrix :meth:`matrix` assembles for pot, n_left and the votes s (a list of
+        k ints), as a list of rows (MulticlassZeroOnePotential.cost_matrix calls it); with
+        ``table``, the matrix and its normalised form (flat lists) as the walk reads them,
+        through the matrix table (:meth:`costs`: for the tests)."""
         cdef int k = len(s), r, l
         cdef double* sd = <double*>malloc(k * sizeof(double))
         cdef double* C = <double*>malloc(2 * k * k * sizeof(double))

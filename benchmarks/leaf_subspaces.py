@@ -22,7 +22,10 @@ multiclass ones. Prequential accuracy (predict, then learn), the mean over the s
 
 ``--boosters`` takes ``Name`` or ``Name@n_models`` (default: the booster's own). Rules for
 ``--max-features``: ``sqrt`` (ARF's, ``round(sqrt(d))``, at least 1), ``half``
-(``ceil(d / 2)``), ``d-1``, ``all`` (``d``: the reference up to feature order), or a number.
+(``ceil(d / 2)``), ``d-1``, ``all`` (``d``: the reference up to feature order), or a number;
+``split:RULE`` is not ARF's tree but a variant: every leaf keeps all features' statistics
+and predicts (naive Bayes) with all of them, the random subset restricting its split
+candidates only.
 Prints a line per run, then per booster a table of the stream means with, per rule, the
 difference to the reference, wins/losses, the worst stream and the throughput ratio.
 """
@@ -39,6 +42,7 @@ import time
 from binary_default import SYNTHETIC, N  # the held-out binary streams
 from river import tree
 from river.forest.adaptive_random_forest import BaseTreeClassifier
+from river.tree.nodes import htc_nodes
 
 import river_boost
 from river_boost import bench
@@ -69,7 +73,45 @@ class SeededSubspaceTree(BaseTreeClassifier):
         return super().clone(params, include_attributes)
 
 
+class _SplitSubset:
+    """A leaf that keeps statistics (and naive Bayes counts) for every feature but proposes
+    splits on ``max_features`` of them only, drawn at its first split attempt."""
+
+    def best_split_suggestions(self, criterion, tree):
+        every = self.splitters
+        if not getattr(self, "split_features", None):
+            keys = sorted(every)
+            self.split_features = tree.rng.sample(keys, min(len(keys), tree.max_features))
+        # in the splitters' own order: ties between split candidates go as in River's tree
+        self.splitters = {f: s for f, s in every.items() if f in self.split_features}
+        try:
+            return super().best_split_suggestions(criterion, tree)
+        finally:
+            self.splitters = every
+
+
+_SPLIT_LEAVES = {
+    kind: type(f"SplitSubset{leaf.__name__}", (_SplitSubset, leaf), {})
+    for kind, leaf in (
+        ("mc", htc_nodes.LeafMajorityClass),
+        ("nb", htc_nodes.LeafNaiveBayes),
+        ("nba", htc_nodes.LeafNaiveBayesAdaptive),
+    )
+}
+
+
+class SplitSubspaceTree(SeededSubspaceTree):
+    """Not ARF's tree: the random subset restricts the split candidates only, the leaves'
+    predictions (naive Bayes) use every feature (no memory or time saved in River's code)."""
+
+    def _new_leaf(self, initial_stats=None, parent=None):
+        depth = 0 if parent is None else parent.depth + 1
+        leaf = _SPLIT_LEAVES[self._leaf_prediction]
+        return leaf({} if initial_stats is None else initial_stats, depth, self.splitter)
+
+
 def n_features(rule: str, d: int) -> int:
+    rule = rule.removeprefix("split:")
     if rule == "sqrt":  # ARF's rule (river.forest.ARFClassifier, max_features="sqrt")
         k = round(math.sqrt(d))
     elif rule == "half":
@@ -116,6 +158,9 @@ def template_for(variant: str, d: int, seed: int):
         return PythonHoeffdingTree()
     # the trees' generators hang off the booster seed (and the rule, so rules differ)
     rng = random.Random(f"leaf-subspaces-{variant}-{seed}")
+    if variant.startswith("split:"):
+        k = n_features(variant.removeprefix("split:"), d)
+        return SplitSubspaceTree(max_features=k, rng=rng)
     return SeededSubspaceTree(max_features=n_features(variant, d), rng=rng)
 
 

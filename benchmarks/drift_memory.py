@@ -11,6 +11,9 @@ leaves, active leaves and C memory, the windowed accuracy and the time.
     python benchmarks/drift_memory.py --n 1000000 --no-adaptation   # the same booster without
     python benchmarks/drift_memory.py --n 1000000 --tree river      # River's own tree
     python benchmarks/drift_memory.py --n 1000000 --tree river --max-depth 8
+    python benchmarks/drift_memory.py --n 1000000 --model AdaBoostOLM --stream led
+
+Each booster runs with its own number of learners (``--n-models`` sets another).
 
 ``--tree`` picks the weak learner: the boosters' default
 (:func:`river_boost.core.default_model`), River's ``HoeffdingTreeClassifier`` or
@@ -108,6 +111,9 @@ def main(argv=None):
     p.add_argument("--checkpoints", type=int, default=20)
     p.add_argument("--model", default="AdaBoostOL", help="river_boost class name")
     p.add_argument(
+        "--n-models", type=int, default=None, help="learners (default: the booster's own)"
+    )
+    p.add_argument(
         "--stream",
         choices=sorted(STREAMS),
         default="sea",
@@ -144,7 +150,9 @@ def main(argv=None):
     params = {"model": weak.clone(tree_params)} if tree_params or args.tree != "default" else {}
     if not args.no_adaptation:
         params.update(drift_detector=drift.ADWIN(), warning_detector=drift.ADWIN(delta=0.01))
-    model = getattr(river_boost, args.model)(n_models=10, seed=42, **params)
+    if args.n_models is not None:
+        params["n_models"] = args.n_models
+    model = getattr(river_boost, args.model)(seed=42, **params)
     every = max(1, args.n // args.checkpoints)
     rows, hits, start, cpu = [], 0, time.perf_counter(), time.process_time()
     for t, (x, y) in enumerate(STREAMS[args.stream](args.period), start=1):

@@ -11,6 +11,7 @@ River's ARF (10 trees) on the same rows.
     python benchmarks/binary_default.py --seeds 42,43,44 --arf --data-dir DIR
     python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 10,20,40 \
         --seeds 42,43,44,45,46,47,48,49,50,51        # how many learners
+    python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 20 --deep-scales 3
 
 Prints the accuracy table, and for each booster its wins and losses against AdaBoost.OL
 (stream means), the mean difference and the worst stream; with several ``--n-models``, each
@@ -20,6 +21,7 @@ booster at each size (``name@n``) and the same against its first size.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import random
 import statistics
@@ -132,6 +134,11 @@ def main(argv=None):
     parser.add_argument("--data-dir", default=None, help="the papers' data sets, if present")
     parser.add_argument("--streams", default=None, help="only these streams, comma-separated")
     parser.add_argument("--n-models", default="10", help="learners per ensemble, comma-separated")
+    parser.add_argument(
+        "--deep-scales",
+        default=None,
+        help="OSBoostOCP's deep_scale values to compare, comma-separated (label name[deep=s])",
+    )
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     sizes = [int(n) for n in args.n_models.split(",")]
@@ -140,6 +147,11 @@ def main(argv=None):
         for n in sizes:
             label = name if len(sizes) == 1 else f"{name}@{n}"
             models[label] = (getattr(river_boost, name), n)
+            for scale in args.deep_scales.split(",") if args.deep_scales else ():
+                models[f"{label}[deep={scale}]"] = (
+                    functools.partial(getattr(river_boost, name), deep_scale=float(scale)),
+                    n,
+                )
     if args.arf:
         models["River.ARF"] = (forest.ARFClassifier, 10)
     streams = {

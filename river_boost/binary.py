@@ -637,6 +637,14 @@ class OSBoostOCP(BinaryBooster):
     min_weight
         Importance weights below this are thinned without bias: passed as ``min_weight`` with
         probability ``w / min_weight``, skipped otherwise (0 passes every weight).
+    deep_scale
+        Every second learner (the 2nd, 4th, ...) is taught with its weights multiplied by
+        ``deep_scale`` (1, the default: off). A Hoeffding tree counts weight before it may
+        split, so those trees grow deeper than their neighbours, and the learned vote weights
+        draw on both kinds. ``deep_scale=3`` gained on narrow, non-linear stationary streams
+        (Bananas +1.9 points, letter A-M +1.5) but lost on noisy linear ones (Hyperplane
+        -0.4) and with drift adaptation on drifting ones (up to -0.3), so it is an option,
+        not the default (``benchmarks/RESULTS.md``, "Deeper trees beside shallow ones").
     seed
         Random seed (sampling, thinning, diversification, feature subsets).
     drift_detector
@@ -695,6 +703,7 @@ class OSBoostOCP(BinaryBooster):
         diversify: bool | str = True,
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
+        deep_scale: float = 1.0,
         seed: int | None = None,
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,

@@ -87,6 +87,7 @@ class Booster(Watched, base.Estimator):
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
             multiclass=task.multiclass,
             weight_scale=params.get("weight_scale", 1.0),
+            deep_scale=params.get("deep_scale", 1.0),
         )
         self._experts = None
         if rule.surrogate:

@@ -583,6 +583,9 @@ class WeakLearnerPool(Watched):
       or is 1.0 from the start with ``wide_subsets=False``.
     - ``weight_scale``: every learner's weights are multiplied by it (and by the per-learner
       draw of ``diversify="paper"``): :attr:`weight_scales`.
+    - ``deep_scale``: every second learner's weights (learners 2, 4, 6, ...) are multiplied by
+      it as well. A Hoeffding tree counts weight in its grace period and split bound, so those
+      trees split sooner and grow deeper than their neighbours: one ensemble holds both kinds.
 
     """
 
@@ -598,6 +601,7 @@ class WeakLearnerPool(Watched):
         wide_subsets: bool = True,
         multiclass: bool = False,
         weight_scale: float = 1.0,
+        deep_scale: float = 1.0,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
@@ -616,12 +620,13 @@ class WeakLearnerPool(Watched):
         check_feature_fraction(feature_fraction)
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
-        if (
-            isinstance(weight_scale, bool)
-            or not isinstance(weight_scale, numbers.Real)
-            or not 0.0 < weight_scale < math.inf  # NaN fails too
-        ):
-            raise ValueError(f"weight_scale must be finite and > 0, got {weight_scale!r}")
+        for name, scale in (("weight_scale", weight_scale), ("deep_scale", deep_scale)):
+            if (
+                isinstance(scale, bool)
+                or not isinstance(scale, numbers.Real)
+                or not 0.0 < scale < math.inf  # NaN fails too
+            ):
+                raise ValueError(f"{name} must be finite and > 0, got {scale!r}")
         self.n_models = n_models
         self.weighting = weighting
         self.min_weight = min_weight
@@ -645,6 +650,8 @@ class WeakLearnerPool(Watched):
         # (river_boost.walk) reads and writes in place instead of boxing a Python object per
         # learner and example. Lists (pickles from before) are converted on first use.
         self._weight_scales = array("d", [float(weight_scale)]) * n_models
+        for i in range(1, n_models, 2):
+            self._weight_scales[i] *= deep_scale
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
@@ -792,8 +799,9 @@ class WeakLearnerPool(Watched):
     )
     weight_scales = _copied(
         "_weight_scales",
-        "The constant each learner's weights are multiplied by (``weight_scale``, times the "
-        'per-learner draw of ``diversify="paper"``).',
+        "The constant each learner's weights are multiplied by (``weight_scale``, times "
+        '``deep_scale`` for every second learner and the per-learner draw of '
+        '``diversify="paper"``).',
     )
 
 

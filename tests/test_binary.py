@@ -6,6 +6,7 @@ import copy
 import itertools
 import math
 import pickle
+import random
 from fractions import Fraction
 
 import pytest
@@ -417,3 +418,33 @@ def test_a_fresh_adaptive_booster_ties_to_true(prediction):
     if prediction == "hedge":
         assert model.predict_proba_one(x) == {False: 0.5, True: 0.5}
     assert model.predict_one(x) is True
+
+
+def test_deep_scale_multiplies_the_weights_of_every_second_learner():
+    """The same walk (voters whose votes do not depend on what they learn): learners 2 and 4
+    are taught every example with 3 times the weight, learners 1 and 3 as without it."""
+    rng = random.Random(4)
+    stream = []
+    for _ in range(300):
+        x = {f: rng.uniform(-1, 1) for f in "abcd"}
+        stream.append((x, (x["a"] + 0.5 * x["b"] > 0) != (rng.random() < 0.2)))
+    features = ["a", "b", "c", "d"]
+    calls = {}
+    for scale in (1.0, 3.0):
+        booster = pool_of_voters(rb.OSBoostOCP, features, seed=1, deep_scale=scale)
+        for x, y in stream:
+            booster.predict_one(x)
+            booster.learn_one(x, y)
+        assert booster.pool.weight_scales == [1.0, scale, 1.0, scale]
+        calls[scale] = [m.calls for m in booster.models]
+    assert all(len(c) > 50 for c in calls[1.0])
+    for i, (plain, scaled) in enumerate(zip(calls[1.0], calls[3.0], strict=True)):
+        factor = 3.0 if i % 2 else 1.0
+        assert [(x, y) for x, y, _ in plain] == [(x, y) for x, y, _ in scaled]
+        assert [factor * w for _, _, w in plain] == pytest.approx([w for _, _, w in scaled])
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf, True, "3"])
+def test_a_deep_scale_that_is_not_a_positive_number_is_refused(bad):
+    with pytest.raises(ValueError, match="deep_scale"):
+        rb.OSBoostOCP(deep_scale=bad)

@@ -178,6 +178,7 @@ CASES = [
     (rb.AdaOLMR, {}, "few labels"),
     (rb.OnlineBMR, {}, "few labels"),
     (rb.AdaBoostOLM, {"weight_scale": 3.0}, "multiclass"),
+    (rb.OSBoostOCP, {"deep_scale": 3.0}, "binary"),
     (rb.OnlineMBBM, {"weight_scale": 0.5, "diversify": "paper"}, "multiclass"),
 ]
 

@@ -800,7 +800,7 @@ class WeakLearnerPool(Watched):
     weight_scales = _copied(
         "_weight_scales",
         "The constant each learner's weights are multiplied by (``weight_scale``, times "
-        '``deep_scale`` for every second learner and the per-learner draw of '
+        "``deep_scale`` for every second learner and the per-learner draw of "
         '``diversify="paper"``).',
     )
 

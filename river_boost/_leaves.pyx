@@ -51,6 +51,17 @@ cdef void leaf_drop_splitters(Leaf* lf) noexcept:
     lf.n_spl = 0
 
 
+cdef void leaf_deactivate(Tree* t, Leaf* lf) noexcept:
+    """An active leaf stops learning split statistics (HTLeaf.deactivate), and the tree's
+    counts follow: active, inactive, and inactive above max_depth (reactivable)."""
+    lf.active = 0
+    leaf_drop_splitters(lf)
+    t.n_inactive += 1
+    t.n_active -= 1
+    if lf.depth < t.max_depth:
+        t.n_reactivable += 1
+
+
 cdef void leaf_free(Leaf* lf) noexcept:
     if lf == NULL:
         return
@@ -458,12 +469,7 @@ cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, S
         return 0
     if dec[0].fid < 0:
         # pre-pruning: the null split wins
-        lf.active = 0
-        leaf_drop_splitters(lf)
-        t.n_inactive += 1
-        t.n_active -= 1
-        if lf.depth < t.max_depth:
-            t.n_reactivable += 1
+        leaf_deactivate(t, lf)
         return 1
     return 2
 

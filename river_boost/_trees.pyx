@@ -11,7 +11,7 @@ from river_boost._forest_structs cimport (
     XV, Dists, GCls, Leaf, NCls, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, xcalloc, xrealloc,
 )
 from river_boost._leaves cimport (
-    leaf_bytes, leaf_drop_splitters, leaf_free, leaf_learn, leaf_new, leaf_split_decision,
+    leaf_bytes, leaf_deactivate, leaf_free, leaf_learn, leaf_new, leaf_split_decision,
     leaf_total,
 )
 from river_boost._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_sum
@@ -419,12 +419,7 @@ cdef int enforce_size_limit(Tree* t) except -1:
             lf = leaves[k].lf
             if off[k]:
                 if lf.active:
-                    lf.active = 0
-                    leaf_drop_splitters(lf)
-                    t.n_inactive += 1
-                    t.n_active -= 1
-                    if lf.depth < t.max_depth:
-                        t.n_reactivable += 1
+                    leaf_deactivate(t, lf)
             else:
                 if not lf.active and lf.depth < t.max_depth:
                     lf.active = 1
@@ -486,10 +481,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
         leaf_learn(t, lf, xv, wk, reg.nf, cid, w, cache_ok)
         if t.growth_allowed and lf.active:
             if lf.depth >= t.max_depth:
-                lf.active = 0
-                leaf_drop_splitters(lf)
-                t.n_active -= 1
-                t.n_inactive += 1
+                leaf_deactivate(t, lf)  # not reactivable: at max_depth
             else:
                 ws = leaf_total(lf)
                 if ws - lf.last_split >= t.grace_period:

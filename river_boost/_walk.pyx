@@ -580,11 +580,11 @@ cdef class Engine:
             self.kcap = k
         return 0
 
-    cdef int _observe(self, list errors) except -1:
-        """The learners' errors to their detectors (River objects, called by
-        DriftAdaptation.observe in Python, the one copy of that loop); then Booster._act
-        starts background learners and replaces the learners that drifted."""
-        warned, drifted = self.adapt.observe(errors, self.booster.n_seen)
+    cdef int _observe(self, list errors, int ensemble_error) except -1:
+        """The learners' errors and the booster's own to their detectors (River objects,
+        called by DriftAdaptation.observe in Python, the one copy of that loop); then
+        Booster._act starts background learners and replaces the learners that drifted."""
+        warned, drifted = self.adapt.observe(errors, self.booster.n_seen, ensemble_error)
         self.booster._act(self.adapt, warned, drifted)
         return 0
 
@@ -609,6 +609,11 @@ cdef class Engine:
                     top = j
             out.append(0 if rel[top] else 1)
         return out
+
+    cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
+        """The booster's own 0/1 error on the example, from the walk before anything learns
+        (the task engines say how their prediction errs)."""
+        raise NotImplementedError
 
     cdef int _record_edges(self) except -1:
         """pool.record_edge for every learner whose step gave an edge (has_edge), with the
@@ -823,6 +828,7 @@ cdef class BinaryEngine(Engine):
         cdef double wd = _check_w(w)
         cdef object task = self.task
         cdef CWalk cw
+        cdef int ensemble_error = 0
         if type(y) is not bool:
             if type(y) is int and (y == 0 or y == 1):  # as_binary_label
                 y = y == 1
@@ -833,12 +839,20 @@ cdef class BinaryEngine(Engine):
             return 0
         self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
         cw = self._walk(clean)
-        errors = self._errors(cw, 1 if y else -1, NULL) if self.adapt is not None else None
+        errors = None
+        if self.adapt is not None:
+            errors = self._errors(cw, 1 if y else -1, NULL)
+            ensemble_error = self._ensemble_error(cw, 1 if y else -1, NULL)
         self._binary_learn(cw, clean, y, wd)
         self._walk_stale()
         if errors is not None:
-            self._observe(errors)
+            self._observe(errors, ensemble_error)
         return 0
+
+    cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
+        """Whether the prediction (P(True) >= 0.5; with random expert draws their expectation,
+        which draws nothing) misses the sign ``target``."""
+        return 0 if (self._binary_proba(cw) >= 0.5) == (target == 1) else 1
 
     cdef double _binary_proba(self, CWalk cw) except? -1.0:
         """P(True), by the booster's prediction (tasks.BinaryTask)."""
@@ -989,7 +1003,7 @@ cdef class MulticlassEngine(Engine):
     cdef int _learn_one(self, object x, object y, object w) except -1:
         cdef double wd = _check_w(w)
         cdef object task = self.task, idx, clean
-        cdef int i, k, yi
+        cdef int i, k, yi, ensemble_error = 0
         cdef CWalk cw
         try:
             idx = (<dict>task._index).get(y)
@@ -1020,14 +1034,17 @@ cdef class MulticlassEngine(Engine):
             self._walk_stale()
             return 0
         cw = self._walk(clean)
-        errors = self._errors(cw, yi, NULL) if self.adapt is not None else None
+        errors = None
+        if self.adapt is not None:
+            errors = self._errors(cw, yi, NULL)
+            ensemble_error = self._ensemble_error(cw, yi, NULL)
         self._label_steps(cw, yi, NULL, wd, y)
         if self.experts is not None:
             self._mc_experts_update(cw, yi, wd)
         self._teach(clean, y, wd)
         self._walk_stale()
         if errors is not None:
-            self._observe(errors)
+            self._observe(errors, ensemble_error)
         return 0
 
     cdef int _mc_experts_update(self, CWalk cw, int yi, double w) except -1:
@@ -1044,6 +1061,14 @@ cdef class MulticlassEngine(Engine):
         if any_loss:
             self.hedge.update_c(self.tmp, w, self.share)
         return 0
+
+    cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
+        """Whether the most probable label (with random expert draws, of their expectation,
+        which draws nothing) is not the label index ``target``."""
+        cdef int k = cw.k
+        cdef double* out = self.kb + 2 * k
+        self._mc_proba_vector(cw, out)
+        return 0 if _argbest(out, k, True, self.task._rank) == target else 1
 
     cdef int _mc_proba_vector(self, CWalk cw, double* out) except -1:
         """The label probabilities, by the booster's prediction (tasks.MulticlassTask)."""
@@ -1196,19 +1221,23 @@ cdef class RankingEngine(Engine):
     cdef int _rk_scores(self, object x) except -1:
         """The label scores (tasks.RankingTask) into self.kb[:k]; returns k (0: no label known
         yet)."""
-        cdef int i, j, n = self.n, k = len(self.task.labels)
+        cdef int k = len(self.task.labels)
         cdef CWalk cw
-        cdef double* out
-        cdef double* weights
-        cdef int idx
         clean = _cleaned(self.memo, x, self.order)
         if k == 0:
             return 0
         cw = self._walk(clean)
-        out = self.kb
+        self._rk_scores_of(cw, k, self.kb, True)
+        return k
+
+    cdef int _rk_scores_of(self, CWalk cw, int k, double* out, bint draw) except -1:
+        """The label scores of the walk ``cw`` into ``out[:k]``; with random expert draws a
+        drawn expert's (``draw``) or the Hedge-weighted scores, their expectation."""
+        cdef int i, j, n = self.n, idx
+        cdef double* weights
         if self.experts is None:
             vsum_axis0(cw.vec, n, k, out)
-        elif self.prediction == P_RANDOM:
+        elif draw and self.prediction == P_RANDOM:
             idx = self.experts.draw(self.booster._rng)
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
@@ -1217,7 +1246,18 @@ cdef class RankingEngine(Engine):
             for i in range(n):
                 self.tmp[i] = weights[i]
             vecmat(self.tmp, cw.scores, out, n, k)
-        return k
+        return 0
+
+    cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
+        """Whether the top-scored label (the first maximum) is irrelevant (``rel``), as for
+        the learners' errors."""
+        cdef int j, k = cw.k, top = 0
+        cdef double* out = self.kb
+        self._rk_scores_of(cw, k, out, False)
+        for j in range(1, k):
+            if out[j] > out[top]:
+                top = j
+        return 0 if rel[top] else 1
 
     cdef object _predict_proba_one(self, object x):
         return self._rank_proba_one(x, False)
@@ -1277,6 +1317,7 @@ cdef class RankingEngine(Engine):
         cdef double wd = _check_w(w)
         cdef object task = self.task, clean
         cdef dict index = task._index
+        cdef int ensemble_error = 0
         cdef list labels
         cdef int i, j, n = self.n, k, m
         cdef double top, bound  # (C doubles: the same divisions, without a float object each)
@@ -1316,7 +1357,10 @@ cdef class RankingEngine(Engine):
         else:
             for j in range(k):
                 rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
-        errors = self._errors(cw, 0, rel) if self.adapt is not None else None
+        errors = None
+        if self.adapt is not None:
+            errors = self._errors(cw, 0, rel)
+            ensemble_error = self._ensemble_error(cw, 0, rel)
         self._label_steps(cw, -1, rel, wd, None)  # (each learner's cost bound in teach)
         if self.experts is not None:
             self._rk_experts_update(cw, rel, wd)
@@ -1334,7 +1378,7 @@ cdef class RankingEngine(Engine):
         self._teach_offers(clean, None, labels, self.oy, self.oi, self.op, m, wd)
         self._walk_stale()
         if errors is not None:
-            self._observe(errors)
+            self._observe(errors, ensemble_error)
         return 0
 
     cdef bint _rk_commit_known(self, dict y, double w) except -1:

@@ -163,6 +163,128 @@ def test_ranking_replaces_on_label_swap(compiled):
     assert len(model.replacement_times) == sum(model.replacements)
 
 
+# ----------------------------------------------------------------------------- arming
+
+
+def feed(adapt, steps, errors, ensemble_error, t0=0):
+    """``steps`` examples of the same errors to ``adapt``; the replacements it selects (it is
+    told that each was made, as the booster does), as (stream time, learner)."""
+    out = []
+    for t in range(t0 + 1, t0 + steps + 1):
+        _, drifted = adapt.observe(errors, t, ensemble_error)
+        for i in drifted:
+            adapt.replaced(i, t, False)
+            out.append((t, i))
+    return out
+
+
+def test_detections_wait_for_the_booster_error_to_rise():
+    adapt = adaptation.DriftAdaptation(adwin(), None, 3, 10_000)
+    # learner 2's error jumps from 0 to 1 while the booster's own error stays 0: its detector
+    # fires, and nothing is replaced
+    assert feed(adapt, 600, [0, 0, 0], 0) == []
+    assert feed(adapt, 300, [0, 0, 1], 0, t0=600) == []
+    assert adapt.fired[2] is not None and not adapt.armed
+    fired_at = adapt.fired[2]
+    # the booster's error rises: armed, and learner 2's detection (within ARMING_WINDOW) acts
+    got = feed(adapt, 300, [0, 0, 1], 1, t0=900)
+    assert adapt.armed and adapt.arming is None and adapt.fired is None
+    assert [i for _, i in got] == [2]
+    assert got[0][0] - fired_at <= adaptation.ARMING_WINDOW
+
+
+def test_an_old_detection_does_not_act_when_armed():
+    adapt = adaptation.DriftAdaptation(adwin(), None, 3, 10_000)
+    feed(adapt, 600, [0, 0, 0], 0)
+    feed(adapt, 300, [0, 1, 0], 0, t0=600)
+    assert adapt.fired[1] is not None
+    quiet = adaptation.ARMING_WINDOW + 100  # longer ago than the window when it arms
+    feed(adapt, quiet, [0, 1, 0], 0, t0=900)
+    assert feed(adapt, 300, [0, 1, 0], 1, t0=900 + quiet) == []
+    assert adapt.armed
+
+
+def test_a_pickle_from_before_the_arming_stays_armed():
+    adapt = adaptation.DriftAdaptation(adwin(), None, 2, 100)
+    state = adapt.__dict__.copy()
+    for name in ("armed", "arming", "fired"):
+        del state[name]
+    old = adaptation.DriftAdaptation.__new__(adaptation.DriftAdaptation)
+    old.__dict__.update(state)
+    feed(old, 300, [0, 0], 0)
+    assert feed(old, 300, [1, 0], 0, t0=300)  # replaced without the booster's error rising
+
+
+def test_stationary_stream_replaces_nothing_unless_armed(compiled, monkeypatch):
+    # A stationary stream: the boosted learners' detectors fire in the warm-up (their
+    # unweighted errors rise as the booster's weights settle), the booster's error does not
+    data = list(itertools.islice(synth.Waveform(seed=42), 1500))
+    model = river_boost.AdaBoostOLM(n_models=20, seed=42, drift_detector=drift.ADWIN())
+    run(model, data)
+    assert not model._drift.armed
+    assert any(f is not None for f in model._drift.fired)
+    assert model.replacements == [0] * 20
+    # armed from the start, as before the arming: the same detections replace learners
+    monkeypatch.setattr(adaptation.DriftAdaptation, "armed", True)
+    monkeypatch.setattr(
+        adaptation.DriftAdaptation, "__init__", _armed_init(adaptation.DriftAdaptation.__init__)
+    )
+    armed = river_boost.AdaBoostOLM(n_models=20, seed=42, drift_detector=drift.ADWIN())
+    run(armed, data)
+    assert sum(armed.replacements) >= 1
+
+
+def _armed_init(init):
+    def armed_init(self, *args):
+        init(self, *args)
+        self.armed = True
+
+    return armed_init
+
+
+@pytest.mark.parametrize(
+    "cls, data",
+    [
+        (river_boost.AdaBoostOL, None),
+        (river_boost.OSBoostOCP, None),
+        (river_boost.AdaBoostOLM, "led"),
+        (river_boost.OnlineMBBM, "led"),
+        (river_boost.AdaOLMR, "multilabel"),
+        (river_boost.OnlineBMR, "multilabel"),
+    ],
+)
+def test_the_booster_error_is_its_prediction_against_the_label(cls, data, monkeypatch):
+    """The walk hands the detectors the booster's own error: its prediction of the example,
+    made before it learns, against the label (ranking: its top-scored label irrelevant)."""
+    stream = {None: flipped(1500, 800), "led": led(1500), "multilabel": multilabel(600)}[data]
+    seen = []
+    observe = adaptation.DriftAdaptation.observe
+
+    def spy(self, errors, t, ensemble_error):
+        seen.append(ensemble_error)
+        return observe(self, errors, t, ensemble_error)
+
+    monkeypatch.setattr(adaptation.DriftAdaptation, "observe", spy)
+    model = cls(n_models=4, seed=1, drift_detector=adwin())
+    expected = []
+    for t, (x, y) in enumerate(stream):
+        if data == "multilabel":
+            scores = model.score_one(x)
+            top = max(scores, key=scores.get) if scores else None  # the first maximum
+            wrong = None if top is None else int(not y.get(top, False))
+        else:
+            wrong = int(model.predict_one(x) != y)
+        n_before = len(seen)
+        model.learn_one(x, y)
+        if len(seen) > n_before and t >= 20:
+            # (from the 20th example on: a class the prediction did not know yet is known
+            # to the walk of learn_one, which errs differently)
+            expected.append((t, wrong, seen[-1]))
+    assert len(expected) > 250
+    assert [(t, e) for t, e, _ in expected] == [(t, e) for t, _, e in expected]
+    assert 0 < sum(seen) < len(seen)  # it errs, and not always
+
+
 # ----------------------------------------------------------------------------- background learners
 
 

@@ -243,6 +243,22 @@ def errors(task, ex: Example) -> list:
     return [0 if ex.relevant[int(np.argmax(row))] else 1 for row in ex.rows]
 
 
+def ensemble_error(task, ex: Example, experts) -> int:
+    """The booster's own 0/1 error, for arming drift adaptation: its prediction from the walk
+    against the label (with random expert draws, their expectation; ranking: whether its
+    top-scored label is irrelevant)."""
+    if task.kind == "binary":
+        return 0 if (binary_proba(ex, experts)[True] >= 0.5) == (ex.sign == 1) else 1
+    if task.kind == "multiclass":
+        proba = multiclass_proba_vector(task, ex, experts)
+        return 0 if argbest(task, proba.tolist()) == ex.yi else 1
+    if experts is None:
+        values = ex.rows.sum(axis=0)
+    else:
+        values = np.asarray(experts.hedge.weights) @ ex.scores
+    return 0 if ex.relevant[int(np.argmax(values))] else 1
+
+
 def binary_proba(w: Walk, experts) -> dict:
     if experts is None:
         # smoothed share of True votes, (#True + 1/2) / (N + 1)
@@ -319,6 +335,9 @@ def learn_one(b, x, y, w=1.0):
         pool.edges if rule.needs_edges else [0.0] * n,
         **label,
     )
+    adapt = b._drift
+    if adapt is not None:  # (before the experts learn the example)
+        booster_error = ensemble_error(task, ex, experts)
     step = getattr(rule, task.kind + "_step")
     state = getattr(rule, task.kind + "_start")(ex)
     teach_values, gradients = [], []
@@ -328,13 +347,12 @@ def learn_one(b, x, y, w=1.0):
         gradients.append(gradient)
         if edge is not None:
             pool.record_edge(i, *edge)
-    adapt = b._drift
     if experts is not None:  # with drift adaptation, each learner's own rate and share
         experts.ogd.step_all(gradients, rate_divisor(task), adapt is not None)
         experts.hedge.update(expert_losses(task, ex), w, adapt.share if adapt is not None else 0.0)
     teach(pool, x, offers(task, ex, teach_values), w)
     if adapt is not None:
-        warned, drifted = adapt.observe(errors(task, ex), b.n_seen)
+        warned, drifted = adapt.observe(errors(task, ex), b.n_seen, booster_error)
         b._act(adapt, warned, drifted)
 
 

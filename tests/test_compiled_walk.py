@@ -23,7 +23,7 @@ from river import base, datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost import core, forest, potentials, walk
+from river_boost import adaptation, core, forest, potentials, walk
 
 from . import python_walk
 
@@ -317,8 +317,22 @@ def _compare(compiled, python, stream, switch_at=None) -> int:
 # ----------------------------------------------------------------------------- the walks agree
 
 
+def _armed_from_the_start(monkeypatch):
+    """Drift adaptation armed from the first example: on these short, barely learnable
+    streams a flip need not raise the booster's error (AdaBoost.OL: 36% errors before, 33%
+    after), and learners must be replaced on both walks (the arming has its own test)."""
+    init = adaptation.DriftAdaptation.__init__
+
+    def armed_init(self, *args):
+        init(self, *args)
+        self.armed = True
+
+    monkeypatch.setattr(adaptation.DriftAdaptation, "__init__", armed_init)
+
+
 @pytest.mark.parametrize("cls, params, stream", CASES, ids=[_ids(c) for c in CASES])
 def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatch):
+    _armed_from_the_start(monkeypatch)
     data = STREAMS[stream](LENGTHS.get(stream, 400), seed=3)
     compiled = _build(cls, params)
     python = _build(cls, params)
@@ -329,6 +343,18 @@ def test_compiled_and_python_walks_agree_exactly(cls, params, stream, monkeypatc
         assert compiled.replacement_times
         if compiled.warning_detector is not None:
             assert any(compiled.drift_warnings)
+
+
+@pytest.mark.parametrize("cls, params, stream", DRIFT_CASES, ids=[_ids(c) for c in DRIFT_CASES])
+def test_walks_agree_on_arming_drift_adaptation(cls, params, stream, monkeypatch):
+    """The booster's own error, which arms drift adaptation, is the same on both walks
+    (armed at its first rise, however small, on these short streams)."""
+    monkeypatch.setattr(adaptation, "ARMING_DELTA", 0.99)
+    data = STREAMS[stream](LENGTHS.get(stream, 400), seed=3)
+    differ, compiled, python = _compare(_build(cls, params), _build(cls, params), data)
+    assert differ == 0
+    assert _same(_diagnostics(compiled), _diagnostics(python))
+    assert compiled._drift.armed == python._drift.armed
 
 
 @pytest.mark.parametrize(
@@ -598,6 +624,7 @@ def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, strea
     """Weak learners that are River classifiers (not the compiled forest) run on the compiled
     walk through their Python methods (core.ModelLearners), with the Python walk's results."""
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
+    _armed_from_the_start(monkeypatch)
     booster = _build(cls, params)
     assert walk.engine_for(booster) is not None
     # River's trees copy slowly (the reference starts from a copy at every example)

@@ -586,6 +586,7 @@ cdef class Engine:
         Booster._act starts background learners and replaces the learners that drifted."""
         warned, drifted = self.adapt.observe(errors, self.booster.n_seen, ensemble_error)
         self.booster._act(self.adapt, warned, drifted)
+        self.share = self.adapt.share  # (0 until the adaptation is armed)
         return 0
 
     cdef list _errors(self, CWalk cw, int target, const char* rel):

@@ -30,7 +30,8 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   the rest of the stream, and from then on the learners' detections are acted on as below
   (with the detections of the last ``ARMING_WINDOW`` examples: a learner's detector may fire
   first). The learners' detectors run from the start either way, and warnings start
-  background learners unarmed too (they do not vote).
+  background learners unarmed too (they do not vote). Until it is armed, the booster is the
+  one without drift adaptation, to the last bit: nothing is replaced and nothing forgets.
 - **How many at a time.** At most one learner is replaced per example (among those whose
   detectors fired, the one whose error estimate is highest, as River's
   ``ADWINBoostingClassifier`` does), and none while one learner in :data:`YOUNG_SHARE` (at
@@ -46,12 +47,13 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
 - **Background learners.** With ``warning_detector`` (e.g. a more sensitive ADWIN, as in
   ARF), a warning of learner ``i`` starts a background learner that learns whatever learner
   ``i`` learns (restarting it if there was one) and takes its place on drift.
-- **Forgetting.** ``memory`` ``M``: edges are exponentially weighted (factor ``1 - 1/M``
-  per term), the OGD rate of ``alpha`` never falls below ``learning_rate / sqrt(M)``, and
-  Hedge is fixed-share Hedge with share ``1/M``, so that statistics follow a new concept
-  within about ``M`` examples. ``None`` (default) takes :data:`DEFAULT_MEMORY` with a
-  detector; ``memory`` without a detector is an error (the booster would no longer be the
-  one without drift adaptation, which the compiled walk relies on).
+- **Forgetting.** ``memory`` ``M``, from the example that arms the adaptation on: edges
+  are exponentially weighted (factor ``1 - 1/M`` per term), the OGD rate of ``alpha`` never
+  falls below ``learning_rate / sqrt(M)``, and Hedge is fixed-share Hedge with share
+  ``1/M``, so that statistics follow a new concept within about ``M`` examples. ``None``
+  (default) takes :data:`DEFAULT_MEMORY` with a detector; ``memory`` without a detector is
+  an error (the booster would no longer be the one without drift adaptation, which the
+  compiled walk relies on).
 - **Choosing ``memory``.** It also sets how fast learners may be replaced (at most one in
   five younger than ``memory`` examples), so it trades following a fast drift against
   replacing trees that would have kept up with a slow one. Measured on the drift suite
@@ -193,7 +195,7 @@ class DriftAdaptation:
         self.drift_detector = drift_detector
         self.warning_detector = warning_detector
         self.memory = memory
-        self.share = 1.0 / memory
+        self.share = 0.0  # fixed-share Hedge's share: 1 / memory once armed
         self.detectors = [drift_detector.clone() for _ in range(n)]
         self.warning_detectors = (
             None if warning_detector is None else [warning_detector.clone() for _ in range(n)]
@@ -207,11 +209,13 @@ class DriftAdaptation:
         self.born: list = [None] * n
         self.max_young = max(1, n // YOUNG_SHARE)
         self.armed = False
+        self.forgets = False  # Booster._start_forgetting
         self.arming = drift.ADWIN(delta=ARMING_DELTA)
         self.fired: list | None = [None] * n  # stream time of detections while not armed
 
     # A pickle from before the arming has none of them: it stays armed, as it was.
     armed = True
+    forgets = True
     arming = None
     fired = None
 

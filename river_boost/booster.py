@@ -103,12 +103,10 @@ class Booster(Watched, base.Estimator):
         self._n_seen = array("q", [0])
         self._drift = None
         if memory is not None:  # drift adaptation is on (river_boost.adaptation)
+            # (its forgetting starts when it is armed: _start_forgetting)
             self._drift = DriftAdaptation(
                 self.drift_detector, self.warning_detector, self.n_models, memory
             )
-            self._pool._edge_decay = 1.0 - 1.0 / memory
-            if self._experts is not None:
-                self._experts.ogd.memory = memory
 
     # Drift adaptation is off unless a preset takes a detector (class defaults: presets and
     # pickles from before it have none).
@@ -162,7 +160,10 @@ class Booster(Watched, base.Estimator):
 
     def _act(self, adapt: DriftAdaptation, warned, drifted) -> None:
         """Start background learners for the learners that ``warned``, replace those that
-        ``drifted`` (as :meth:`DriftAdaptation.observe` selected them)."""
+        ``drifted`` (as :meth:`DriftAdaptation.observe` selected them); once the adaptation
+        is armed, the statistics start to forget."""
+        if adapt.armed and not adapt.forgets:
+            self._start_forgetting(adapt)
         pool = self._pool
         for i in warned:
             if i not in drifted:
@@ -173,6 +174,16 @@ class Booster(Watched, base.Estimator):
                 self._experts.ogd.restart(i)
                 self._experts.hedge.restart(i)
             adapt.replaced(i, self.n_seen, promoted)
+
+    def _start_forgetting(self, adapt: DriftAdaptation) -> None:
+        """``memory``'s forgetting, from the example that armed the adaptation on: the edges
+        fade, the vote weights' learning rate stops falling, Hedge shares."""
+        memory = adapt.memory
+        self._pool._edge_decay = 1.0 - 1.0 / memory
+        if self._experts is not None:
+            self._experts.ogd.memory = memory
+        adapt.share = 1.0 / memory
+        adapt.forgets = True
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""

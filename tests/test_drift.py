@@ -234,6 +234,37 @@ def test_stationary_stream_replaces_nothing_unless_armed(compiled, monkeypatch):
     assert sum(armed.replacements) >= 1
 
 
+@pytest.mark.parametrize(
+    "cls, n, fires",
+    [(river_boost.AdaBoostOLM, 20, True), (river_boost.OnlineMBBM, 10, False)],
+)
+def test_until_armed_the_booster_is_the_one_without_adaptation(cls, n, fires, compiled):
+    # Waveform is stationary: the booster's error never rises, so nothing is replaced and
+    # nothing forgets; every prediction is the one of the booster without adaptation
+    data = list(itertools.islice(synth.Waveform(seed=42), 1500))
+    plain = cls(n_models=n, seed=42)
+    watched = cls(n_models=n, seed=42, drift_detector=drift.ADWIN())
+    assert run(watched, data) == run(plain, data)
+    assert not watched._drift.armed and not watched._drift.forgets
+    # (AdaBoost.OLM's learners' detectors fired all the same)
+    assert any(f is not None for f in watched._drift.fired) == fires
+
+
+def test_forgetting_starts_when_armed(compiled):
+    model = river_boost.AdaBoostOL(n_models=4, seed=1, drift_detector=adwin(), memory=500)
+    pool, ogd = model.pool, model._experts.ogd
+    data = flipped(4000, 2000)
+    for t, (x, y) in enumerate(data):
+        model.learn_one(x, y)
+        if not model._drift.armed:
+            assert pool._edge_decay == 1.0 and ogd.memory is None and model._drift.share == 0.0
+        elif t < 2000:
+            raise AssertionError("armed before the flip")
+    assert model._drift.armed and model._drift.forgets
+    assert pool._edge_decay == 1.0 - 1.0 / 500 and ogd.memory == 500
+    assert model._drift.share == 1.0 / 500
+
+
 def _armed_init(init):
     def armed_init(self, *args):
         init(self, *args)

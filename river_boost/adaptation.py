@@ -30,8 +30,10 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   the rest of the stream, and from then on the learners' detections are acted on as below
   (with the detections of the last ``ARMING_WINDOW`` examples: a learner's detector may fire
   first). The learners' detectors run from the start either way, and warnings start
-  background learners unarmed too (they do not vote). Until it is armed, the booster is the
-  one without drift adaptation, to the last bit: nothing is replaced and nothing forgets.
+  background learners unarmed too (they do not vote). Until it is armed nothing is replaced,
+  and of ``memory``'s forgetting only the vote weights' rate floor (below) is on, which
+  binds after ``memory`` examples: so over its first ``memory`` examples an unarmed booster
+  is the one without drift adaptation, to the last bit.
 - **How many at a time.** At most one learner is replaced per example (among those whose
   detectors fired, the one whose error estimate is highest, as River's
   ``ADWINBoostingClassifier`` does), and none while one learner in :data:`YOUNG_SHARE` (at
@@ -47,10 +49,12 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
 - **Background learners.** With ``warning_detector`` (e.g. a more sensitive ADWIN, as in
   ARF), a warning of learner ``i`` starts a background learner that learns whatever learner
   ``i`` learns (restarting it if there was one) and takes its place on drift.
-- **Forgetting.** ``memory`` ``M``, from the example that arms the adaptation on: edges
-  are exponentially weighted (factor ``1 - 1/M`` per term), the OGD rate of ``alpha`` never
-  falls below ``learning_rate / sqrt(M)``, and Hedge is fixed-share Hedge with share
-  ``1/M``, so that statistics follow a new concept within about ``M`` examples. ``None``
+- **Forgetting.** ``memory`` ``M``: the OGD rate of ``alpha`` never falls below
+  ``learning_rate / sqrt(M)`` (from the first example: with the floor off until the arming,
+  AdaBoost.OLM recovered from a first change on LED ten points slower for 5,000 examples),
+  and from the example that arms the adaptation on, edges are exponentially weighted
+  (factor ``1 - 1/M`` per term) and Hedge is fixed-share Hedge with share ``1/M``, so that
+  statistics follow a new concept within about ``M`` examples. ``None``
   (default) takes :data:`DEFAULT_MEMORY` with a detector; ``memory`` without a detector is
   an error (the booster would no longer be the one without drift adaptation, which the
   compiled walk relies on).

@@ -33,14 +33,17 @@ TAKE_GAMMA = {"OnlineBBM", "OSBoost", "OnlineMBBM"}  # the suite runs them at γ
 BASE = "none"
 
 
-def _variant(spec: str) -> tuple[str, str]:
+def parse_variant(spec: str) -> tuple[str, str]:
+    """``name:key=value;...`` -> (name, the keyword arguments' text)."""
     name, _, kwargs = spec.partition(":")
     if not name or name == BASE:
         raise argparse.ArgumentTypeError(f"a variant needs a name other than {BASE!r}: {spec!r}")
     return name, kwargs
 
 
-def _kwargs(text: str) -> dict:
+def parse_kwargs(text: str) -> dict:
+    """The keyword arguments of a variant (values are Python expressions; ``drift`` is
+    ``river.drift``)."""
     from river import drift
 
     out = {}
@@ -58,7 +61,7 @@ def run(job) -> dict:
     import river_boost
     from river_boost import bench
 
-    params = _kwargs(kwargs)
+    params = parse_kwargs(kwargs)
     if booster in TAKE_GAMMA:
         params["gamma"] = 0.1
     factory, length = bench.DRIFT_STREAMS[stream][:2]
@@ -129,7 +132,7 @@ def summary(rows: list) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("variants", nargs="*", type=_variant, help="name:key=value;...")
+    parser.add_argument("variants", nargs="*", type=parse_variant, help="name:key=value;...")
     parser.add_argument("--out", required=True, help="JSON lines file (appended to)")
     parser.add_argument("--seeds", default="42", help="model seeds (default: 42)")
     parser.add_argument("--boosters", default=",".join(BINARY + MULTICLASS))

@@ -52,8 +52,9 @@ import statistics
 import time
 from multiprocessing import Pool
 
+from drift_defaults import BASE, parse_kwargs, parse_variant  # (this folder; variants alike)
+
 MULTICLASS = {"AdaBoostOLM", "OnlineMBBM"}
-BASE = "none"
 ARF = "River.ARF"
 SPLITS = {"tune": 1000, "report": 2000}  # a stream's random.Random seed is this + its index
 LOSS = 0.3  # points: a variant "loses" a stream when its mean gain is below -LOSS
@@ -234,23 +235,6 @@ def build(spec: dict):
     return stream
 
 
-def _variant(spec: str) -> tuple[str, str]:
-    name, _, kwargs = spec.partition(":")
-    if not name or name == BASE:
-        raise argparse.ArgumentTypeError(f"a variant needs a name other than {BASE!r}: {spec!r}")
-    return name, kwargs
-
-
-def _kwargs(text: str) -> dict:
-    from river import drift
-
-    out = {}
-    for item in filter(None, text.split(";")):
-        key, _, value = item.partition("=")
-        out[key.strip()] = eval(value, {"drift": drift})  # noqa: S307 (the user's own command)
-    return out
-
-
 def run(job) -> dict:
     """One model on one stream: prequential accuracy, replacements, CPU seconds."""
     booster, spec, variant, kwargs, seed, n_models = job
@@ -261,7 +245,7 @@ def run(job) -> dict:
     if booster == ARF:
         model = forest.ARFClassifier(seed=seed)
     else:
-        params = _kwargs(kwargs)
+        params = parse_kwargs(kwargs)
         if n_models is not None:
             params["n_models"] = n_models
         model = getattr(river_boost, booster)(seed=seed, **params)
@@ -382,7 +366,7 @@ def _list(spec: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("variants", nargs="*", type=_variant, help="name:key=value;...")
+    parser.add_argument("variants", nargs="*", type=parse_variant, help="name:key=value;...")
     parser.add_argument("--out", help="JSON lines file (appended to)")
     parser.add_argument("--splits", default="tune,report", help="default: tune,report")
     parser.add_argument("--n-streams", type=int, default=12, help="per split (default: 12)")

@@ -64,6 +64,17 @@ cdef inline double py_max(double a, double b) noexcept:
     return b if b > a else a
 
 
+cdef inline int _first_max(const double* v, int k) noexcept:
+    """int(np.argmax(v[:k])): the first maximum, a NaN first (the ranking errors' top label)."""
+    cdef int j, top = 0
+    for j in range(k):
+        if isnan(v[j]):
+            return j
+        if v[j] > v[top]:
+            top = j
+    return top
+
+
 cdef inline int _argbest(const double* v, int k, bint maximize, list rank) except -2:
     """The best value, ties to the best-ranked label (0 if k < 1).
     A function, not a method, so that the walks' calls (one per learner or expert and
@@ -593,22 +604,13 @@ cdef class Engine:
         """Each learner's 0/1 error (the tasks' drift errors), taken from the walk before anything
         learns (binary: its vote against the sign ``target``; multiclass: against the label
         index ``target``; ranking, ``rel`` given: whether its top label is irrelevant)."""
-        cdef int i, j, n = self.n, k = cw.k, top
-        cdef double* h
+        cdef int i, n = self.n, k = cw.k
         cdef list out = []
         for i in range(n):
             if rel == NULL:
                 out.append(0 if cw.votes[i] == target else 1)
-                continue
-            h = cw.vec + i * k  # int(np.argmax(H[i])): the first maximum (a NaN first)
-            top = 0
-            for j in range(k):
-                if isnan(h[j]):
-                    top = j
-                    break
-                if h[j] > h[top]:
-                    top = j
-            out.append(0 if rel[top] else 1)
+            else:
+                out.append(0 if rel[_first_max(cw.vec + i * k, k)] else 1)
         return out
 
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
@@ -1252,13 +1254,9 @@ cdef class RankingEngine(Engine):
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
         """Whether the top-scored label (the first maximum) is irrelevant (``rel``), as for
         the learners' errors."""
-        cdef int j, k = cw.k, top = 0
-        cdef double* out = self.kb
-        self._rk_scores_of(cw, k, out, False)
-        for j in range(1, k):
-            if out[j] > out[top]:
-                top = j
-        return 0 if rel[top] else 1
+        cdef int k = cw.k
+        self._rk_scores_of(cw, k, self.kb, False)
+        return 0 if rel[_first_max(self.kb, k)] else 1
 
     cdef object _predict_proba_one(self, object x):
         return self._rank_proba_one(x, False)

@@ -213,15 +213,18 @@ class DriftAdaptation:
         self.born: list = [None] * n
         self.max_young = max(1, n // YOUNG_SHARE)
         self.armed = False
-        self.forgets = False  # Booster._start_forgetting
         self.arming = drift.ADWIN(delta=ARMING_DELTA)
         self.fired: list | None = [None] * n  # stream time of detections while not armed
 
     # A pickle from before the arming has none of them: it stays armed, as it was.
     armed = True
-    forgets = True
     arming = None
     fired = None
+
+    @property
+    def forgets(self) -> bool:
+        """Whether the edges and Hedge forget (Booster._start_forgetting, once armed)."""
+        return self.share != 0.0
 
     def observe(self, errors, t: int, ensemble_error: int) -> tuple:
         """``(warned, drifted)``: the learners whose warning and drift detectors fired on

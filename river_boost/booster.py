@@ -185,8 +185,7 @@ class Booster(Watched, base.Estimator):
         fade and Hedge shares (the vote weights' rate floor holds from the first example)."""
         memory = adapt.memory
         self._pool._edge_decay = 1.0 - 1.0 / memory
-        adapt.share = 1.0 / memory
-        adapt.forgets = True
+        adapt.share = 1.0 / memory  # (DriftAdaptation.forgets from now on)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""

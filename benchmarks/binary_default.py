@@ -11,7 +11,7 @@ River's ARF (10 trees) on the same rows.
     python benchmarks/binary_default.py --seeds 42,43,44 --arf --data-dir DIR
     python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 10,20,40 \
         --seeds 42,43,44,45,46,47,48,49,50,51        # how many learners
-    python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 20 --deep-scales 3
+    python benchmarks/binary_default.py --boosters OSBoostOCP --n-models 20 --deep-scales 1
 
 Prints the accuracy table, and for each booster its wins and losses against AdaBoost.OL
 (stream means), the mean difference and the worst stream; with several ``--n-models``, each
@@ -137,7 +137,8 @@ def main(argv=None):
     parser.add_argument(
         "--deep-scales",
         default=None,
-        help="OSBoostOCP's deep_scale values to compare, comma-separated (label name[deep=s])",
+        help="OSBoostOCP's deep_scale values to compare with its default, comma-separated "
+        "(label name[deep=s]; 1: its own chain alone)",
     )
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]

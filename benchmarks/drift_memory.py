@@ -82,14 +82,17 @@ STREAMS = {"sea": drifting_sea, "led": drifting_led}
 
 
 def tree_counts(model) -> dict:
-    """Nodes, leaves, active leaves and C bytes of the trees (the compiled forest's own
-    measures; River's trees: nodes and leaves only)."""
-    learners = model.pool.learners
-    if hasattr(learners, "n_nodes"):
-        nodes = sum(n or 0 for n in learners.n_nodes)
-        leaves = sum(n or 0 for n in learners.n_leaves)
-        active = sum(learners.n_active_leaves)
-        mib = learners._allocated_bytes() / 2**20
+    """Nodes, leaves, active leaves and C bytes of the trees, the deep chain's included
+    (the compiled forest's own measures; River's trees: nodes and leaves only)."""
+    chains = [model]
+    if getattr(model, "deep_chain", None) is not None:
+        chains.append(model.deep_chain)
+    pools = [chain.pool.learners for chain in chains]
+    if all(hasattr(learners, "n_nodes") for learners in pools):
+        nodes = sum(n or 0 for learners in pools for n in learners.n_nodes)
+        leaves = sum(n or 0 for learners in pools for n in learners.n_leaves)
+        active = sum(sum(learners.n_active_leaves) for learners in pools)
+        mib = sum(learners._allocated_bytes() for learners in pools) / 2**20
         return {
             "nodes": nodes,
             "leaves": leaves,
@@ -97,10 +100,11 @@ def tree_counts(model) -> dict:
             "tree_mib": round(mib, 1),
             "bytes_per_leaf": round(mib * 2**20 / max(leaves, 1)),
         }
+    models = [m for learners in pools for m in learners.models]
     return {
-        "nodes": sum(m.n_nodes for m in learners.models),
-        "leaves": sum(m.n_leaves for m in learners.models),
-        "active_leaves": sum(m.n_active_leaves for m in learners.models),
+        "nodes": sum(m.n_nodes for m in models),
+        "leaves": sum(m.n_leaves for m in models),
+        "active_leaves": sum(m.n_active_leaves for m in models),
     }
 
 

@@ -331,17 +331,17 @@ REGISTRY: dict[str, Entry] = {
     "OnlineBBM[min_weight=0]": Entry(
         _make(binary.OnlineBBM, min_weight=0.0), BINARY, GAMMA, "ablation"
     ),
-    # deeper trees beside shallow ones (OSBoostOCP's deep_scale option), without and with
-    # drift adaptation
-    "OSBoost.OCP[deep_scale=3]": Entry(
-        _make(binary.OSBoostOCP, deep_scale=3.0),
+    # OSBoostOCP's own chain alone, without the deep chain of its default (deep_scale=12),
+    # without and with drift adaptation
+    "OSBoost.OCP[deep_scale=1]": Entry(
+        _make(binary.OSBoostOCP, deep_scale=1.0),
         BINARY,
         GAMMA,
         "ablation",
         gammas=(OSBOOST_GAMMA,),
     ),
-    "OSBoost.OCP+drift[deep_scale=3]": Entry(
-        _make(binary.OSBoostOCP, deep_scale=3.0, drift_detector=drift.ADWIN),
+    "OSBoost.OCP+drift[deep_scale=1]": Entry(
+        _make(binary.OSBoostOCP, deep_scale=1.0, drift_detector=drift.ADWIN),
         BINARY,
         GAMMA,
         "ablation",

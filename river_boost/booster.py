@@ -16,6 +16,8 @@ Every public booster is this walk with a task and a rule: a new booster is one r
 
 from __future__ import annotations
 
+import copy
+import math
 import random
 from array import array
 
@@ -28,11 +30,17 @@ from .core import (
     Experts,
     Watched,
     WeakLearnerPool,
+    as_binary_label,
+    check_sample_weight,
+    check_scale,
     default_model,
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["Booster", "BinaryBooster", "MulticlassBooster", "RankingBooster"]
+__all__ = ["Booster", "BinaryBooster", "DeepChain", "MulticlassBooster", "RankingBooster"]
+
+#: Hedge's learning rate over the two chains' mistakes (:class:`DeepChain`)
+DEEP_CHAIN_ETA = 0.1
 
 
 def _from_pool(name: str) -> property:
@@ -87,7 +95,6 @@ class Booster(Watched, base.Estimator):
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
             multiclass=task.multiclass,
             weight_scale=params.get("weight_scale", 1.0),
-            deep_scale=params.get("deep_scale", 1.0),
         )
         self._experts = None
         if rule.surrogate:
@@ -266,11 +273,141 @@ class Booster(Watched, base.Estimator):
         return list(self._experts.hedge.weights)
 
 
+class DeepChain:
+    """A second chain of learners whose trees grow deeper, and Hedge between the two chains.
+
+    A Hoeffding tree counts *weight* before it may split, so a booster's trees, taught with
+    weights of mean 1, stay shallow: what wins on noisy, linear concepts, where shallow trees
+    with naive-Bayes leaves do best, and loses on narrow, non-linear ones, where deeper trees
+    do. ``deep_scale`` runs both: the booster's own chain of ``N`` learners, and beside it a
+    chain of ``ceil(N / 2)`` more, the same booster (same rule, learners and parameters,
+    another seed) whose weights are multiplied by ``deep_scale`` throughout, so that its trees
+    split sooner and grow deeper (and, counting weight, check their size at the same pace per
+    example: a tree's ``memory_estimate_period`` is scaled too; its ``max_size`` is halved, so
+    that the deep chain holds at most a quarter of the booster's trees' memory). The booster
+    predicts with Hedge over the two chains:
+
+    ``P(True) = (1 - v) P_shallow(True) + v P_deep(True)``, with
+    ``v = exp(-eta M_deep) / (exp(-eta M_shallow) + exp(-eta M_deep))``,
+
+    ``M`` being each chain's weighted prequential mistakes (its own prediction, ``P(True) >=
+    1/2``, against the label, weighted by the sample weight, counted before it learns) and
+    ``eta`` = :data:`DEEP_CHAIN_ETA`. With drift adaptation, once it is armed the mistakes
+    fade like the learners' edges, by ``1 - 1/memory`` per example, so that the choice can
+    turn after a change.
+
+    Each chain learns every example. A deep tree splits more often than a shallow one, so the
+    deep chain, half as long, costs about as much time as the booster's own chain. The
+    booster's diagnostics (``models``, ``alphas``, ``edges``, ...) describe its own, shallow
+    chain; :attr:`BinaryBooster.deep_chain` is the deep one.
+
+    """
+
+    def __init__(self, chain, eta: float = DEEP_CHAIN_ETA):
+        self.chain = chain
+        self.eta = eta
+        self.mistakes = [0.0, 0.0]  # the shallow chain's, the deep chain's
+
+    def deep_weight(self) -> float:
+        """Hedge's weight ``v`` of the deep chain."""
+        z = self.eta * (self.mistakes[1] - self.mistakes[0])
+        if z > 0:  # the deep chain erred more: exp(-z) cannot overflow
+            e = math.exp(-z)
+            return e / (1.0 + e)
+        return 1.0 / (1.0 + math.exp(z))
+
+    def combine(self, shallow: dict, deep: dict) -> dict:
+        v = self.deep_weight()
+        p = (1.0 - v) * shallow[True] + v * deep[True]
+        return {False: 1.0 - p, True: p}
+
+    def record(self, shallow: float, deep: float, y: bool, w: float, decay: float) -> None:
+        """The chains' predictions ``P(True)`` for an example they then learned."""
+        m = self.mistakes
+        m[0] = decay * m[0] + (w if (shallow >= 0.5) != y else 0.0)
+        m[1] = decay * m[1] + (w if (deep >= 0.5) != y else 0.0)
+
+
 class BinaryBooster(Booster, base.Classifier):
-    """A booster over the labels ``True``/``False``."""
+    """A booster over the labels ``True``/``False``; with ``deep_scale`` (the presets that take
+    it), a :class:`DeepChain` beside its own."""
+
+    #: the deep chain (a class default: boosters built or pickled without one have none)
+    _deep: DeepChain | None = None
 
     def _build(self, rule, params):
+        scale = params.get("deep_scale", 1.0)
+        check_scale("deep_scale", scale)
         super()._build(BinaryTask(), rule, params)
+        self._deep = None
+        if scale != 1.0:
+            # the same booster at scaled weights; its seed drawn after the pool's, so that the
+            # booster's own chain is the booster without a deep chain
+            chain = object.__new__(type(self))
+            seed = self._rng.getrandbits(64) if self.seed is not None else None
+            model = self.model
+            tree_params = model._get_params()
+            # A tree counts weight to its next size check too: at the same pace per example.
+            # Deep trees fill their size limit first: half of it each keeps the deep chain's
+            # share of memory at a quarter of the booster's.
+            limits = {}
+            if "memory_estimate_period" in tree_params:
+                limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
+            if "max_size" in tree_params:
+                limits["max_size"] = tree_params["max_size"] / 2
+            if limits:
+                model = model.clone(limits)
+            chain_params = {
+                **params,
+                "n_models": (self.n_models + 1) // 2,
+                "model": model,
+                "deep_scale": 1.0,
+                "weight_scale": scale * params.get("weight_scale", 1.0),
+                "seed": seed,
+            }
+            chain_params.pop("self", None)
+            BinaryBooster._build(chain, copy.deepcopy(rule), chain_params)
+            self._deep = DeepChain(chain)
+
+    def learn_one(self, x, y, w=1.0, **kwargs):
+        deep = self._deep
+        if deep is None:
+            _engine.learn_one(self, x, y, w)
+            return
+        label = as_binary_label(y)  # the event is checked before anything changes
+        weight = check_sample_weight(w)
+        shallow_p = _engine.predict_proba_one(self, x)[True]
+        deep_p = _engine.predict_proba_one(deep.chain, x)[True]
+        _engine.learn_one(self, x, y, w)
+        _engine.learn_one(deep.chain, x, y, w)
+        adapt = self._drift
+        decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
+        deep.record(shallow_p, deep_p, label, weight, decay)
+
+    def predict_proba_one(self, x, **kwargs):
+        """The probability of each label for ``x``."""
+        deep = self._deep
+        if deep is None:
+            return _engine.predict_proba_one(self, x)
+        return deep.combine(
+            _engine.predict_proba_one(self, x), _engine.predict_proba_one(deep.chain, x)
+        )
+
+    def predict_one(self, x, **kwargs):
+        """The predicted label for ``x`` (``P(True) >= 1/2``)."""
+        if self._deep is None:
+            return _engine.predict_one(self, x)
+        return self.predict_proba_one(x)[True] >= 0.5
+
+    @property
+    def deep_chain(self):
+        """The deep chain (a booster of the same kind), or ``None`` without ``deep_scale``."""
+        return None if self._deep is None else self._deep.chain
+
+    @property
+    def deep_chain_weight(self) -> float:
+        """Hedge's weight of the deep chain in the prediction (0 without one)."""
+        return 0.0 if self._deep is None else self._deep.deep_weight()
 
 
 class MulticlassBooster(Booster, base.Classifier):

@@ -44,6 +44,7 @@ __all__ = [
     "BoundedCache",
     "as_binary_label",
     "check_sample_weight",
+    "check_scale",
     "check_open_unit",
     "clean_features",
     "replicas",
@@ -110,6 +111,16 @@ def as_binary_label(y) -> bool:
 MAX_SAMPLE_WEIGHT = 1e12
 MIN_SAMPLE_WEIGHT = 1e-12  # a positive weight below counts as 0 (a no-op)
 MAX_ABS_FEATURE = 1e12
+
+
+def check_scale(name: str, scale) -> None:
+    """A weight scale (``weight_scale``, ``deep_scale``): a finite real number above 0."""
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, numbers.Real)
+        or not 0.0 < scale < math.inf  # NaN fails too
+    ):
+        raise ValueError(f"{name} must be finite and > 0, got {scale!r}")
 
 
 def check_sample_weight(w) -> float:
@@ -583,9 +594,6 @@ class WeakLearnerPool(Watched):
       or is 1.0 from the start with ``wide_subsets=False``.
     - ``weight_scale``: every learner's weights are multiplied by it (and by the per-learner
       draw of ``diversify="paper"``): :attr:`weight_scales`.
-    - ``deep_scale``: every second learner's weights (learners 2, 4, 6, ...) are multiplied by
-      it as well. A Hoeffding tree counts weight in its grace period and split bound, so those
-      trees split sooner and grow deeper than their neighbours: one ensemble holds both kinds.
 
     """
 
@@ -601,7 +609,6 @@ class WeakLearnerPool(Watched):
         wide_subsets: bool = True,
         multiclass: bool = False,
         weight_scale: float = 1.0,
-        deep_scale: float = 1.0,
     ):
         if n_models < 1:
             raise ValueError(f"n_models must be >= 1, got {n_models}")
@@ -620,13 +627,7 @@ class WeakLearnerPool(Watched):
         check_feature_fraction(feature_fraction)
         if not 0.0 <= min_weight <= 1.0:
             raise ValueError(f"min_weight must lie in [0, 1], got {min_weight}")
-        for name, scale in (("weight_scale", weight_scale), ("deep_scale", deep_scale)):
-            if (
-                isinstance(scale, bool)
-                or not isinstance(scale, numbers.Real)
-                or not 0.0 < scale < math.inf  # NaN fails too
-            ):
-                raise ValueError(f"{name} must be finite and > 0, got {scale!r}")
+        check_scale("weight_scale", weight_scale)
         self.n_models = n_models
         self.weighting = weighting
         self.min_weight = min_weight
@@ -650,8 +651,6 @@ class WeakLearnerPool(Watched):
         # (river_boost.walk) reads and writes in place instead of boxing a Python object per
         # learner and example. Lists (pickles from before) are converted on first use.
         self._weight_scales = array("d", [float(weight_scale)]) * n_models
-        for i in range(1, n_models, 2):
-            self._weight_scales[i] *= deep_scale
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
@@ -799,9 +798,8 @@ class WeakLearnerPool(Watched):
     )
     weight_scales = _copied(
         "_weight_scales",
-        "The constant each learner's weights are multiplied by (``weight_scale``, times "
-        "``deep_scale`` for every second learner and the per-learner draw of "
-        '``diversify="paper"``).',
+        "The constant each learner's weights are multiplied by (``weight_scale``, times the "
+        '``diversify="paper"`` per-learner draw).',
     )
 
 

@@ -420,20 +420,52 @@ def predict_one(b, x):
     return task.classes[argbest(task, [proba[c] for c in task.classes])]
 
 
+def deep_chain_weight(deep) -> float:
+    """Hedge's weight of the deep chain: ``exp(-eta M_deep) / (exp(-eta M_shallow) +
+    exp(-eta M_deep))`` (river_boost.booster.DeepChain), by the largest term."""
+    m_shallow, m_deep = deep.mistakes
+    top = max(-deep.eta * m_shallow, -deep.eta * m_deep)
+    shallow_term = math.exp(-deep.eta * m_shallow - top)
+    deep_term = math.exp(-deep.eta * m_deep - top)
+    return deep_term / (shallow_term + deep_term)
+
+
 class Reference:
-    """A booster driven by this module's walk: its methods are the reference's."""
+    """A booster driven by this module's walk: its methods are the reference's. A binary
+    booster's deep chain (``deep_scale``) is driven by this walk too, and the two chains'
+    predictions are combined here by Hedge on their weighted mistakes."""
 
     def __init__(self, booster):
         self.booster = booster
+        self.deep = getattr(booster, "_deep", None)
 
     def learn_one(self, x, y, w=1.0):
-        learn_one(self.booster, x, y, w)
+        if self.deep is None:
+            learn_one(self.booster, x, y, w)
+            return
+        chains = (self.booster, self.deep.chain)
+        before = [predict_proba_one(chain, x)[True] for chain in chains]
+        for chain in chains:
+            learn_one(chain, x, y, w)
+        adapt = self.booster._drift
+        fade = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.share != 0 else 1.0
+        truth, weight = y == 1, check_sample_weight(w)
+        for k, p in enumerate(before):
+            missed = (p >= 0.5) != truth
+            self.deep.mistakes[k] = fade * self.deep.mistakes[k] + (weight if missed else 0.0)
 
     def predict_proba_one(self, x):
-        return predict_proba_one(self.booster, x)
+        if self.deep is None:
+            return predict_proba_one(self.booster, x)
+        v = deep_chain_weight(self.deep)
+        p = (1 - v) * predict_proba_one(self.booster, x)[True]
+        p += v * predict_proba_one(self.deep.chain, x)[True]
+        return {False: 1.0 - p, True: p}
 
     def predict_one(self, x):
-        return predict_one(self.booster, x)
+        if self.deep is None:
+            return predict_one(self.booster, x)
+        return self.predict_proba_one(x)[True] >= 0.5
 
     def score_one(self, x):
         return scores(self.booster, x)

@@ -15,7 +15,7 @@ from river import checks, compose, datasets, evaluate, metrics, preprocessing, t
 import river_boost as rb
 from river_boost.core import clean_features
 
-from .helpers import FeatureVoter, phishing, pool_of_voters
+from .helpers import FeatureVoter, assert_reproducible_and_restorable, phishing, pool_of_voters
 from .test_experts import brute_simplex_projection
 from .test_potentials import brute_phi, reachable_margins
 
@@ -144,7 +144,9 @@ def test_osboost_ocp_follows_chen_lin_lu_algorithm_1():
     alpha-weighted share of True votes."""
     gamma, lr = 0.2, 0.7
     features = ["a", "b", "c"]
-    booster = pool_of_voters(rb.OSBoostOCP, features, gamma=gamma, learning_rate=lr, min_weight=0.0)
+    booster = pool_of_voters(
+        rb.OSBoostOCP, features, gamma=gamma, learning_rate=lr, min_weight=0.0, deep_scale=1.0
+    )
     # b is right 6 times in 10, a and c 4 times
     stream = [
         ({"a": a, "b": b, "c": c}, y)
@@ -194,8 +196,10 @@ def test_edges_follow_the_papers_definition():
 
 @pytest.mark.parametrize("cls", BOOSTERS)
 def test_one_learner_is_the_weak_learner(cls):
-    """With n_models=1 the learner is taught every example with weight 1."""
-    booster = cls(n_models=1, diversify=False, seed=0)
+    """With n_models=1 the learner is taught every example with weight 1 (OSBoost.OCP: its
+    own chain, without the deep one)."""
+    single = {"deep_scale": 1.0} if cls is rb.OSBoostOCP else {}
+    booster = cls(n_models=1, diversify=False, seed=0, **single)
     reference = tree.HoeffdingTreeClassifier()
     stream = phishing()
     agree = with_opinion = 0
@@ -420,28 +424,117 @@ def test_a_fresh_adaptive_booster_ties_to_true(prediction):
     assert model.predict_one(x) is True
 
 
-def test_deep_scale_multiplies_the_weights_of_every_second_learner():
-    """The same walk (voters whose votes do not depend on what they learn): learners 2 and 4
-    are taught every example with 3 times the weight, learners 1 and 3 as without it."""
-    rng = random.Random(4)
+def _noisy_linear(n, seed):
+    rng = random.Random(seed)
     stream = []
-    for _ in range(300):
+    for _ in range(n):
         x = {f: rng.uniform(-1, 1) for f in "abcd"}
         stream.append((x, (x["a"] + 0.5 * x["b"] > 0) != (rng.random() < 0.2)))
-    features = ["a", "b", "c", "d"]
-    calls = {}
-    for scale in (1.0, 3.0):
-        booster = pool_of_voters(rb.OSBoostOCP, features, seed=1, deep_scale=scale)
-        for x, y in stream:
-            booster.predict_one(x)
-            booster.learn_one(x, y)
-        assert booster.pool.weight_scales == [1.0, scale, 1.0, scale]
-        calls[scale] = [m.calls for m in booster.models]
-    assert all(len(c) > 50 for c in calls[1.0])
-    for i, (plain, scaled) in enumerate(zip(calls[1.0], calls[3.0], strict=True)):
-        factor = 3.0 if i % 2 else 1.0
-        assert [(x, y) for x, y, _ in plain] == [(x, y) for x, y, _ in scaled]
-        assert [factor * w for _, _, w in plain] == pytest.approx([w for _, _, w in scaled])
+    return stream
+
+
+def test_the_booster_own_chain_is_the_booster_without_a_deep_chain():
+    """``deep_scale`` adds a chain; the booster's own chain learns exactly as without it, and
+    the deep chain is the same booster whose learners' weights are all scaled."""
+    stream = _noisy_linear(400, 4)
+    both = rb.OSBoostOCP(n_models=3, deep_scale=3.0, seed=1)
+    alone = rb.OSBoostOCP(n_models=3, deep_scale=1.0, seed=1)
+    assert alone.deep_chain is None and alone.deep_chain_weight == 0.0
+    for x, y in stream:
+        both.learn_one(x, y)
+        alone.learn_one(x, y)
+    assert both.pool.weight_scales == [1.0] * 3
+    assert both.deep_chain.pool.weight_scales == [3.0] * 2  # ceil(3 / 2) learners
+    # its trees check their size at the same pace per example, with half the size limit
+    tree, deep_tree = both.model._get_params(), both.deep_chain.model._get_params()
+    assert deep_tree["memory_estimate_period"] == 3.0 * tree["memory_estimate_period"]
+    assert deep_tree["max_size"] == tree["max_size"] / 2
+    assert both.alphas == alone.alphas and both.edges == alone.edges
+    assert [m.n_nodes for m in both.models] == [m.n_nodes for m in alone.models]
+    assert both.deep_chain.n_seen == both.n_seen == len(stream)
+
+
+def test_the_prediction_is_hedge_over_the_two_chains_mistakes():
+    """Replayed by hand: each chain's weighted mistakes (its own prediction before it learns)
+    and P(True) = (1 - v) P_shallow + v P_deep, v = exp(-eta M_deep) / (exp(-eta M_shallow)
+    + exp(-eta M_deep)); the chains themselves driven as boosters of their own."""
+    booster = rb.OSBoostOCP(n_models=3, deep_scale=8.0, seed=2)
+    shallow, deep = copy.deepcopy(booster), copy.deepcopy(booster.deep_chain)
+    shallow._deep = None  # its own chain alone
+    eta = booster._deep.eta
+    mistakes = [0.0, 0.0]
+    rng = random.Random(5)
+    stream = _noisy_linear(600, 3)
+    for x, y in stream:
+        p = [shallow.predict_proba_one(x)[True], deep.predict_proba_one(x)[True]]
+        terms = [math.exp(-eta * m) for m in mistakes]
+        v = terms[1] / (terms[0] + terms[1])
+        expected = (1 - v) * p[0] + v * p[1]
+        assert booster.predict_proba_one(x)[True] == pytest.approx(expected, rel=1e-12)
+        assert booster.predict_one(x) == (expected >= 0.5)
+        w = rng.choice([0.5, 1.0, 2.0])
+        for k in range(2):
+            mistakes[k] += w if (p[k] >= 0.5) != y else 0.0
+        booster.learn_one(x, y, w)
+        shallow.learn_one(x, y, w)
+        deep.learn_one(x, y, w)
+        assert booster._deep.mistakes == pytest.approx(mistakes, rel=1e-12)
+    assert 0 < mistakes[0] != mistakes[1] > 0  # the comparison could fail
+
+
+def test_deep_chain_weight_survives_a_large_lead():
+    """A lead of a million mistakes neither overflows nor leaves a NaN."""
+    booster = rb.OSBoostOCP(n_models=2, seed=1)
+    booster._deep.mistakes = [0.0, 1e6]
+    assert booster.deep_chain_weight == 0.0
+    booster._deep.mistakes = [1e6, 0.0]
+    assert booster.deep_chain_weight == 1.0
+    assert booster.predict_proba_one({"a": 1.0}) == booster.deep_chain.predict_proba_one({"a": 1.0})
+
+
+def test_the_chains_mistakes_fade_once_drift_adaptation_is_armed():
+    """After the arming the mistakes fade by 1 - 1/memory per example, like the edges."""
+    from river import drift
+
+    booster = rb.OSBoostOCP(n_models=2, seed=1, drift_detector=drift.ADWIN(), memory=50)
+    stream = _noisy_linear(200, 6)
+    for x, y in stream[:100]:
+        booster.learn_one(x, y)
+    booster._start_forgetting(booster._drift)  # as the arming does
+    shallow = copy.deepcopy(booster)
+    shallow._deep = None  # its own chain alone, in step with the booster's
+    faded = 0
+    for x, y in stream[100:]:
+        before = list(booster._deep.mistakes)
+        missed = [
+            (chain.predict_proba_one(x)[True] >= 0.5) != y
+            for chain in (shallow, booster.deep_chain)
+        ]
+        booster.learn_one(x, y)
+        shallow.learn_one(x, y)
+        for k in range(2):
+            assert booster._deep.mistakes[k] == pytest.approx(0.98 * before[k] + missed[k])
+        faded += before[0] > 0 and not missed[0]
+    assert faded > 10
+
+
+@pytest.mark.parametrize(
+    "event", [({"a": 1.0}, "yes", 1.0), ({"a": 1.0}, True, -1.0), ("x", True, 1.0)]
+)
+def test_a_rejected_event_leaves_both_chains_unchanged(event):
+    booster = rb.OSBoostOCP(n_models=3, seed=3)
+    for x, y in _noisy_linear(150, 1):
+        booster.learn_one(x, y)
+    before = pickle.dumps(booster)
+    with pytest.raises((ValueError, TypeError)):
+        booster.learn_one(*event)
+    assert pickle.dumps(booster) == before
+
+
+def test_two_chains_pickled_mid_stream_predict_as_the_original():
+    assert_reproducible_and_restorable(
+        lambda: rb.OSBoostOCP(n_models=3, seed=7), _noisy_linear(500, 2), 250
+    )
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf, True, "3"])

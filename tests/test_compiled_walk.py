@@ -178,7 +178,7 @@ CASES = [
     (rb.AdaOLMR, {}, "few labels"),
     (rb.OnlineBMR, {}, "few labels"),
     (rb.AdaBoostOLM, {"weight_scale": 3.0}, "multiclass"),
-    (rb.OSBoostOCP, {"deep_scale": 3.0}, "binary"),
+    (rb.OSBoostOCP, {"deep_scale": 1.0}, "binary"),
     (rb.OnlineMBBM, {"weight_scale": 0.5, "diversify": "paper"}, "multiclass"),
 ]
 
@@ -265,6 +265,9 @@ def _diagnostics(model, trees=True):
     if model._experts is not None:
         out["log_weights"] = list(model._experts.hedge.log_weights)
         out["t"] = model._experts.ogd.t
+    if getattr(model, "_deep", None) is not None:
+        out["deep_chain"] = _diagnostics(model.deep_chain, trees)
+        out["deep_chain_mistakes"] = list(model._deep.mistakes)
     if hasattr(model, "n_skipped"):
         out["n_skipped"] = model.n_skipped
     if model.drift_detector is not None:

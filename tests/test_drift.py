@@ -287,7 +287,9 @@ def _armed_init(init):
 )
 def test_the_booster_error_is_its_prediction_against_the_label(cls, data, monkeypatch):
     """The walk hands the detectors the booster's own error: its prediction of the example,
-    made before it learns, against the label (ranking: its top-scored label irrelevant)."""
+    made before it learns, against the label (ranking: its top-scored label irrelevant). With
+    a deep chain (OSBoost.OCP's default) each chain watches its own prediction: here the
+    booster's own chain alone."""
     stream = {None: flipped(1500, 800), "led": led(1500), "multilabel": multilabel(600)}[data]
     seen = []
     observe = adaptation.DriftAdaptation.observe
@@ -297,7 +299,8 @@ def test_the_booster_error_is_its_prediction_against_the_label(cls, data, monkey
         return observe(self, errors, t, ensemble_error)
 
     monkeypatch.setattr(adaptation.DriftAdaptation, "observe", spy)
-    model = cls(n_models=4, seed=1, drift_detector=adwin())
+    single = {"deep_scale": 1.0} if cls is river_boost.OSBoostOCP else {}
+    model = cls(n_models=4, seed=1, drift_detector=adwin(), **single)
     expected = []
     for t, (x, y) in enumerate(stream):
         if data == "multilabel":

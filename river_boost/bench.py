@@ -347,6 +347,15 @@ REGISTRY: dict[str, Entry] = {
         "ablation",
         gammas=(OSBOOST_GAMMA,),
     ),
+    # AdaBoostOLM with a deep chain (an option there: it halves the throughput)
+    "AdaBoost.OLM[deep_scale=12]": Entry(
+        _make(multiclass.AdaBoostOLM, deep_scale=12.0), MULTICLASS, kind="ablation"
+    ),
+    "AdaBoost.OLM+drift[deep_scale=12]": Entry(
+        _make(multiclass.AdaBoostOLM, deep_scale=12.0, drift_detector=drift.ADWIN),
+        MULTICLASS,
+        kind="ablation",
+    ),
 }
 DEFAULT_MODELS = [
     name

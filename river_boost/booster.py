@@ -30,14 +30,20 @@ from .core import (
     Experts,
     Watched,
     WeakLearnerPool,
-    as_binary_label,
     check_sample_weight,
     check_scale,
     default_model,
 )
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
-__all__ = ["Booster", "BinaryBooster", "DeepChain", "MulticlassBooster", "RankingBooster"]
+__all__ = [
+    "Booster",
+    "BinaryBooster",
+    "DeepChain",
+    "DeepChainBooster",
+    "MulticlassBooster",
+    "RankingBooster",
+]
 
 #: Hedge's learning rate over the two chains' mistakes (:class:`DeepChain`)
 DEEP_CHAIN_ETA = 0.1
@@ -285,21 +291,23 @@ class DeepChain:
     split sooner and grow deeper (and, counting weight, check their size at the same pace per
     example: a tree's ``memory_estimate_period`` is scaled too; its ``max_size`` is halved, so
     that the deep chain holds at most a quarter of the booster's trees' memory). The booster
-    predicts with Hedge over the two chains:
+    predicts with Hedge over the two chains, each label's probability being
 
-    ``P(True) = (1 - v) P_shallow(True) + v P_deep(True)``, with
+    ``P(y) = (1 - v) P_shallow(y) + v P_deep(y)``, with
     ``v = exp(-eta M_deep) / (exp(-eta M_shallow) + exp(-eta M_deep))``,
 
-    ``M`` being each chain's weighted prequential mistakes (its own prediction, ``P(True) >=
-    1/2``, against the label, weighted by the sample weight, counted before it learns) and
-    ``eta`` = :data:`DEEP_CHAIN_ETA`. With drift adaptation, once it is armed the mistakes
-    fade like the learners' edges, by ``1 - 1/memory`` per example, so that the choice can
-    turn after a change.
+    ``M`` being each chain's weighted prequential mistakes (the label its probabilities
+    predict, counted before it learns, against the example's, weighted by the sample weight)
+    and ``eta`` = :data:`DEEP_CHAIN_ETA`. A predicted label is :meth:`best` of the
+    probabilities: binary ``P(True) >= 1/2``; multiclass the most probable, ties going to the
+    task's label order. With drift adaptation, once it is armed the mistakes fade like the
+    learners' edges, by ``1 - 1/memory`` per example, so that the choice can turn after a
+    change.
 
     Each chain learns every example. A deep tree splits more often than a shallow one, so the
     deep chain, half as long, costs about as much time as the booster's own chain. The
     booster's diagnostics (``models``, ``alphas``, ``edges``, ...) describe its own, shallow
-    chain; :attr:`BinaryBooster.deep_chain` is the deep one.
+    chain; ``deep_chain`` is the deep one.
 
     """
 
@@ -318,71 +326,83 @@ class DeepChain:
 
     def combine(self, shallow: dict, deep: dict) -> dict:
         v = self.deep_weight()
-        p = (1.0 - v) * shallow[True] + v * deep[True]
-        return {False: 1.0 - p, True: p}
+        labels = [*shallow, *(c for c in deep if c not in shallow)]
+        return {c: (1.0 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
 
-    def record(self, shallow: float, deep: float, y: bool, w: float, decay: float) -> None:
-        """The chains' predictions ``P(True)`` for an example they then learned."""
+    @staticmethod
+    def best(proba: dict, task):
+        """The label ``proba`` predicts (``None`` without any)."""
+        if task.kind == "binary":
+            return proba[True] >= 0.5  # ties go to True, sign(0) = +1
+        if not proba:
+            return None
+        rank, index = task._rank, task._index
+        return max(proba, key=lambda c: (proba[c], -rank[index[c]]))
+
+    def record(self, missed: tuple, w: float, decay: float) -> None:
+        """Whether each chain missed an example it then learned, of sample weight ``w``."""
         m = self.mistakes
-        m[0] = decay * m[0] + (w if (shallow >= 0.5) != y else 0.0)
-        m[1] = decay * m[1] + (w if (deep >= 0.5) != y else 0.0)
+        for k in (0, 1):
+            m[k] = decay * m[k] + (w if missed[k] else 0.0)
 
 
-class BinaryBooster(Booster, base.Classifier):
-    """A booster over the labels ``True``/``False``; with ``deep_scale`` (the presets that take
-    it), a :class:`DeepChain` beside its own."""
+class DeepChainBooster(Booster):
+    """The methods of a booster that may run a :class:`DeepChain` (its preset's
+    ``deep_scale``) beside its own: binary and multiclass boosters."""
 
     #: the deep chain (a class default: boosters built or pickled without one have none)
     _deep: DeepChain | None = None
 
-    def _build(self, rule, params):
+    def _add_deep_chain(self, rule, params) -> None:
+        """After the booster's own build: the deep chain, if ``deep_scale`` is not 1."""
         scale = params.get("deep_scale", 1.0)
-        check_scale("deep_scale", scale)
-        super()._build(BinaryTask(), rule, params)
         self._deep = None
-        if scale != 1.0:
-            # the same booster at scaled weights; its seed drawn after the pool's, so that the
-            # booster's own chain is the booster without a deep chain
-            chain = object.__new__(type(self))
-            seed = self._rng.getrandbits(64) if self.seed is not None else None
-            model = self.model
-            tree_params = model._get_params()
-            # A tree counts weight to its next size check too: at the same pace per example.
-            # Deep trees fill their size limit first: half of it each keeps the deep chain's
-            # share of memory at a quarter of the booster's.
-            limits = {}
-            if "memory_estimate_period" in tree_params:
-                limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
-            if "max_size" in tree_params:
-                limits["max_size"] = tree_params["max_size"] / 2
-            if limits:
-                model = model.clone(limits)
-            chain_params = {
-                **params,
-                "n_models": (self.n_models + 1) // 2,
-                "model": model,
-                "deep_scale": 1.0,
-                "weight_scale": scale * params.get("weight_scale", 1.0),
-                "seed": seed,
-            }
-            chain_params.pop("self", None)
-            BinaryBooster._build(chain, copy.deepcopy(rule), chain_params)
-            self._deep = DeepChain(chain)
+        if scale == 1.0:
+            return
+        # the same booster at scaled weights; its seed drawn after the pool's, so that the
+        # booster's own chain is the booster without a deep chain
+        chain = object.__new__(type(self))
+        seed = self._rng.getrandbits(64) if self.seed is not None else None
+        model = self.model
+        tree_params = model._get_params()
+        # A tree counts weight to its next size check too: at the same pace per example.
+        # Deep trees fill their size limit first: half of it each keeps the deep chain's
+        # share of memory at a quarter of the booster's.
+        limits = {}
+        if "memory_estimate_period" in tree_params:
+            limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
+        if "max_size" in tree_params:
+            limits["max_size"] = tree_params["max_size"] / 2
+        if limits:
+            model = model.clone(limits)
+        chain_params = {
+            **params,
+            "n_models": (self.n_models + 1) // 2,
+            "model": model,
+            "deep_scale": 1.0,
+            "weight_scale": scale * params.get("weight_scale", 1.0),
+            "seed": seed,
+        }
+        chain_params.pop("self", None)
+        type(self)._build(chain, copy.deepcopy(rule), chain_params)
+        self._deep = DeepChain(chain)
 
     def learn_one(self, x, y, w=1.0, **kwargs):
         deep = self._deep
         if deep is None:
             _engine.learn_one(self, x, y, w)
             return
-        label = as_binary_label(y)  # the event is checked before anything changes
+        label = self._task.check_label(y)  # the event is checked before anything changes
         weight = check_sample_weight(w)
-        shallow_p = _engine.predict_proba_one(self, x)[True]
-        deep_p = _engine.predict_proba_one(deep.chain, x)[True]
+        missed = tuple(
+            deep.best(_engine.predict_proba_one(chain, x), chain._task) != label
+            for chain in (self, deep.chain)
+        )
         _engine.learn_one(self, x, y, w)
         _engine.learn_one(deep.chain, x, y, w)
         adapt = self._drift
         decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
-        deep.record(shallow_p, deep_p, label, weight, decay)
+        deep.record(missed, weight, decay)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
@@ -394,10 +414,11 @@ class BinaryBooster(Booster, base.Classifier):
         )
 
     def predict_one(self, x, **kwargs):
-        """The predicted label for ``x`` (``P(True) >= 1/2``)."""
-        if self._deep is None:
+        """The predicted label for ``x``."""
+        deep = self._deep
+        if deep is None:
             return _engine.predict_one(self, x)
-        return self.predict_proba_one(x)[True] >= 0.5
+        return deep.best(self.predict_proba_one(x), self._task)
 
     @property
     def deep_chain(self):
@@ -410,12 +431,25 @@ class BinaryBooster(Booster, base.Classifier):
         return 0.0 if self._deep is None else self._deep.deep_weight()
 
 
-class MulticlassBooster(Booster, base.Classifier):
-    """A booster over any hashable labels, which may join mid-stream."""
+class BinaryBooster(DeepChainBooster, base.Classifier):
+    """A booster over the labels ``True``/``False``; with ``deep_scale`` (the presets that take
+    it), a :class:`DeepChain` beside its own."""
 
     def _build(self, rule, params):
+        check_scale("deep_scale", params.get("deep_scale", 1.0))
+        super()._build(BinaryTask(), rule, params)
+        self._add_deep_chain(rule, params)
+
+
+class MulticlassBooster(DeepChainBooster, base.Classifier):
+    """A booster over any hashable labels, which may join mid-stream; with ``deep_scale``
+    (the presets that take it), a :class:`DeepChain` beside its own."""
+
+    def _build(self, rule, params):
+        check_scale("deep_scale", params.get("deep_scale", 1.0))
         task = MulticlassTask(params["classes"], params["weak_prediction"])
         super()._build(task, rule, params)
+        self._add_deep_chain(rule, params)
 
     @property
     def known_classes(self) -> list:

@@ -101,6 +101,14 @@ class AdaBoostOLM(MulticlassBooster):
         summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
         It helps on stationary streams and hurts on drifting ones (the multiclass guide has
         the measurements).
+    deep_scale
+        1 (the default): off. Otherwise a second chain of ``ceil(n_models / 2)`` learners, the
+        same booster taught with its weights multiplied by ``deep_scale`` (deeper trees), runs
+        beside this one, and Hedge over the two chains' prequential mistakes predicts
+        (:class:`~river_boost.booster.DeepChain`, as ``OSBoostOCP``'s default).
+        ``deep_scale=12`` gained 2.2 points on ImageSegments and 1.2 on RandomRBF and changed
+        LED and Waveform by less than 0.05, but halves the throughput, so it is an option
+        (``benchmarks/RESULTS.md``, "The learners' weight scale").
     seed
         Random seed (sampling, thinning, diversification, feature subsets, random predictions).
     drift_detector
@@ -154,6 +162,7 @@ class AdaBoostOLM(MulticlassBooster):
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
         weight_scale: float = 1.0,
+        deep_scale: float = 1.0,
         seed: int | None = None,
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,

@@ -430,10 +430,21 @@ def deep_chain_weight(deep) -> float:
     return deep_term / (shallow_term + deep_term)
 
 
+def chain_prediction(chain, proba: dict):
+    """The label a chain's probabilities predict: binary P(True) >= 1/2, multiclass the most
+    probable label, ties to the task's order; ``None`` without any."""
+    task = chain._task
+    if task.kind == "binary":
+        return proba[True] >= 0.5
+    if not proba:
+        return None
+    return task.classes[argbest(task, [proba[c] for c in task.classes])]
+
+
 class Reference:
-    """A booster driven by this module's walk: its methods are the reference's. A binary
-    booster's deep chain (``deep_scale``) is driven by this walk too, and the two chains'
-    predictions are combined here by Hedge on their weighted mistakes."""
+    """A booster driven by this module's walk: its methods are the reference's. A deep chain
+    (``deep_scale``) is driven by this walk too, and the two chains' probabilities are
+    combined here by Hedge on their weighted mistakes."""
 
     def __init__(self, booster):
         self.booster = booster
@@ -444,28 +455,30 @@ class Reference:
             learn_one(self.booster, x, y, w)
             return
         chains = (self.booster, self.deep.chain)
-        before = [predict_proba_one(chain, x)[True] for chain in chains]
+        before = [chain_prediction(c, predict_proba_one(c, x)) for c in chains]
+        label = self.booster._task.check_label(y)
         for chain in chains:
             learn_one(chain, x, y, w)
         adapt = self.booster._drift
         fade = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.share != 0 else 1.0
-        truth, weight = y == 1, check_sample_weight(w)
-        for k, p in enumerate(before):
-            missed = (p >= 0.5) != truth
+        weight = check_sample_weight(w)
+        for k, predicted in enumerate(before):
+            missed = predicted != label
             self.deep.mistakes[k] = fade * self.deep.mistakes[k] + (weight if missed else 0.0)
 
     def predict_proba_one(self, x):
         if self.deep is None:
             return predict_proba_one(self.booster, x)
         v = deep_chain_weight(self.deep)
-        p = (1 - v) * predict_proba_one(self.booster, x)[True]
-        p += v * predict_proba_one(self.deep.chain, x)[True]
-        return {False: 1.0 - p, True: p}
+        shallow = predict_proba_one(self.booster, x)
+        deep = predict_proba_one(self.deep.chain, x)
+        labels = list(shallow) + [c for c in deep if c not in shallow]
+        return {c: (1 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
 
     def predict_one(self, x):
         if self.deep is None:
             return predict_one(self.booster, x)
-        return self.predict_proba_one(x)[True] >= 0.5
+        return chain_prediction(self.booster, self.predict_proba_one(x))
 
     def score_one(self, x):
         return scores(self.booster, x)

@@ -179,6 +179,7 @@ CASES = [
     (rb.OnlineBMR, {}, "few labels"),
     (rb.AdaBoostOLM, {"weight_scale": 3.0}, "multiclass"),
     (rb.OSBoostOCP, {"deep_scale": 1.0}, "binary"),
+    (rb.AdaBoostOLM, {"deep_scale": 4.0}, "multiclass"),
     (rb.OnlineMBBM, {"weight_scale": 0.5, "diversify": "paper"}, "multiclass"),
 ]
 
@@ -194,6 +195,7 @@ DRIFT_CASES = [
     (rb.AdaBoostOL, _adapting(True), "binary drift"),
     (rb.AdaBoostOL, _adapting(prediction="random", feature_fraction=0.6), "binary drift"),
     (rb.AdaBoostOLM, _adapting(True), "multiclass drift"),
+    (rb.AdaBoostOLM, _adapting(True, deep_scale=4.0), "multiclass drift"),
     (rb.OnlineMBBM, _adapting(True, diversify="paper"), "multiclass drift"),
     (rb.AdaOLMR, _adapting(True, model=_mc_tree()), "ranking drift"),
     (rb.OnlineBMR, _adapting(), "ranking drift"),

@@ -372,3 +372,65 @@ def test_weight_scale_multiplies_every_weight_a_learner_is_taught(cls):
 def test_a_weight_scale_that_is_not_a_positive_number_is_refused(bad):
     with pytest.raises(ValueError, match="weight_scale"):
         rb.AdaBoostOLM(weight_scale=bad)
+
+
+def _blobs(n, seed):
+    """Three noisy classes in two dimensions (a label joins mid-stream: "c" after 40)."""
+    rng = random.Random(seed)
+    centres = {"a": (0.0, 0.0), "b": (1.0, 0.5), "c": (0.3, 1.2)}
+    stream = []
+    for t in range(n):
+        label = rng.choice("ab" if t < 40 else "abc")
+        cx, cy = centres[label]
+        stream.append(({"u": rng.gauss(cx, 0.5), "v": rng.gauss(cy, 0.5)}, label))
+    return stream
+
+
+def test_adaboost_olm_deep_chain_predicts_by_hedge_over_the_chains_mistakes():
+    """``deep_scale``: replayed by hand, each label's probability is (1 - v) P_shallow + v
+    P_deep with v from the chains' weighted mistakes (the most probable label of each, ties
+    to the task's order), and the prediction the most probable combined label."""
+    import copy
+
+    booster = rb.AdaBoostOLM(n_models=4, deep_scale=6.0, seed=3)
+    shallow, deep = copy.deepcopy(booster), copy.deepcopy(booster.deep_chain)
+    shallow._deep = None  # its own chain alone
+    assert deep.pool.weight_scales == [6.0, 6.0] and booster.pool.weight_scales == [1.0] * 4
+    eta, mistakes = booster._deep.eta, [0.0, 0.0]
+    rng = random.Random(2)
+    for x, y in _blobs(500, 1):
+        ps, pd = shallow.predict_proba_one(x), deep.predict_proba_one(x)
+        terms = [math.exp(-eta * m) for m in mistakes]
+        v = terms[1] / (terms[0] + terms[1])
+        expected = {c: (1 - v) * ps.get(c, 0.0) + v * pd.get(c, 0.0) for c in ps}
+        got = booster.predict_proba_one(x)
+        assert list(got) == list(expected)
+        assert got == pytest.approx(expected, rel=1e-12)
+        if expected:
+            top = max(expected.values())
+            assert expected[booster.predict_one(x)] == top
+        w = rng.choice([0.5, 1.0, 2.0])
+        for k, chain in enumerate((shallow, deep)):
+            mistakes[k] += w if chain.predict_one(x) != y else 0.0
+        booster.learn_one(x, y, w)
+        shallow.learn_one(x, y, w)
+        deep.learn_one(x, y, w)
+        assert booster._deep.mistakes == pytest.approx(mistakes, rel=1e-12)
+    assert booster.known_classes == ["a", "b", "c"] == booster.deep_chain.known_classes
+    assert 0 < mistakes[0] != mistakes[1] > 0  # the comparison could fail
+
+
+def test_adaboost_olm_deep_chain_rejects_a_bad_label_before_anything_changes():
+    booster = rb.AdaBoostOLM(n_models=3, deep_scale=4.0, seed=1)
+    for x, y in _blobs(100, 2):
+        booster.learn_one(x, y)
+    before = pickle.dumps(booster)
+    for bad in (None, float("nan"), 3):  # 3 cannot be ordered with the string labels
+        with pytest.raises(ValueError):
+            booster.learn_one({"u": 0.0, "v": 0.0}, bad)
+    assert pickle.dumps(booster) == before
+    restored = pickle.loads(before)
+    for x, y in _blobs(100, 3):
+        assert restored.predict_proba_one(x) == booster.predict_proba_one(x)
+        restored.learn_one(x, y)
+        booster.learn_one(x, y)

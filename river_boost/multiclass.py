@@ -147,7 +147,10 @@ class AdaBoostOLM(MulticlassBooster):
 
     """
 
-    _test_params = _TEST_PARAMS + ({"n_models": 3, "prediction": "random", "seed": 3},)
+    _test_params = _TEST_PARAMS + (
+        {"n_models": 3, "prediction": "random", "seed": 3},
+        {"n_models": 3, "deep_scale": 4.0, "seed": 4},
+    )
 
     def __init__(
         self,

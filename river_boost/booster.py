@@ -388,6 +388,11 @@ class DeepChainBooster(Booster):
         self._deep = DeepChain(chain)
 
     def learn_one(self, x, y, w=1.0, **kwargs):
+        """Learn from the example ``x`` with label ``y`` and sample weight ``w`` (both chains,
+        then Hedge's mistakes).
+
+        The whole event is validated before anything changes: a rejected one (``ValueError``
+        or ``TypeError``) leaves the booster as it was."""
         deep = self._deep
         if deep is None:
             _engine.learn_one(self, x, y, w)

@@ -353,12 +353,15 @@ class DeepChainBooster(Booster):
     #: the deep chain (a class default: boosters built or pickled without one have none)
     _deep: DeepChain | None = None
 
-    def _add_deep_chain(self, rule, params) -> None:
-        """After the booster's own build: the deep chain, if ``deep_scale`` is not 1."""
+    def _build(self, task, rule, params):
+        """The booster's own build, then the deep chain if ``deep_scale`` is not 1."""
         scale = params.get("deep_scale", 1.0)
-        self._deep = None
-        if scale == 1.0:
-            return
+        check_scale("deep_scale", scale)
+        super()._build(task, rule, params)
+        self._deep = None if scale == 1.0 else self._deep_chain(rule, params, scale)
+
+    def _deep_chain(self, rule, params, scale: float) -> DeepChain:
+        """The same booster at weights scaled by ``scale``, ``ceil(N / 2)`` learners long."""
         # the same booster at scaled weights; its seed drawn after the pool's, so that the
         # booster's own chain is the booster without a deep chain
         chain = object.__new__(type(self))
@@ -385,7 +388,7 @@ class DeepChainBooster(Booster):
         }
         chain_params.pop("self", None)
         type(self)._build(chain, copy.deepcopy(rule), chain_params)
-        self._deep = DeepChain(chain)
+        return DeepChain(chain)
 
     def learn_one(self, x, y, w=1.0, **kwargs):
         """Learn from the example ``x`` with label ``y`` and sample weight ``w`` (both chains,
@@ -441,9 +444,7 @@ class BinaryBooster(DeepChainBooster, base.Classifier):
     it), a :class:`DeepChain` beside its own."""
 
     def _build(self, rule, params):
-        check_scale("deep_scale", params.get("deep_scale", 1.0))
         super()._build(BinaryTask(), rule, params)
-        self._add_deep_chain(rule, params)
 
 
 class MulticlassBooster(DeepChainBooster, base.Classifier):
@@ -451,10 +452,8 @@ class MulticlassBooster(DeepChainBooster, base.Classifier):
     (the presets that take it), a :class:`DeepChain` beside its own."""
 
     def _build(self, rule, params):
-        check_scale("deep_scale", params.get("deep_scale", 1.0))
         task = MulticlassTask(params["classes"], params["weak_prediction"])
         super()._build(task, rule, params)
-        self._add_deep_chain(rule, params)
 
     @property
     def known_classes(self) -> list:

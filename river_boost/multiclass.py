@@ -107,8 +107,8 @@ class AdaBoostOLM(MulticlassBooster):
         beside this one, and Hedge over the two chains' prequential mistakes predicts
         (:class:`~river_boost.booster.DeepChain`, as ``OSBoostOCP``'s default).
         ``deep_scale=12`` gained 2.2 points on ImageSegments and 1.2 on RandomRBF and changed
-        LED and Waveform by less than 0.05, but halves the throughput, so it is an option
-        (``benchmarks/RESULTS.md``, "The learners' weight scale").
+        LED and Waveform by less than 0.05, but runs at 0.37-0.55 of the throughput, so it is
+        an option (``benchmarks/RESULTS.md``, "The learners' weight scale").
     seed
         Random seed (sampling, thinning, diversification, feature subsets, random predictions).
     drift_detector

@@ -81,13 +81,16 @@ def drifting_led(period: int, seed: int = 7):
 STREAMS = {"sea": drifting_sea, "led": drifting_led}
 
 
+def chains(model) -> list:
+    """The booster and, if it runs one, its deep chain."""
+    deep = getattr(model, "deep_chain", None)
+    return [model] if deep is None else [model, deep]
+
+
 def tree_counts(model) -> dict:
     """Nodes, leaves, active leaves and C bytes of the trees, the deep chain's included
     (the compiled forest's own measures; River's trees: nodes and leaves only)."""
-    chains = [model]
-    if getattr(model, "deep_chain", None) is not None:
-        chains.append(model.deep_chain)
-    pools = [chain.pool.learners for chain in chains]
+    pools = [chain.pool.learners for chain in chains(model)]
     if all(hasattr(learners, "n_nodes") for learners in pools):
         nodes = sum(n or 0 for learners in pools for n in learners.n_nodes)
         leaves = sum(n or 0 for learners in pools for n in learners.n_leaves)
@@ -168,7 +171,8 @@ def main(argv=None):
                 "examples": t,
                 "rss_mib": round(rss_mib(), 1),
                 **tree_counts(model),
-                "replacements": sum(model.replacements),
+                # both chains replace learners, each after its own detectors
+                "replacements": sum(sum(chain.replacements) for chain in chains(model)),
                 "accuracy": hits / every,
                 "seconds": round(time.perf_counter() - start, 1),
                 # this process's CPU time: steadier than the wall clock on a shared machine

@@ -9,6 +9,7 @@ accuracy (predict, then learn), the mean over the model seeds, at each ``--n-mod
 
     python benchmarks/multiclass_default.py --boosters AdaBoostOLM --n-models 10,20,40 \\
         --seeds 42,43,44,45,46,47,48,49,50,51
+    python benchmarks/multiclass_default.py --boosters AdaBoostOLM --n-models 20 --deep-scales 12
 
 Prints the accuracy table and, for each booster and size, its wins and losses against the
 first booster at the first size (stream means), the mean difference and the worst stream.
@@ -17,6 +18,7 @@ first booster at the first size (stream means), the mean difference and the wors
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 
 from binary_default import DATA_SEED, random_tree, run_and_report  # the same runs, tables
@@ -47,16 +49,26 @@ def main(argv=None):
     parser.add_argument("--n-models", default="10", help="learners per ensemble, comma-separated")
     parser.add_argument("--seeds", default="42,43,44")
     parser.add_argument("--streams", default=None, help="only these streams, comma-separated")
+    parser.add_argument(
+        "--deep-scales",
+        default=None,
+        help="deep_scale values to compare with each booster's default, comma-separated "
+        "(label name@n[deep=s]; boosters that take deep_scale: AdaBoostOLM)",
+    )
     args = parser.parse_args(argv)
     seeds = [int(s) for s in args.seeds.split(",")]
     sizes = [int(n) for n in args.n_models.split(",")]
     names = args.streams.split(",") if args.streams else list(STREAMS)
     streams = {k: list(itertools.islice(STREAMS[k](), N)) for k in names}
-    models = {
-        f"{name}@{n}": (getattr(river_boost, name), n)
-        for name in args.boosters.split(",")
-        for n in sizes
-    }
+    models = {}
+    for name in args.boosters.split(","):
+        for n in sizes:
+            models[f"{name}@{n}"] = (getattr(river_boost, name), n)
+            for scale in args.deep_scales.split(",") if args.deep_scales else ():
+                models[f"{name}@{n}[deep={scale}]"] = (
+                    functools.partial(getattr(river_boost, name), deep_scale=float(scale)),
+                    n,
+                )
     run_and_report(streams, models, seeds, next(iter(models)))
 
 

@@ -347,17 +347,19 @@ class DeepChain:
 
 
 class DeepChainBooster(Booster):
-    """The methods of a booster that may run a :class:`DeepChain` (its preset's
-    ``deep_scale``) beside its own: binary and multiclass boosters."""
+    """The methods of a preset that takes ``deep_scale``: a :class:`DeepChain` beside its own
+    (``OSBoostOCP``, ``AdaBoostOLM``). It comes first among the preset's bases, before the
+    task's (``BinaryBooster``, ``MulticlassBooster``)."""
 
     #: the deep chain (a class default: boosters built or pickled without one have none)
     _deep: DeepChain | None = None
 
-    def _build(self, task, rule, params):
-        """The booster's own build, then the deep chain if ``deep_scale`` is not 1."""
+    def _build(self, rule, params):
+        """The booster's own build (its task's), then the deep chain if ``deep_scale`` is
+        not 1."""
         scale = params.get("deep_scale", 1.0)
         check_scale("deep_scale", scale)
-        super()._build(task, rule, params)
+        super()._build(rule, params)
         self._deep = None if scale == 1.0 else self._deep_chain(rule, params, scale)
 
     def _deep_chain(self, rule, params, scale: float) -> DeepChain:
@@ -439,17 +441,15 @@ class DeepChainBooster(Booster):
         return 0.0 if self._deep is None else self._deep.deep_weight()
 
 
-class BinaryBooster(DeepChainBooster, base.Classifier):
-    """A booster over the labels ``True``/``False``; with ``deep_scale`` (the presets that take
-    it), a :class:`DeepChain` beside its own."""
+class BinaryBooster(Booster, base.Classifier):
+    """A booster over the labels ``True``/``False``."""
 
     def _build(self, rule, params):
         super()._build(BinaryTask(), rule, params)
 
 
-class MulticlassBooster(DeepChainBooster, base.Classifier):
-    """A booster over any hashable labels, which may join mid-stream; with ``deep_scale``
-    (the presets that take it), a :class:`DeepChain` beside its own."""
+class MulticlassBooster(Booster, base.Classifier):
+    """A booster over any hashable labels, which may join mid-stream."""
 
     def _build(self, rule, params):
         task = MulticlassTask(params["classes"], params["weak_prediction"])

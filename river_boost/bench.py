@@ -235,18 +235,39 @@ def _mc_ht():
 
 
 def _make(cls, **fixed):
-    """A factory ``(n_models, seed, **grid)`` of ``cls``; ``fixed`` parameters that are
-    callables are called for every model (fresh weak-learner templates)."""
+    """A factory ``(n_models, seed, **grid)`` of ``cls`` (``n_models`` None: the class's own
+    default); ``fixed`` parameters that are callables are called for every model (fresh
+    weak-learner templates)."""
 
     def build(n, seed, **grid):
         params = {k: v() if callable(v) else v for k, v in fixed.items()}
-        return cls(n_models=n, seed=seed, **params, **grid)
+        if n is not None:
+            params["n_models"] = n
+        return cls(seed=seed, **params, **grid)
 
     return build
 
 
 def _martingale(n, seed, **params):  # n_models is the number of levels (one node per level)
-    return martingale.MartingaleBooster(n_levels=n, seed=seed, **params)
+    if n is not None:
+        params["n_levels"] = n
+    return martingale.MartingaleBooster(seed=seed, **params)
+
+
+#: the entries that are river_boost's boosters: with ``n_models=None`` (``river-boost bench
+#: --n-models default``) each runs at its own default number of learners, and every other
+#: model (River's ensembles, the outside anchors) at :data:`OTHER_N_MODELS`
+OWN_KINDS = ("booster", "ablation", "drift")
+OTHER_N_MODELS = 10
+
+
+def learners_of(family: str, n_models: int | None) -> int | None:
+    """How many learners a run of ``family`` is built with: ``n_models``; for ``None``, the
+    booster's own default (``None``) or, for any other model, :data:`OTHER_N_MODELS`."""
+    if n_models is not None:
+        return n_models
+    entry = REGISTRY.get(family)
+    return None if entry is not None and entry.kind in OWN_KINDS else OTHER_N_MODELS
 
 
 REGISTRY: dict[str, Entry] = {
@@ -634,11 +655,13 @@ def run_one(
     stream: str,
     spec: ModelSpec,
     seed: int,
-    n_models: int = 10,
+    n_models: int | None = 10,
     protocol: Protocol = Protocol(),
     data_dir=None,
 ) -> RunResult:
-    """Prequential (test-then-train) run of one model on one stream, under ``protocol``."""
+    """Prequential (test-then-train) run of one model on one stream, under ``protocol``
+    (``n_models`` None: as :func:`learners_of` says)."""
+    n_models = learners_of(spec.family, n_models)
     examples, _ = stream_examples(stream, protocol.n_samples, data_dir)
     examples = list(examples)  # generate the stream before the clock starts
     if protocol.shuffle is not None:
@@ -700,7 +723,7 @@ def run_one(
         family=spec.family,
         gamma=spec.gamma,
         seed=seed,
-        n_models=n_models,
+        n_models=n_models if n_models is not None else _n_learners(model),
         n_samples=n,
         accuracy=metric.get(),
         seconds=seconds,
@@ -714,6 +737,14 @@ def run_one(
         windows=windows,
         replacements=sum(model.replacements) if isinstance(model, Booster) else None,
     )
+
+
+def _n_learners(model) -> int:
+    """The number of learners a booster built at its own default has (the martingale
+    booster's: its levels)."""
+    if isinstance(model, martingale.MartingaleBooster):
+        return model.n_levels
+    return model.n_models
 
 
 def _update_share(model, seen: int) -> float | None:
@@ -880,7 +911,7 @@ def run_grid(
     calls = [
         (
             *run[:3],
-            run[3] if len(run) > 3 else n_models,
+            learners_of(run[1].family, run[3] if len(run) > 3 else n_models),
             run[4] if len(run) > 4 else protocol,
             None if data_dir is None else str(data_dir),
         )

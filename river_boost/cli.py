@@ -133,6 +133,12 @@ def _positive_int(text):
     return _numbers(text, int, lambda v: v >= 1, "a positive integer")[0]
 
 
+def _n_models(text):
+    """``--n-models`` of ``bench``: a positive integer, or ``default`` (None: each booster at
+    its own default, the other ensembles at bench.OTHER_N_MODELS)."""
+    return None if text.strip() == "default" else _positive_int(text)
+
+
 def _fraction(text):
     return _numbers(text, float, lambda v: 0 < v < 1, "a number in (0, 1)")[0]
 
@@ -219,6 +225,8 @@ examples:
                     --gammas 0.1 --n-samples 2000 --jobs 2 --out results
   river-boost bench --streams nursery --data-dir ~/data     one of the papers' data sets
   river-boost bench --details      also the booster-overhead and updates-per-pair tables
+  river-boost bench --n-models default --models OSBoost.OCP,AdaBoost.OLM,River.ARF
+      the boosters at their own defaults (20 learners), River's ARF at its 10 trees
 
 Models take bench names or class names (AdaBoostOL = AdaBoost.OL), in any case.
 River's own models are cached between invocations (--no-cache runs them again)."""
@@ -253,7 +261,13 @@ def make_parser():
         epilog=BENCH_EPILOG,
     )
     _run_options(b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results")
-    b.add_argument("--n-models", type=_positive_int, default=10, help="weak learners per ensemble")
+    b.add_argument(
+        "--n-models",
+        type=_n_models,
+        default=10,
+        help="weak learners per ensemble; 'default': each booster at its own default "
+        f"(OSBoostOCP and AdaBoostOLM: 20), the other ensembles at {bench.OTHER_N_MODELS}",
+    )
     b.add_argument(
         "--osboost-gammas",
         type=_edges,
@@ -461,6 +475,12 @@ def _drift_suite(args) -> None:
         args.gammas = list(bench.DRIFT_GAMMAS)
 
 
+def _learners_caption(n_models) -> str:
+    if n_models is None:
+        return f"boosters at their default learners, other ensembles at {bench.OTHER_N_MODELS}"
+    return f"{n_models} weak learners"
+
+
 def cmd_bench(args):
     if args.suite == "drift":
         _drift_suite(args)
@@ -474,7 +494,7 @@ def cmd_bench(args):
     streams = [s for s in args.streams if any(r.stream == s for r in results)]
     tables = {
         "accuracy": f"Prequential accuracy (%; on multi-label streams 100 × (1 − rank loss)), "
-        f"{args.n_models} weak learners, seeds {','.join(map(str, args.seeds))}",
+        f"{_learners_caption(args.n_models)}, seeds {','.join(map(str, args.seeds))}",
         "throughput": "Throughput (examples/s, median over seeds)",
         "speed": "Throughput ÷ River.AdaBoost's on the same stream, same invocation",
     }

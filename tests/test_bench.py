@@ -152,6 +152,29 @@ def test_the_cache_misses_on_other_options_and_survives_a_damaged_file(tmp_path)
     assert cache.hits == 1 and rerun[0].accuracy == first[0].accuracy
 
 
+def test_n_models_default_runs_boosters_at_their_defaults_and_river_at_ten(tmp_path):
+    """``--n-models default``: each booster as its class builds it, River's ensembles at 10
+    (so that their cached runs at 10 are read back)."""
+    cache = bench.ResultCache(tmp_path / "cache")
+    protocol = bench.Protocol(n_samples=60)
+    ten = bench.run_grid(
+        bench.grid(["phishing"], ["River.ARF"], [0.1], [1]), 10, protocol, cache=cache
+    )
+    runs = bench.grid(["phishing"], ["OSBoost.OCP", "MartingaleBooster", "River.ARF"], [0.1], [1])
+    results = bench.run_grid(runs, n_models=None, protocol=protocol, cache=cache)
+    learners = {r.family: r.n_models for r in results}
+    assert learners == {"OSBoost.OCP": 20, "MartingaleBooster": 10, "River.ARF": 10}
+    assert cache.hits == 1 and results[-1].cached and results[-1].accuracy == ten[0].accuracy
+    assert bench.learners_of("AdaBoost.OLM+drift", None) is None
+    assert bench.learners_of("MOA.ARF", None) == bench.OTHER_N_MODELS
+    assert bench.learners_of("MOA.ARF", 3) == 3
+    out = tmp_path / "res"
+    argv = ["bench", "--streams", "phishing", "--models", "OSBoost.OCP", "--n-models", "default"]
+    argv += ["--n-samples", "60", "--jobs", "1", "--no-plot", "--out", str(out)]
+    assert cli.main(argv) == 0
+    assert json.loads((out / "results.json").read_text())["runs"][0]["n_models"] == 20
+
+
 def test_boosters_run_on_the_compiled_walk_and_their_forest_time_is_measured():
     """The walk times its own calls into the learners (drift boosters too): the bench does
     not wrap a booster's learners."""
@@ -210,6 +233,7 @@ def test_summary_ratios_and_best_gamma():
         ["bench", "--models", "XGBoost"],
         ["bench", "--gammas", "0.1,2"],
         ["bench", "--n-models", "0"],
+        ["bench", "--n-models", "defaults"],
         ["bench", "--seeds", "a"],
         ["bench", "--frobnicate"],
         [],

@@ -298,7 +298,7 @@ class DeepChain:
 
     ``M`` being each chain's weighted prequential mistakes (the label its probabilities
     predict, counted before it learns, against the example's, weighted by the sample weight)
-    and ``eta`` = :data:`DEEP_CHAIN_ETA`. A predicted label is :meth:`best` of the
+    and ``eta`` = :data:`DEEP_CHAIN_ETA`. A predicted label is the task's ``best`` of the
     probabilities: binary ``P(True) >= 1/2``; multiclass the most probable, ties going to the
     task's label order. With drift adaptation, once it is armed the mistakes fade like the
     learners' edges, by ``1 - 1/memory`` per example, so that the choice can turn after a
@@ -328,16 +328,6 @@ class DeepChain:
         v = self.deep_weight()
         labels = [*shallow, *(c for c in deep if c not in shallow)]
         return {c: (1.0 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
-
-    @staticmethod
-    def best(proba: dict, task):
-        """The label ``proba`` predicts (``None`` without any)."""
-        if task.kind == "binary":
-            return proba[True] >= 0.5  # ties go to True, sign(0) = +1
-        if not proba:
-            return None
-        rank, index = task._rank, task._index
-        return max(proba, key=lambda c: (proba[c], -rank[index[c]]))
 
     def record(self, missed: tuple, w: float, decay: float) -> None:
         """Whether each chain missed an example it then learned, of sample weight ``w``."""
@@ -400,12 +390,11 @@ class DeepChainBooster(Booster):
         or ``TypeError``) leaves the booster as it was."""
         deep = self._deep
         if deep is None:
-            _engine.learn_one(self, x, y, w)
-            return
+            return super().learn_one(x, y, w)
         label = self._task.check_label(y)  # the event is checked before anything changes
         weight = check_sample_weight(w)
         missed = tuple(
-            deep.best(_engine.predict_proba_one(chain, x), chain._task) != label
+            chain._task.best(_engine.predict_proba_one(chain, x)) != label
             for chain in (self, deep.chain)
         )
         _engine.learn_one(self, x, y, w)
@@ -418,17 +407,16 @@ class DeepChainBooster(Booster):
         """The probability of each label for ``x``."""
         deep = self._deep
         if deep is None:
-            return _engine.predict_proba_one(self, x)
+            return super().predict_proba_one(x)
         return deep.combine(
             _engine.predict_proba_one(self, x), _engine.predict_proba_one(deep.chain, x)
         )
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        deep = self._deep
-        if deep is None:
-            return _engine.predict_one(self, x)
-        return deep.best(self.predict_proba_one(x), self._task)
+        if self._deep is None:
+            return super().predict_one(x)
+        return self._task.best(self.predict_proba_one(x))
 
     @property
     def deep_chain(self):

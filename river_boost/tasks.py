@@ -125,6 +125,11 @@ class BinaryTask:
     def check_label(self, y) -> bool:
         return as_binary_label(y)
 
+    @staticmethod
+    def best(proba: dict) -> bool:
+        """The label probabilities ``proba`` predict: True when ``P(True) >= 1/2``."""
+        return proba[True] >= 0.5  # ties go to True, sign(0) = +1
+
     def commit(self, y, w):
         return {"y": y, "sign": 1 if y else -1}
 
@@ -191,6 +196,14 @@ class MulticlassTask:
 
     def check_label(self, y):
         return check_labels([y], self.classes)[0]
+
+    def best(self, proba: dict):
+        """The label probabilities ``proba`` (over known labels) predict: the most probable,
+        ties to the label ranked first (the greatest); ``None`` without any."""
+        if not proba:
+            return None
+        rank, index = self._rank, self._index
+        return max(proba, key=lambda c: (proba[c], -rank[index[c]]))
 
     def commit(self, y, w):
         idx = self._register(y)

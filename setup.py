@@ -1,5 +1,5 @@
-"""Build script for the compiled Hoeffding-tree forest (``river_boost._forest`` and the
-modules it cimports) and the boosters' compiled walk (``river_boost._walk``).
+"""Build script for the compiled Hoeffding-tree forest (``river_boost.forest._forest`` and the
+modules it cimports) and the boosters' compiled walk (``river_boost.engine._walk``).
 
 Everything else is in ``pyproject.toml``. The extensions are required (``import
 river_boost`` says how to get them when they are missing): a source install needs a C
@@ -17,21 +17,25 @@ from setuptools import Extension, setup
 # into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
 EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
-# The compiled forest, one module per role (_forest.pyx says which); _forest cimports the others
+# The compiled forest (river_boost/forest/), one module per role (_forest.pyx says which);
+# _forest cimports the others
 FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
-# The boosters' walk (_walk: the engines) and its parts: the experts, the rules, the cost
-# matrices, the booster's state as the walk reads it, the cleaning of x, the exact potentials'
-# dynamic programs
-WALK_MODULES = ("_experts", "_rules", "_costs", "_state", "_clean", "_walk", "_dp")
+# The boosters' walk (river_boost/engine/: _walk, the engines) and its parts: the experts, the
+# rules, the cost matrices, the booster's state as the walk reads it, the cleaning of x, the
+# exact potentials' dynamic programs
+ENGINE_MODULES = ("_experts", "_rules", "_costs", "_state", "_clean", "_walk", "_dp")
 
 
 def _extensions():
     # MSVC: precise floating point (no contraction)
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
     exts = [
-        Extension(f"river_boost.{name}", [f"river_boost/{name}.pyx"], extra_compile_args=extra)
+        Extension(
+            f"river_boost.{pkg}.{name}", [f"river_boost/{pkg}/{name}.pyx"], extra_compile_args=extra
+        )
         # (_rules cimports SciPy's Cython API for Squint's erfcx)
-        for name in (*FOREST_MODULES, *WALK_MODULES)
+        for pkg, names in (("forest", FOREST_MODULES), ("engine", ENGINE_MODULES))
+        for name in names
     ]
     return cythonize(exts, compiler_directives={"language_level": "3"})
 

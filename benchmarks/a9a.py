@@ -19,7 +19,8 @@ import pathlib
 import statistics
 import sys
 
-from river_boost import bench, loaders
+from river_boost import bench
+from river_boost.bench import loaders
 
 GRID = {  # family -> candidate parameter values (γ), as tuned by the paper
     "HoeffdingTree": [None],

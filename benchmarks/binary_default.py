@@ -30,7 +30,7 @@ from river import forest
 from river.datasets import synth
 
 import river_boost
-from river_boost import loaders
+from river_boost.bench import loaders
 
 BOOSTERS = "AdaBoostOL,OSBoostOCP,SquintBoost,OnlineBBM,OSBoost"
 DATA_SEED = 7

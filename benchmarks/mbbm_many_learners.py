@@ -26,7 +26,8 @@ import numpy as np
 from river import datasets
 from river.datasets import synth
 
-from river_boost import OnlineMBBM, walk
+from river_boost import OnlineMBBM
+from river_boost import engine as walk
 from river_boost.potentials import MulticlassZeroOnePotential
 
 

@@ -11,7 +11,7 @@ best reported). ``--trees diversified`` uses the library's default diversified t
     python benchmarks/multilabel_table3.py --data-dir DIR --sets emotions --n-models 100
 
 ``DIR`` holds the papers' sets, one folder per set (the README says where each comes from).
-``yeast`` is the MULAN split of Yeast (``mulan_yeast`` in ``river_boost.loaders``).
+``yeast`` is the MULAN split of Yeast (``mulan_yeast`` in ``river_boost.bench.loaders``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import pathlib
 import statistics
 import sys
 
-from river_boost import bench, loaders
+from river_boost import bench
+from river_boost.bench import loaders
 from river_boost.core import default_model
 
 PAPER = {  # Table 3: (Ada.OLMR, OnlineBMR)

@@ -31,7 +31,8 @@ import pathlib
 import statistics
 import sys
 
-from river_boost import bench, loaders
+from river_boost import bench
+from river_boost.bench import loaders
 
 LOADER_NAMES = {"yeast": "mulan_yeast"}  # the MULAN split; the bench's `yeast` is River's
 MULTILABEL_FAMILIES = ("AdaOLMR", "OnlineBMR")

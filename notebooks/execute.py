@@ -6,7 +6,7 @@
 Needs ``nbclient`` and ``ipykernel`` (the ``dev`` extra). Outputs (text and plots) are kept;
 execution times are not recorded and the notebook metadata is reduced to the kernel and the
 language name, so running a notebook again changes its file only where its outputs change.
-``tests/test_notebooks.py`` executes every notebook too, so they cannot drift from the library.
+``tests/docs/test_notebooks.py`` executes every notebook too, so they cannot drift from the library.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ how much the example weighs for learner ``i`` and how the state moves; the weak-
 *pool* (:class:`river_boost.core.WeakLearnerPool`) holds the learners and their counters.
 Surrogate rules (the adaptive boosters) also learn the learners' vote weights ``alpha`` by
 online gradient descent and weight the experts by Hedge (:class:`river_boost.core.Experts`).
-The walk itself is compiled (:mod:`river_boost.walk`): the methods below call it.
+The walk itself is compiled (:mod:`river_boost.engine`): the methods below call it.
 
 Every public booster is this walk with a task and a rule: a new booster is one rule class.
 
@@ -23,7 +23,7 @@ from array import array
 
 from river import base, drift
 
-from . import walk as _engine
+from . import engine as _engine
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,

@@ -2,7 +2,7 @@
 
 - :class:`WeakLearnerPool`: ``n_models`` clones of a River classifier, optionally diversified
   (random Hoeffding-tree parameters, random feature subsets), with each learner's edge and
-  counters. The boosters' walk (:mod:`river_boost.walk`) cleans the raw feature dict once,
+  counters. The boosters' walk (:mod:`river_boost.engine`) cleans the raw feature dict once,
   reads the learners' predictions for it and teaches learner ``i`` with a weight ``p`` in
   ``[0, 1]`` (an importance weight or a rejection-sampling probability), as the pool's
   docstring says.
@@ -31,7 +31,7 @@ from collections.abc import Mapping
 import numpy as np
 from river import base
 
-from . import _clean, _experts
+from .engine import _clean, _experts
 
 __all__ = [
     "WeakLearnerPool",
@@ -221,7 +221,7 @@ def clean_features(x) -> dict:
 
 #: How many attribute assignments the objects the compiled walk reads (boosters, their
 #: pools, memos and experts) have had, all together: the compiled walk
-#: (:mod:`river_boost.walk`) reads those objects' attributes again only when it moved.
+#: (:mod:`river_boost.engine`) reads those objects' attributes again only when it moved.
 CHANGES = array("q", [0])
 
 
@@ -564,7 +564,7 @@ class WeakLearnerPool(Watched):
     The pool keeps the learners' state: the learners themselves behind :attr:`learners` (the
     compiled forest, or :class:`ModelLearners`), the per-learner bookkeeping (weights offered,
     updates, edges) and the kinds of the features learned (:class:`FeatureCleaner`). The
-    boosters' walk (:mod:`river_boost.walk`) cleans each raw feature dict once (the
+    boosters' walk (:mod:`river_boost.engine`) cleans each raw feature dict once (the
     compiled :func:`clean_features`), reads the learners' predictions and teaches them, as
     below.
 
@@ -648,7 +648,7 @@ class WeakLearnerPool(Watched):
         self.learners = make_learners(models, self._subsets, self._accepts_w, self._rng)
         # Per-learner state in typed arrays (``array("d")`` of floats, ``array("q")`` of
         # counts): the same values as lists of Python floats and ints, which the compiled walk
-        # (river_boost.walk) reads and writes in place instead of boxing a Python object per
+        # (river_boost.engine) reads and writes in place instead of boxing a Python object per
         # learner and example. Lists (pickles from before) are converted on first use.
         self._weight_scales = array("d", [float(weight_scale)]) * n_models
         if diversify == "paper" and self._accepts_w:
@@ -806,7 +806,7 @@ class WeakLearnerPool(Watched):
 # ----------------------------------------------------------------------------- experts
 
 
-# The experts' parts are compiled (river_boost._experts)
+# The experts' parts are compiled (river_boost.engine._experts)
 Hedge = _experts.Hedge
 ProjectedOGD = _experts.ProjectedOGD
 SimplexOGD = _experts.SimplexOGD

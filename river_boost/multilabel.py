@@ -23,7 +23,8 @@ __all__ = ["AdaOLMR", "OnlineBMR", "logistic_rank_gradient", "rank_loss"]
 _FAST_TREE = tree.HoeffdingTreeClassifier(leaf_prediction="mc", grace_period=50)
 
 
-# drift adaptation on, with detectors quick to fire (River's checks, tests/test_multilabel.py)
+# drift adaptation on, with detectors quick to fire (River's checks,
+# tests/boosters/test_multilabel.py)
 _DRIFT_TEST = {
     "drift_detector": drift.ADWIN(delta=0.1, clock=4, grace_period=10),
     "warning_detector": drift.ADWIN(delta=0.5, clock=4, grace_period=10),

@@ -16,8 +16,8 @@ import numpy as np
 from river import base
 from scipy.stats import binom as binom_dist
 
-from . import _costs, _dp, _rules
 from .core import BoundedCache, check_choice, check_open_unit
+from .engine import _costs, _dp, _rules
 
 __all__ = [
     "Potential",
@@ -188,7 +188,7 @@ class Potential(base.Base):
 
         ``-inf`` when the two are equal (the potential is flat there: weight 0). Computed
         as ``log(Phi(s - 1)) + log(1 - exp(log(Phi(s + 1)) - log(Phi(s - 1)))) - log 2``
-        (compiled, ``river_boost._rules``).
+        (compiled, ``river_boost.engine._rules``).
         """
         return _rules.weight_from_values(log_phi_minus, log_phi_plus)
 
@@ -725,7 +725,7 @@ class MulticlassZeroOnePotential(Potential):
     within ``2^-60`` (one wrong label's gap law, a union bound) is exactly 1 or 0 without a DP.
     Everything is a sum of non-negative terms, with exact binomial coefficients up to
     ``TENSOR_MAX_N`` and Loader's accurate binomial and Poisson pmfs above (``exp(lgamma
-    ...)`` loses ~1e-13 at ``n = 1000``). Both DPs are compiled (``river_boost._dp``, the
+    ...)`` loses ~1e-13 at ``n = 1000``). Both DPs are compiled (``river_boost.engine._dp``, the
     one code every walk calls; NumPy oracles in the tests). At ``n = 999`` one potential
     takes about 0.05-0.3 s (7 or 30 classes) instead of tens of seconds.
 
@@ -805,7 +805,7 @@ class MulticlassZeroOnePotential(Potential):
 
         Labels with equal scores are interchangeable, so a matrix needs only ``G^2 + G``
         potentials for ``G`` distinct scores instead of ``k^2``: the compiled walk's
-        assembly (``river_boost._costs.MBBMCosts``), each potential read from this
+        assembly (``river_boost.engine._costs.MBBMCosts``), each potential read from this
         potential's cache. Matrices are cached per ``(n, s)`` (bounded like the
         potentials): a booster meets the same few vote vectors over and over.
         """
@@ -847,7 +847,7 @@ class MulticlassZeroOnePotential(Potential):
         """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``.
 
         Up to ``TENSOR_MAX_N`` the trinomial sum (``O(n^2)``, compiled:
-        ``river_boost._dp.max_gap_pmf``); above, the law of the gap is built by ``n``
+        ``river_boost.engine._dp.max_gap_pmf``); above, the law of the gap is built by ``n``
         convolutions with ``(q, 1 - p - q, p)`` and its maximum recorded for every ``n' <= n``
         at once (the booster asks ``N - 1`` first).
         """
@@ -897,7 +897,7 @@ class MulticlassZeroOnePotential(Potential):
         return self._compute_poisson(n, gaps)
 
     def _compute_tensor(self, n: int, gaps: tuple) -> float:
-        """The dense DP, ``O(n^3)`` per binding label (``river_boost._dp.potential``): given
+        """The dense DP, ``O(n^3)`` per binding label (``river_boost.engine._dp.potential``): given
         ``m`` votes for ``r``, the other ``n - m`` votes are placed label by label, each
         wrong label ``l`` taking at most ``m + g_l - 1`` of them (a binomial share of the
         votes left), tightest first; ``1 - sum_m P(m) P(all within caps | m)``."""
@@ -920,7 +920,7 @@ class MulticlassZeroOnePotential(Potential):
         Terms below ``DROP`` (``P(m)``, kernel entries, partial sums) are left out: far under
         the float64 rounding of ``1 - win`` (tested against the dense DP and brute force).
 
-        The rows' DP is compiled (``river_boost._dp.capped_rows``); the laws it reads are the
+        The rows' DP is compiled (``river_boost.engine._dp.capped_rows``); the laws it reads are the
         cached ones of this module (:func:`_poisson_pmf_range`, :func:`_poisson_pmf_at`).
         """
         K = self.n_classes - 1

@@ -4,7 +4,7 @@ A task says what a label is, how a weak learner's ``predict_proba_one`` becomes 
 the experts' scores move with each vote (the *prediction walk*, which never looks at the
 label, so predicting and then learning the same ``x`` share it), what a learner is taught for
 a labelled example, and how the experts' scores become a prediction: each class's docstring
-gives that math, which the compiled walk (:mod:`river_boost.walk`) computes. The rule
+gives that math, which the compiled walk (:mod:`river_boost.engine`) computes. The rule
 (:class:`river_boost.potentials.Potential`) says how much the example weighs. The task
 objects keep the label space (labels in order of arrival, their support, the label count);
 :class:`Walk` and :class:`Example` are what a rule written in Python is shown.

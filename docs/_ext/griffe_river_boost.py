@@ -14,7 +14,7 @@ The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
   that docstring and the property label here, and show with the other diagnostics.
 
 Parameters need nothing from here: every booster writes each of its parameters out, River's
-way, and griffe's numpy parser reads them as they are (``tests/test_docs_api.py``).
+way, and griffe's numpy parser reads them as they are (``tests/docs/test_docs_api.py``).
 """
 
 from __future__ import annotations

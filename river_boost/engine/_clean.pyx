@@ -1,0 +1,421 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""Cleaning ``x``, compiled: :func:`clean_x` is the one cleaning of the package
+(:meth:`river_boost.core.FeatureCleaner.cleaned`, the walk, the martingale booster).
+
+``core.clean_features(x)`` without the features whose kind differs from the one learned:
+dicts whose keys are all str or all int and whose values are floats, ints, bools, strings or
+None are cleaned here (their keys sorted once per key order, :class:`KeyOrder`), any other by
+``clean_features`` in Python. The walk keeps a clean x as items (:class:`CleanX`) that the
+forest loads without a dict.
+"""
+
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.list cimport PyList_GET_ITEM
+from cpython.dict cimport PyDict_Next, PyDict_SetItem, PyDict_Contains, PyDict_Copy
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from libc.stdlib cimport free, calloc, realloc
+from libc.string cimport memcpy, memcmp
+cimport cython
+
+cdef extern from "Python.h":
+    Py_ssize_t PyDict_GET_SIZE(object o)
+
+from river_boost.engine._state cimport Attrs, A_X, A_CLEAN, A_VALUE, A_NOMINAL
+
+cdef object _core = None  # river_boost.core (clean_features), imported on first use
+
+
+cdef object _clean_features(object x):
+    """core.clean_features(x): the Python cleaning, for what the compiled one does not take
+    (core imports this module, so core is imported here on first use)."""
+    global _core
+    if _core is None:
+        from river_boost import core as _core_module
+        _core = _core_module
+    return _core.clean_features(x)
+cdef double MAX_ABS_FEATURE = 1e12  # core.MAX_ABS_FEATURE (set_max_abs_feature)
+
+
+def set_max_abs_feature(double value):
+    """Called once by :mod:`river_boost.engine` with :data:`river_boost.core.MAX_ABS_FEATURE`."""
+    global MAX_ABS_FEATURE
+    MAX_ABS_FEATURE = value
+
+
+cdef inline bint _keeps(object v) except -1:
+    """Whether core._feature_value keeps the value ``v`` unchanged (1), drops it (0), or
+    must be asked (-2: another kind of value)."""
+    cdef type tv = type(v)
+    cdef double d
+    cdef long long iv
+    cdef int overflow
+    if tv is float:
+        d = PyFloat_AS_DOUBLE(v)
+        return -MAX_ABS_FEATURE <= d <= MAX_ABS_FEATURE  # NaN fails too
+    if tv is str or tv is bool:
+        return 1
+    if tv is int:
+        iv = PyLong_AsLongLongAndOverflow(v, &overflow)
+        return not overflow and -MAX_ABS_FEATURE <= <double>iv <= MAX_ABS_FEATURE
+    if v is None:
+        return 0
+    return -2
+
+
+cdef inline int _keep_code(object v) except -3:
+    """The cleaning's code for the value ``v``: dropped (0), kept (1), kept and a str (2),
+    or another kind of value (-2: the Python cleaning decides)."""
+    cdef int kp
+    if type(v) is float:  # (the usual value, first)
+        return -MAX_ABS_FEATURE <= PyFloat_AS_DOUBLE(v) <= MAX_ABS_FEATURE
+    if type(v) is str:
+        return 2
+    kp = _keeps(v)
+    return -2 if kp == -2 else kp == 1
+
+
+@cython.freelist(8)
+cdef class CleanX:
+    """A clean x the compiled walk made without building its dict: the n items (k[j], v[j])
+    of FeatureCleaner.cleaned's dict, in its order. It holds its values and the list its
+    keys come from, so the user's x may change afterwards; as_dict() makes the dict for
+    whatever needs one. The forest loads the items directly (ForestAPI.load_items): about
+    200 instructions per feature of inserting into a new dict, and freeing it, saved. Rows
+    of up to CLEANX_INLINE items are held in the object itself, and the objects are kept on
+    a free list: one is made per new x."""
+
+    def __dealloc__(self):
+        cdef int j
+        if self.v != NULL:
+            for j in range(self.n):
+                Py_XDECREF(self.v[j])
+            if self.v != &self.small[0]:
+                free(self.v)  # (k lies in the same block)
+
+    def __reduce__(self):
+        return (dict, (self.as_dict(),))
+
+    cdef int _alloc(self, int m) except -1:
+        """Room for m items (v, then k), in the object when they fit."""
+        if m <= CLEANX_INLINE:
+            self.v = &self.small[0]
+        else:
+            self.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))
+            if self.v == NULL:
+                raise MemoryError()
+        self.k = self.v + m
+        return 0
+
+    cdef dict as_dict(self):
+        cdef int j
+        if self.d is None:
+            self.d = {}
+            for j in range(self.n):
+                PyDict_SetItem(self.d, <object>self.k[j], <object>self.v[j])
+        return self.d
+
+
+cdef class KeyOrder:
+    """The sorted order of the last x's keys, reused while the next x has the same key
+    objects in the same order (a stream's rows usually do): no sort per example; and the
+    learned kind of each key (``FeatureCleaner.nominal``), read once it is known (a key's
+    kind, once learned, never changes)."""
+
+    def __dealloc__(self):
+        self._snap_drop()
+        free(self.snap_kv)
+        free(self.perm)
+        free(self.vals)
+        free(self.keep)
+        free(self.kinds)
+        free(self.sel)
+        free(self.pkeep)
+
+    cdef void _snap_drop(self) noexcept:
+        cdef Py_ssize_t j
+        for j in range(2 * self.snap_n):
+            Py_XDECREF(self.snap_kv[j])
+        self.snap_n = 0
+        self.snap_x = None
+        self.snap_clean = None
+
+    cdef int _snap_take(self, dict x, object clean) except -1:
+        """Remember the dict ``x`` (its key and value objects) and its clean x."""
+        cdef Py_ssize_t n = PyDict_GET_SIZE(x), pos = 0, j = 0
+        cdef PyObject* key
+        cdef PyObject* val
+        cdef PyObject** kv
+        self._snap_drop()
+        if n > self.snap_cap:
+            kv = <PyObject**>realloc(self.snap_kv, 2 * n * sizeof(PyObject*))
+            if kv == NULL:
+                raise MemoryError()
+            self.snap_kv = kv
+            self.snap_cap = n
+        while PyDict_Next(x, &pos, &key, &val):
+            Py_INCREF(<object>key)
+            Py_INCREF(<object>val)
+            self.snap_kv[2 * j] = key
+            self.snap_kv[2 * j + 1] = val
+            j += 1
+        self.snap_n = j
+        self.snap_x = x
+        self.snap_clean = clean
+        return 0
+
+    cdef bint _snap_holds(self, dict x) noexcept:
+        """Whether ``x`` is the remembered dict with the same key and value objects."""
+        cdef Py_ssize_t pos = 0, j = 0
+        cdef PyObject* key
+        cdef PyObject* val
+        if x is not self.snap_x or PyDict_GET_SIZE(x) != self.snap_n:
+            return False
+        while PyDict_Next(x, &pos, &key, &val):
+            if key != self.snap_kv[2 * j] or val != self.snap_kv[2 * j + 1]:
+                return False
+            j += 1
+        return True
+
+    cdef int _grow(self, Py_ssize_t n) except -1:
+        if n <= self.cap:
+            return 0
+        free(self.perm)
+        free(self.vals)
+        free(self.keep)
+        free(self.kinds)
+        free(self.sel)
+        free(self.pkeep)
+        self.sel_ok = False
+        self.perm = <int*>calloc(n, sizeof(int))
+        self.vals = <PyObject**>calloc(n, sizeof(PyObject*))
+        self.pkeep = <char*>calloc(n, sizeof(char))
+        self.keep = <char*>calloc(n, sizeof(char))
+        self.kinds = <signed char*>calloc(n, sizeof(signed char))
+        self.sel = <int*>calloc(n, sizeof(int))
+        self.keys = None  # the order is rebuilt
+        if (self.perm == NULL or self.vals == NULL or self.keep == NULL or self.kinds == NULL
+                or self.sel == NULL or self.pkeep == NULL):
+            self.cap = 0
+            raise MemoryError()
+        self.cap = <int>n
+        return 0
+
+    cdef bint all_learned(self, object clean, object nominal):
+        """Whether every key of ``clean`` (made in this order) has a learned kind."""
+        return (clean is self.clean and nominal is self.nominal and self.keys is not None
+                and self.n_known == len(self.keys))
+
+
+cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=False):
+    """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
+    whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
+    values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
+    those kinds, all distinct, sort as Python sorts them, and sorting them all then dropping
+    the missing values keeps the order of the others); anything else by the Python code.
+    With ``items``, such a dict's clean x is a CleanX (its items, no dict built).
+    """
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef list okeys
+    cdef object k
+    cdef type tk = None
+    cdef int kp, j = 0, p, nk
+    cdef bint same = True
+    if type(x) is not dict:
+        return _filtered(_clean_features(x), nominal)
+    order._grow(len(<dict>x))
+    okeys = order.keys
+    nk = -1 if okeys is None else len(okeys)
+    while PyDict_Next(x, &pos, &key, &val):
+        k = <object>key
+        if tk is None:
+            tk = type(k)
+            if tk is not str and tk is not int:
+                return _filtered(_clean_features(x), nominal)
+        elif type(k) is not tk:
+            return _filtered(_clean_features(x), nominal)
+        kp = _keep_code(<object>val)
+        if kp == -2:
+            return _filtered(_clean_features(x), nominal)
+        if same and (j >= nk or <PyObject*>PyList_GET_ITEM(okeys, j) != key):
+            same = False
+        order.vals[j] = val
+        order.keep[j] = kp
+        j += 1
+    if not same or j != nk:
+        keys = list(x)
+        where = {kk: i for i, kk in enumerate(keys)}
+        order.in_order = True
+        for p, kk in enumerate(sorted(keys)):
+            order.perm[p] = <int>where[kk]
+            if order.perm[p] != p:
+                order.in_order = False
+        order.keys = keys
+        order.nominal = None  # the kinds are read again
+    return _clean_build(x, nominal, order, j, items)
+
+
+cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items):
+    """The clean x of the j values _cleaned_fast's first pass read (order.vals, order.keep,
+    in x's order, which order.keys and order.perm describe)."""
+    cdef list okeys = order.keys
+    cdef object out, kind
+    cdef CleanX c
+    cdef int kp, p, q, m
+    cdef signed char kd
+    cdef bint known = True
+    if order.nominal is not nominal:
+        for p in range(j):
+            order.kinds[p] = -1
+        order.n_known = 0
+        order.nominal = nominal
+        order.sel_ok = False
+    if order.sel_ok and order.sel_j == j and memcmp(order.keep, order.pkeep, j) == 0:
+        m = order.sel_m  # the same values kept, of the same kinds, as last time
+    else:
+        m = 0  # the kept values' positions in x, in sorted order
+        for p in range(j):
+            kp = order.perm[p]
+            if not order.keep[kp]:
+                continue
+            kd = order.kinds[p]
+            if kd < 0:
+                kind = nominal.get(<object>PyList_GET_ITEM(okeys, kp))
+                if kind is not None:
+                    kd = 1 if kind is True else (0 if kind is False else 2)
+                    order.kinds[p] = kd
+                    order.n_known += 1
+                else:
+                    known = False
+            # kind is not None and kind is not (type(v) is str)
+            if kd >= 0 and kd != order.keep[kp] - 1:
+                continue
+            order.sel[m] = kp
+            m += 1
+        # a kind learned later could drop a value sel keeps: remembered only when all known
+        order.sel_ok = known
+        if known:
+            memcpy(order.pkeep, order.keep, j)
+            order.sel_m, order.sel_j = m, j
+    if order.in_order and m == j and not items:
+        out = PyDict_Copy(x)  # x's keys sorted and every value kept: a copy of x
+    elif items:
+        c = CleanX.__new__(CleanX)
+        c._alloc(m)
+        c.keys_owner = okeys
+        for q in range(m):
+            kp = order.sel[q]
+            c.k[q] = <PyObject*>PyList_GET_ITEM(okeys, kp)
+            c.v[q] = order.vals[kp]
+            Py_INCREF(<object>order.vals[kp])
+            c.n = q + 1
+        out = c
+    else:
+        out = {}
+        for q in range(m):
+            kp = order.sel[q]
+            PyDict_SetItem(out, <object>PyList_GET_ITEM(okeys, kp), <object>order.vals[kp])
+    order.clean = out
+    return out
+
+
+cdef KeyOrder _python_order = KeyOrder()  # the key order of clean_x's cleanings (FeatureCleaner)
+
+
+def clean_x(x, dict nominal):
+    """``core.clean_features(x)`` without the features whose kind differs from the one
+    learned (``nominal``): the cleaning of :meth:`river_boost.core.FeatureCleaner.cleaned`,
+    used by the walk and the martingale booster (common dicts cleaned here, any other by
+    ``clean_features``)."""
+    return _cleaned_fast(x, nominal, _python_order)
+
+
+def _cleaned_for_test(x, dict nominal, int times=2, bint items=False):
+    """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
+    by the first call and reused by the next), as dicts (a CleanX's as_dict() with
+    ``items``): a test hook (tests/engine/test_compiled_walk.py)."""
+    cdef KeyOrder order = KeyOrder()
+    out = [_cleaned_fast(x, nominal, order, items) for _ in range(times)]
+    return [(<CleanX>c).as_dict() if type(c) is CleanX else c for c in out]
+
+
+cdef dict _filtered(dict clean, dict nominal):
+    """FeatureCleaner.cleaned's filter: drop the features whose kind is not the learned one."""
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef dict out = {}
+    cdef object kind
+    while PyDict_Next(clean, &pos, &key, &val):
+        kind = nominal.get(<object>key)
+        if kind is not None and kind is not (type(<object>val) is str):
+            continue
+        out[<object>key] = <object>val
+    return out
+
+
+cdef object _cleaned(object memo, object x, KeyOrder order):
+    """FeatureCleaner.cleaned(memo, x): the clean x of an x equal to the last one cleaned.
+
+    A dict the compiled walk cleaned last, still holding the same objects, is recognised by
+    the order's snapshot (KeyOrder.snap_*) without a copy or a comparison by value; the
+    memo then remembers no x (``memo.x`` is None: FeatureCleaner.cleaned cleans again whatever
+    it is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
+    clean x."""
+    cdef object mx, out
+    cdef Attrs ma = order.ma
+    if type(x) is dict and order._snap_holds(<dict>x):
+        out = order.snap_clean
+        order.cur_clean = out
+        return out
+    mx = ma.get(A_X)
+    try:
+        same = mx is not None and x == mx
+    except Exception:
+        same = False
+    if same:
+        out = ma.get(A_CLEAN)
+    else:
+        out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
+        if type(x) is dict:
+            order._snap_take(<dict>x, out)
+            if mx is not None:  # what FeatureCleaner remembered is not this x
+                ma.set(A_X, None)
+                ma.set(A_CLEAN, None)
+        else:
+            order._snap_drop()
+            ma.set(A_CLEAN, out)
+            ma.set(A_X, dict(x))
+        if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the engine)
+            ma.set(A_VALUE, None)
+    order.cur_clean = out
+    return out
+
+
+cdef int _learned(object memo, KeyOrder order) except -1:
+    """FeatureCleaner.learned(memo): nothing to do once every key of x has a learned kind."""
+    cdef dict nominal
+    cdef object clean
+    cdef PyObject* key
+    cdef PyObject* val
+    cdef Py_ssize_t pos = 0
+    cdef CleanX c
+    cdef int j
+    nominal = order.ma.get(A_NOMINAL)
+    clean = order.cur_clean  # the x just learned, as _cleaned returned it
+    if order.all_learned(clean, nominal):
+        return 0
+    if type(clean) is CleanX:
+        c = <CleanX>clean
+        for j in range(c.n):
+            if not PyDict_Contains(nominal, <object>c.k[j]):
+                nominal[<object>c.k[j]] = type(<object>c.v[j]) is str
+        return 0
+    while PyDict_Next(clean, &pos, &key, &val):
+        if not PyDict_Contains(nominal, <object>key):
+            nominal[<object>key] = type(<object>val) is str
+    return 0

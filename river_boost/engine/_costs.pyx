@@ -1,0 +1,594 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The multiclass cost matrices of the walk's rules (one class per rule): AdaBoost.OLM's
+logistic costs (9), computed along the learners, and OnlineMBBM's exact potentials' costs
+(Jung, Goetz & Tewari 2017, (4) and (5)), assembled from the potentials and kept in bounded
+direct-mapped tables, since the same matrices come back example after example."""
+
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memcpy
+from libc.math cimport floor, rint, fabs
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
+import numpy as _np
+import math as _math
+
+from river_boost.engine._dp cimport dense_potential, DENSE_MAX_N
+from river_boost.engine._vec cimport vsum, vtanh, sigmoid, fnv_basis, _fnv, _fnv_slot, _reserve
+from river_boost.engine._vec cimport _table_slots, vsum_axis0, split_labels
+
+# the bytes a table of OnlineMBBM cost matrices may hold (MBBMCosts)
+cdef Py_ssize_t MBBM_CACHE_BYTES = 16 * 2**20
+
+
+def _set_mbbm_cache_bytes(Py_ssize_t n):
+    """A test hook: the budget of each cost-matrix table (tables made from now on); returns
+    the previous one."""
+    global MBBM_CACHE_BYTES
+    old, MBBM_CACHE_BYTES = MBBM_CACHE_BYTES, n
+    return old
+
+
+cdef Py_ssize_t mbbm_cache_bytes() noexcept:
+    return MBBM_CACHE_BYTES
+
+
+cdef int normalised_costs(const double* C, int k, double* D) except -1:
+        """Potential.multiclass_vote_costs's D: (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])
+        where that sum is positive, else 0."""
+        cdef int r, l
+        cdef double w
+        for r in range(k):
+            for l in range(k):
+                D[r * k + l] = C[r * k + l] - C[r * k + r]
+        for r in range(k):
+            w = vsum(D + r * k, k)
+            for l in range(k):
+                if w > 0:
+                    D[r * k + l] = D[r * k + l] / w
+                else:
+                    D[r * k + l] = 0.0
+        return 0
+
+
+cdef class LogisticCosts:
+    """LogisticLoss.cost_matrix_of along the learners (AdaBoost.OLM's cost matrices)."""
+
+    def __dealloc__(self):
+        free(self.T)
+
+    def __reduce__(self):  # a cache
+        return (LogisticCosts, ())
+
+    cdef int _scratch(self, int k) except -1:
+        if k > self.cap:
+            free(self.T)
+            self.T = <double*>calloc(3 * k * k + 1, sizeof(double))
+            if self.T == NULL:
+                self.cap = 0
+                raise MemoryError()
+            self.cap = k
+        self.g = self.T + k * k
+        self.at = <int*>(self.g + k * k)
+        return 0
+
+    cdef int along(self, const double* s, int k, double* C, int changed) except -1:
+        """LogisticLoss.cost_matrix_of(s) into C: C[r, l] = sigmoid(s[l] - s[r]), the diagonal
+        minus the row's other entries; for the learners in turn, ``changed`` being the label
+        whose score changed since the previous learner's matrix (-1: compute every pair).
+
+        tanh is odd, so one tanh serves a
+        pair of labels: s[r] - s[l] is exactly -(s[l] - s[r]) and halving is exact, so
+        C[r, l] = 0.5 * (1 + t) and C[l, r] = 0.5 * (1 - t) for t = tanh(0.5 * (s[l] - s[r])),
+        The pairs' tanh are kept in the
+        scratch matrix T (T[r, l] for r < l) and only the k - 1 pairs of the changed label are
+        computed again: the other pairs' inputs are the very same floats as for the previous
+        learner, so their tanh are too. k - 1 tanh per learner instead of k^2."""
+        cdef double* T
+        cdef double* g
+        cdef int* at
+        cdef int r, l, j, lo, hi, m = 0
+        cdef double t
+        self._scratch(k)
+        T, g, at = self.T, self.g, self.at
+        if k < 2:
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = s[l] - s[r]
+            sigmoid(C, C, k * k)
+        else:
+            if changed < 0:  # every pair r < l
+                for r in range(k):
+                    for l in range(r + 1, k):
+                        g[m] = 0.5 * (s[l] - s[r])
+                        at[m] = r * k + l
+                        m += 1
+            else:  # the changed label's k - 1 pairs
+                for r in range(k):
+                    if r != changed:
+                        lo, hi = (r, changed) if r < changed else (changed, r)
+                        g[m] = 0.5 * (s[hi] - s[lo])
+                        at[m] = lo * k + hi
+                        m += 1
+            vtanh(g, g, m)
+            for j in range(m):
+                T[at[j]] = g[j]
+            for r in range(k):
+                for l in range(r + 1, k):
+                    t = T[r * k + l]
+                    C[r * k + l] = 0.5 * (1.0 + t)
+                    C[l * k + r] = 0.5 * (1.0 - t)
+        for r in range(k):
+            C[r * k + r] = 0.0
+        for r in range(k):
+            C[r * k + r] = -vsum(C + r * k, k)
+        return 0
+
+    def logistic_cost_matrix(self, s):
+        """The cost matrix _logistic_costs_along computes for the scores s (a list of k
+        floats) from scratch, as a list of rows: a test hook (tests/engine/test_compiled_walk.py)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
+        if sd == NULL:
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            self.along(sd, k, sd + k, -1)
+            return [[sd[k + r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
+
+    def logistic_costs_along(self, scores):
+        """The cost matrices _logistic_costs_along computes for a sequence of score vectors
+        (lists of k floats, each differing from the one before in at most one label, as the
+        walk's scores do from one learner to the next), as lists of rows: a test hook."""
+        cdef int k = len(scores[0]), r, l, changed
+        cdef double* sd = <double*>malloc((k + k * k) * sizeof(double))
+        if sd == NULL:
+            raise MemoryError()
+        out = []
+        try:
+            changed = -1
+            for t, s in enumerate(scores):
+                if len(s) != k:
+                    raise ValueError("logistic_costs_along: vectors of one length expected")
+                if t > 0:
+                    diff = [j for j in range(k) if s[j] != scores[t - 1][j]
+                            or _math.copysign(1.0, s[j]) != _math.copysign(1.0, scores[t - 1][j])]
+                    if len(diff) > 1:
+                        raise ValueError("logistic_costs_along: one label changes at a time")
+                    changed = diff[0] if diff else 0
+                for r in range(k):
+                    sd[r] = s[r]
+                self.along(sd, k, sd + k, changed)
+                out.append([[sd[k + r * k + l] for l in range(k)] for r in range(k)])
+            return out
+        finally:
+            free(sd)
+
+
+cdef class MBBMCosts:
+    """OnlineMBBM's cost matrices for one rule (a MulticlassZeroOnePotential) and ``n``
+    learners, with their tables."""
+
+    def __cinit__(self, object rule, int n):
+        self.rule = rule
+        self.n = n
+
+    def __dealloc__(self):
+        free(self.mc_keys)
+        free(self.mc_vals)
+        free(self.maxw)
+
+    def __reduce__(self):  # a cache
+        return (MBBMCosts, (self.rule, self.n))
+
+    cdef object pot_for(self, int k):
+        """OnlineMBBM's potential for k labels (the rule itself, or its resized copy)."""
+        return self.rule.for_classes(k)
+
+    cdef double* costs(self, object pot, int n_left, const double* s, int k,
+                             double* C) except NULL:
+        """C = pot.cost_matrix(n_left, s), and its normalised form D (_normalised_costs)
+        returned where the table holds it (read it before the next call: a later key may
+        take the slot over), both kept in a bounded cache: the potential's own cache is
+        Python (a tuple key and a method call per learner and example) and D would be
+        computed again each time. The matrices
+        are a pure function of the potential, n_left and s: a hit is the same floats, and a
+        miss asks the potential as before (an entry overwritten costs only time).
+
+        The cache is a direct-mapped table in C (at most MBBM_CACHE_BYTES): slot
+        hash(n_left, s) holds that key and its C and D, and a new key takes the slot over.
+        A dict of bytes keys cost about 700 instructions per lookup (a bytes object, its
+        hash and the dict's probe), a fifth of OnlineMBBM's walk on ImageSegments."""
+        cdef Py_ssize_t kk = <Py_ssize_t>k * k, slot, j
+        cdef long long* key
+        cdef double* val
+        cdef unsigned long long h
+        if pot is not self.pot or k != self.mc_k:  # another potential: start over
+            self.reset(k)
+            self.pot = pot
+        h = _fnv(fnv_basis(), n_left)
+        for j in range(k):
+            h = _fnv(h, <long long>s[j])
+        slot = _fnv_slot(h, self.mc_slots)
+        key = self.mc_keys + slot * (k + 2)
+        val = self.mc_vals + slot * 2 * kk
+        if key[0] == self.mc_epoch:  # a filled slot: the same key?
+            j = 0
+            if key[1] == n_left:
+                for j in range(k):
+                    if key[j + 2] != <long long>s[j]:
+                        break
+                else:
+                    memcpy(C, val, kk * sizeof(double))
+                    return val + kk
+        self.matrix(pot, n_left, s, k, C)
+        normalised_costs(C, k, val + kk)
+        key[0] = self.mc_epoch
+        key[1] = n_left
+        for j in range(k):
+            key[j + 2] = <long long>s[j]
+        memcpy(val, C, kk * sizeof(double))
+        return val + kk
+
+    cdef int reset(self, int k) except -1:
+        """An empty matrix table for k labels: the largest power of two of slots (at most
+        65,536) whose keys and matrices fit in MBBM_CACHE_BYTES. The buffers of the last
+        table are kept when they are large enough, and emptied by a new epoch (labels join
+        one by one at the start of a stream); new buffers are calloc'd, so the pages of
+        slots never used are never touched."""
+        cdef Py_ssize_t slots = _table_slots(
+            (k + 2) * sizeof(long long) + 2 * k * k * sizeof(double), MBBM_CACHE_BYTES, 65536)
+        self.mc_k = 0
+        _reserve(<void**>&self.mc_keys, &self.mc_keys_cap, slots * (k + 2), sizeof(long long), 1)
+        _reserve(<void**>&self.mc_vals, &self.mc_vals_cap, slots * 2 * k * k, sizeof(double), 0)
+        if self.mc_epoch < (1LL << 32):
+            self.mc_epoch = 1LL << 32
+        self.mc_epoch += 1
+        self.mc_slots = slots
+        self.mc_k = k
+        self.pot = None
+        return 0
+
+    cdef int matrix(self, object pot, int n_left, const double* s, int k,
+                               double* C) except -1:
+        """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
+        potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
+        potentials for G distinct scores), each read from the potential's own cache under
+        its key (votes left, sorted gaps); on a miss computed by river_boost.engine._dp's dense DP
+        (up to DENSE_MAX_N votes left) or asked of pot.value_from_gaps (which calls _dp's
+        banded DP), and cached, exactly as cost_matrix would. The Python assembly
+        (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
+        for small boosters."""
+        cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
+        cdef long long* u  # distinct scores, ascending
+        cdef long long* cnt  # how many labels have each
+        cdef long long* inv  # each label's score class
+        cdef long long* kbuf  # the potential's key: votes left, then the sorted gaps
+        cdef double* off = NULL  # off[a * G + b]: phi(s + e_l) for r of class a, l of class b
+        cdef double* diag = NULL  # diag[a]: phi(s + e_r) for r of class a
+        cdef int r, l, j, G = 0, a, b, c, t, pos
+        cdef long long right, g
+        cdef double v
+        cdef object cache = pot._cache
+        if sv == NULL:
+            raise MemoryError()
+        u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
+        try:
+            off = <double*>malloc((k * k + k) * sizeof(double))
+            if off == NULL:
+                raise MemoryError()
+            diag = off + k * k
+            for r in range(k):
+                sv[r] = <long long>s[r]
+            for r in range(k):  # insertion into the sorted distinct scores
+                pos = 0
+                while pos < G and u[pos] < sv[r]:
+                    pos += 1
+                if pos < G and u[pos] == sv[r]:
+                    cnt[pos] += 1
+                    continue
+                for j in range(G, pos, -1):
+                    u[j] = u[j - 1]
+                    cnt[j] = cnt[j - 1]
+                u[pos] = sv[r]
+                cnt[pos] = 1
+                G += 1
+            for r in range(k):
+                for a in range(G):
+                    if u[a] == sv[r]:
+                        inv[r] = a
+                        break
+            for a in range(G):
+                right = u[a]
+                for b in range(G + 1):  # b == G: the diagonal
+                    if b < G and cnt[b] - (b == a) < 1:
+                        off[a * G + b] = 0.0  # no such l != r (the diagonal covers it)
+                        continue
+                    # the k - 1 gaps right - u[c], ascending (u descending), then the vote
+                    kbuf[0] = n_left
+                    t = 1
+                    for c in range(G - 1, -1, -1):
+                        for j in range(cnt[c] - (c == a)):
+                            kbuf[t] = right - u[c]
+                            t += 1
+                    if b == G:  # r's own extra vote: every gap + 1 (still sorted)
+                        for j in range(1, k):
+                            kbuf[j] += 1
+                    else:  # one label of class b got it: its first gap - 1 (still sorted)
+                        g = right - u[b]
+                        for j in range(1, k):
+                            if kbuf[j] == g:
+                                kbuf[j] -= 1
+                                break
+                    gaps = tuple([kbuf[j] for j in range(1, k)])
+                    key = (n_left, gaps)
+                    value = cache.get(key)
+                    if value is None and n_left <= DENSE_MAX_N:
+                        # value_from_gaps's dense DP (river_boost.engine._dp), cached as it would
+                        value = cache.put(key, dense_potential(n_left, k, pot.p_right,
+                                                               kbuf + 1))
+                    elif value is None:  # computed and cached by the potential (_dp's DP)
+                        value = pot.value_from_gaps(n_left, gaps)
+                    v = <double>value
+                    if b == G:
+                        diag[a] = v
+                    else:
+                        off[a * G + b] = v
+            for r in range(k):
+                for l in range(k):
+                    C[r * k + l] = off[inv[r] * G + inv[l]]
+                C[r * k + r] = diag[inv[r]]
+        finally:
+            free(sv)
+            free(off)
+        return 0
+
+    cdef double max_weight(self, object pot, int n_left) except? -1.0:
+        """pot.max_weight(n_left), read from the potential's own table of bounds (one per
+        votes left; computed on a miss) once per potential and n_left, then from the table's
+        array: a pure function of both, read for every learner and example."""
+        cdef int i
+        cdef double bound
+        if pot is not self.maxw_pot or self.maxw == NULL:
+            if self.maxw == NULL:
+                self.maxw = <double*>malloc(self.n * sizeof(double))
+                if self.maxw == NULL:
+                    raise MemoryError()
+            for i in range(self.n):
+                self.maxw[i] = -1.0
+            self.maxw_pot = pot
+        if 0 <= n_left < self.n and self.maxw[n_left] >= 0.0:
+            return self.maxw[n_left]
+        value = (<dict>pot._max_weights).get(n_left)
+        if value is None:
+            value = pot.max_weight(n_left)
+        bound = <double>value
+        if 0 <= n_left < self.n and bound >= 0.0:
+            self.maxw[n_left] = bound
+        return bound
+
+    def cost_matrix(self, pot, int n_left, s, bint table=False):
+        """The cost matrix :meth:`matrix` assembles for pot, n_left and the votes s (a list of
+        k ints), as a list of rows (MulticlassZeroOnePotential.cost_matrix calls it); with
+        ``table``, the matrix and its normalised form (flat lists) as the walk reads them,
+        through the matrix table (:meth:`costs`: for the tests)."""
+        cdef int k = len(s), r, l
+        cdef double* sd = <double*>malloc(k * sizeof(double))
+        cdef double* C = <double*>malloc(2 * k * k * sizeof(double))
+        cdef double* D
+        if sd == NULL or C == NULL:
+            free(sd)
+            free(C)
+            raise MemoryError()
+        try:
+            for r in range(k):
+                sd[r] = s[r]
+            if table:
+                D = self.costs(pot, n_left, sd, k, C)
+                return [C[r] for r in range(k * k)], [D[r] for r in range(k * k)]
+            self.matrix(pot, n_left, sd, k, C)
+            return [[C[r * k + l] for l in range(k)] for r in range(k)]
+        finally:
+            free(sd)
+            free(C)
+
+
+# ----------------------------------------------------------------------------- ranking
+
+cdef inline long long _law_index(double x, long long n, long long top) noexcept:
+    """Where a difference law's arrays are read for the bound ``x`` of its suffix sums:
+    ``floor(x) + 1 + n``, clipped to ``[0, top]`` (pair_terms' ``i0``; NaN: 0), clipped
+    before the conversion to an integer."""
+    cdef double i0 = floor(x) + 1 + n
+    if not i0 >= 0:
+        return 0
+    return top if i0 > top else <long long>i0
+
+
+cdef inline double _hinge_term(double one, long long n, long long top, const double* SP,
+                               const double* SD) noexcept:
+    """The hinge pair term of RankingPairPotential.pair_terms for ``one = 1.0 + g``."""
+    cdef long long i0 = _law_index(-one, n, top)
+    return one * SP[i0] + SD[i0]
+
+
+cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const double* SD,
+                        double* F, double* Fm, double* Fp) noexcept:
+    """The hinge pair terms of the gaps g, g - 1 and g + 1 (cost_vector's three calls of
+    pair_terms: the same floats, 1.0 + (g + shift) as NumPy computes it), in one pass over
+    the gaps."""
+    cdef int j
+    cdef long long top = 2 * <long long>n + 1
+    cdef double gj
+    for j in range(q):
+        gj = g[j]
+        F[j] = _hinge_term(1.0 + (gj + 0.0), n, top, SP, SD)
+        Fm[j] = _hinge_term(1.0 + (gj + -1.0), n, top, SP, SD)
+        Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
+
+
+def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
+    """_hinge_terms3 of the gaps with ``pot``'s difference law for (n, nr, k): a test hook."""
+    cdef int q = len(gaps), j
+    cdef double[::1] g = _np.ascontiguousarray(gaps, dtype=_np.float64)
+    cdef double[::1] SP, SD
+    out = _np.empty((3, q if q > 0 else 1))
+    cdef double[:, ::1] o = out
+    P_, SP_, SD_ = pot.difference_law(n, nr, k)
+    SP, SD = SP_, SD_
+    if q:
+        _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
+    return out[:, :q]
+
+
+cdef class PairLaw:
+    """A difference law ``(P, SP, SD)`` of :class:`RankingPairPotential` (``difference_law``),
+    read through its arrays' buffers, held for as long as this object lives: the ranking walk
+    asks for one per learner and example, and unpacking three typed memoryviews each time
+    cost more than the cost vector's arithmetic."""
+
+    def __cinit__(self, tuple law, int n):
+        cdef int j
+        cdef Py_ssize_t sizes[3]
+        self.held = 0
+        if len(law) != 3:
+            raise ValueError("a difference law is (P, SP, SD)")
+        self.law = law
+        sizes[0], sizes[1], sizes[2] = 2 * n + 1, 2 * n + 2, 2 * n + 2
+        for j in range(3):
+            PyObject_GetBuffer(law[j], &self.bufs[j], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+            self.held += 1
+            if (self.bufs[j].format != b"d"
+                    or self.bufs[j].len != sizes[j] * <Py_ssize_t>sizeof(double)):
+                raise ValueError("a difference law of unexpected shape or type")
+        self.P = <const double*>self.bufs[0].buf
+        self.SP = <const double*>self.bufs[1].buf
+        self.SD = <const double*>self.bufs[2].buf
+
+    def __dealloc__(self):
+        cdef int j
+        for j in range(self.held):
+            PyBuffer_Release(&self.bufs[j])
+
+
+cdef class PairCosts:
+    """OnlineBMR's cost vectors for one rule (a RankingPairPotential) and ``n`` learners,
+    from the rule's difference laws (kept in a bounded table)."""
+
+    def __cinit__(self, object rule, int n):
+        if rule.loss not in ("hinge", "rank"):
+            raise ValueError(f"unknown loss {rule.loss!r}")
+        self.rule = rule
+        self.n = n
+        self.hinge = rule.loss == "hinge"
+
+    def __dealloc__(self):
+        free(self.kb)
+
+    def __reduce__(self):  # a cache
+        return (PairCosts, (self.rule, self.n))
+
+    cdef int _scratch(self, int k) except -1:
+        """Room for the gaps and their three terms (4 k^2 doubles) and 6 k more."""
+        if k > self.cap:
+            free(self.kb)
+            self.kb = <double*>calloc(5 * k * k + 6 * k + 2, sizeof(double))
+            if self.kb == NULL:
+                self.cap = 0
+                raise MemoryError()
+            self.cap = k
+        return 0
+
+    cdef int rank_terms(self, const double* g, int q, int n, const double* P,
+                         const double* SP, double shift, double* out) except -1:
+        """RankingPairPotential.pair_terms(g + shift) of the rank loss for q gaps (shift: the
+        -1.0 / +1.0 of cost_vector, applied first as NumPy does; the hinge loss's terms are
+        _hinge_terms3's)."""
+        cdef int j
+        cdef long long i0, top = 2 * <long long>n + 1
+        cdef double gj
+        for j in range(q):
+            gj = g[j] + shift
+            i0 = _law_index(-gj, n, top)
+            out[j] = SP[i0]
+            if gj == rint(gj) and fabs(gj) <= n:
+                out[j] = out[j] + 0.5 * P[<long long>(-gj) + n]
+        return 0
+
+    cdef PairLaw law(self, int n_left, int nr, int k):
+        """The rule's difference law for (n_left, nr, k), from this table (asked of the
+        rule, which caches it too, on the first request)."""
+        cdef Py_ssize_t idx
+        cdef PairLaw law
+        if (self.laws is None or self.laws_rule is not self.rule
+                or self.laws_k != k or self.laws_bytes >= mbbm_cache_bytes()):
+            self.laws = [None] * (self.n * (k + 1))
+            self.laws_rule = self.rule
+            self.laws_k = k
+            self.laws_bytes = 0
+        idx = <Py_ssize_t>n_left * (k + 1) + nr
+        if not 0 <= idx < len(self.laws):
+            raise IndexError("votes left beyond the learners")
+        found = self.laws[idx]
+        if found is not None:
+            return <PairLaw>found
+        law = PairLaw(tuple(self.rule.difference_law(n_left, nr, k)), n_left)
+        self.laws[idx] = law
+        self.laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
+        return law
+
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                               double* out) except -1:
+        """RankingPairPotential.cost_vector(s, relevant, n_left): c[j] = phi(s + e_j), from
+        the potential's cached difference law (computed by it on a miss)."""
+        cdef int a, b, j, nr, ni, q
+        cdef int* ri
+        cdef int* ii
+        cdef double* rows_f
+        cdef double* rows_m
+        cdef double* cols_f
+        cdef double* cols_p
+        cdef double* G
+        cdef double* F
+        cdef double* Fm
+        cdef double* Fp
+        cdef double total, w
+        cdef PairLaw law
+        self._scratch(k)
+        ri = <int*>(self.kb + k * k)
+        ii = ri + k
+        rows_f = self.kb + k * k + k
+        rows_m = rows_f + k
+        cols_f = rows_f + 2 * k
+        cols_p = rows_f + 3 * k
+        nr = split_labels(rel, k, ri, ii)
+        ni = k - nr
+        q = nr * ni
+        G = self.kb
+        F = G + q
+        Fm = G + 2 * q
+        Fp = G + 3 * q
+        law = self.law(n_left, nr, k)
+        for a in range(nr):
+            for b in range(ni):
+                G[a * ni + b] = s[ii[b]] - s[ri[a]]
+        if self.hinge:
+            _hinge_terms3(G, q, n_left, law.SP, law.SD, F, Fm, Fp)
+        else:
+            self.rank_terms(G, q, n_left, law.P, law.SP, 0.0, F)
+            self.rank_terms(G, q, n_left, law.P, law.SP, -1.0, Fm)
+            self.rank_terms(G, q, n_left, law.P, law.SP, 1.0, Fp)
+        total = vsum(F, q)
+        w = 1.0 / q
+        for a in range(nr):
+            rows_f[a] = vsum(F + a * ni, ni)
+            rows_m[a] = vsum(Fm + a * ni, ni)
+        vsum_axis0(F, nr, ni, cols_f)
+        vsum_axis0(Fp, nr, ni, cols_p)
+        for a in range(nr):
+            out[ri[a]] = w * (total - rows_f[a] + rows_m[a])
+        for b in range(ni):
+            out[ii[b]] = w * (total - cols_f[b] + cols_p[b])
+        return 0

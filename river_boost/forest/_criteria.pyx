@@ -1,0 +1,115 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The split criteria of the compiled forest (tree.criterion choice per tree: t.crit 0 info
+gain, 1 Gini, 2 Hellinger), bit for bit: see _forest.pyx for how exactness is kept."""
+
+from libc.math cimport INFINITY
+
+from river_boost.forest._forest_structs cimport Dists, Leaf, Tree
+from river_boost.forest._pymath cimport py_div, py_log2, py_pow, py_sqrt, py_sum
+
+cdef double NEG_INF = -INFINITY
+
+
+cdef double entropy_w(const double* w, int n) except? -1.0:
+    # InfoGainSplitCriterion._compute_entropy_dict
+    cdef double e = 0.0
+    cdef double s = 0.0
+    cdef double d
+    cdef int k
+    for k in range(n):
+        d = w[k]
+        if d > 0.0:
+            e -= d * py_log2(d)
+            s += d
+    if s > 0.0:
+        return (e + s * py_log2(s)) / s
+    return 0.0
+
+
+cdef int n_subsets_gt_frac(Dists* post, double frac, double* ds, int guarded) except -1:
+    # num_subsets_greater_than_frac; Hellinger's has no `total_weight > 0` guard
+    cdef double total = 0.0
+    cdef int i, n = 0
+    for i in range(post.nd):
+        ds[i] = py_sum(post.w + post.off[i], post.off[i + 1] - post.off[i])
+        total += ds[i]
+    if guarded and not total > 0.0:
+        return 0
+    for i in range(post.nd):
+        if py_div(ds[i], total) > frac:
+            n += 1
+    return n
+
+
+cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
+                           int cid_one, int cid_zero) except? -1.0:
+    cdef int i, k, nd = post.nd
+    cdef double total, acc, g, rel, s
+    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
+    cdef int found
+    if t.crit == 0:  # info gain
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
+            return NEG_INF
+        total = 0.0
+        for i in range(nd):
+            total += ds[i]
+        acc = 0.0
+        for i in range(nd):
+            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
+        return pre_entropy - py_div(acc, total)
+    elif t.crit == 1:  # gini
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
+            return NEG_INF
+        total = 0.0
+        for i in range(nd):
+            total += ds[i]
+        g = 0.0
+        for i in range(nd):
+            s = ds[i]
+            acc = 1.0
+            if s != 0.0:
+                for k in range(post.off[i], post.off[i + 1]):
+                    rel = post.w[k] / s
+                    acc -= rel * rel
+            g += py_div(ds[i], total) * acc
+        return 1.0 - g
+    else:  # hellinger
+        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
+            return NEG_INF
+        # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
+        if cid_one < 0 or cid_zero < 0:
+            return 0.0
+        found = 0
+        for k in range(post.off[0], post.off[1]):
+            if post.c[k] == cid_one:
+                lp = post.w[k]
+                found |= 1
+            elif post.c[k] == cid_zero:
+                ln = post.w[k]
+                found |= 2
+        for k in range(post.off[1], post.off[2]):
+            if post.c[k] == cid_one:
+                rp = post.w[k]
+                found |= 4
+            elif post.c[k] == cid_zero:
+                rn = post.w[k]
+                found |= 8
+        if found != 15:
+            return 0.0
+        tn = ln + rn
+        tp = lp + rp
+        h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
+        h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
+        return py_sqrt(h)
+
+
+cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
+    cdef int n
+    if t.crit == 1:
+        return 1.0
+    n = lf.n_st
+    if n <= 2:
+        n = 2
+    return py_log2(<double>n)
+

@@ -1,0 +1,36 @@
+# The compiled forest's tree storage (River's HoeffdingTreeClassifier over DTBranch and leaf
+# nodes): nodes, walking an x to its leaf, learning (the leaf's, then growth: split attempts,
+# splits, the memory-size policy), sizes in bytes, and the state export for pickling.
+
+from river_boost.forest._forest_structs cimport XV, Node, Tree, Work, in_view
+from river_boost.forest._registry cimport Registry
+
+
+cdef inline int branch_no(Node* nd, XV* xv) noexcept:
+    """DTBranch.branch_no, or -1 where River raises KeyError (feature missing, unseen value)."""
+    cdef int j, vid
+    if not in_view(xv, nd.fid):
+        return -1
+    j = xv.vpos[nd.fid]
+    if nd.kind == 0:
+        return 0 if xv.d[j] <= nd.thr else 1
+    if nd.kind == 1:
+        return 0 if xv.v[j] == nd.vid else 1
+    vid = xv.v[j]
+    if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
+        return -1
+    return nd.vmap[vid] - 1
+
+
+cdef void node_free(Node* nd) noexcept
+cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept
+cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
+                      long long depth) noexcept
+cdef long long count_reactivable(Node* nd, long long max_depth) noexcept
+cdef long long tree_allocated(Tree* t) noexcept
+cdef int tree_init(Tree* t, tuple params) except -1
+cdef void tree_free(Tree* t) noexcept
+cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
+                    double w) except -1
+cdef object export_node(Node* nd, bint deep, Registry reg)
+cdef Node* import_node(tuple st, int nf) except NULL

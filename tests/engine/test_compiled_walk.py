@@ -1350,7 +1350,7 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     assert not _same(after, before)  # the replaced learners mattered
 
 
-@pytest.mark.parametrize("module", ["_walk", "_forest"])
+@pytest.mark.parametrize("module", ["engine._walk", "forest._forest"])
 def test_without_a_compiled_extension_the_import_says_how_to_get_it(module):
     """A build without the compiled extensions (no compiler, or a source tree not built):
     ``import river_boost`` fails at once with an ImportError that says what is missing and

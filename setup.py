@@ -20,10 +20,10 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 # The compiled forest (river_boost/forest/), one module per role (_forest.pyx says which);
 # _forest cimports the others
 FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
-# The boosters' walk (river_boost/engine/: _walk, the engines) and its parts: the experts, the
-# rules, the cost matrices, the booster's state as the walk reads it, the cleaning of x, the
-# exact potentials' dynamic programs
-ENGINE_MODULES = ("_experts", "_rules", "_costs", "_state", "_clean", "_walk", "_dp")
+# The boosters' engines (river_boost/engine/: _walk) and their parts: the constants, the
+# experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic
+# programs
+ENGINE_MODULES = ("_constants", "_experts", "_rules", "_costs", "_clean", "_walk", "_dp")
 
 
 def _extensions():

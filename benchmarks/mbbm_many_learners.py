@@ -27,7 +27,6 @@ from river import datasets
 from river.datasets import synth
 
 from river_boost import OnlineMBBM
-from river_boost import engine as walk
 from river_boost.potentials import MulticlassZeroOnePotential
 
 
@@ -72,7 +71,7 @@ def first_matrices(k: int, n_models: int = 1000, steps: int = 5):
     """Seconds for each of the walk's first ``steps`` cost matrices (votes 0, 0, 1, 0, ...),
     as the compiled walk computes them."""
     pot = MulticlassZeroOnePotential(k, 0.1)
-    engine = walk.engine_for(OnlineMBBM(n_models=3, seed=1))
+    engine = OnlineMBBM(n_models=3, seed=1)._engine
     cost_matrix = partial(engine.mbbm_cost_matrix, pot)
     s = np.zeros(k, dtype=int)
     out = []

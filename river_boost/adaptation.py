@@ -216,11 +216,6 @@ class DriftAdaptation:
         self.arming = drift.ADWIN(delta=ARMING_DELTA)
         self.fired: list | None = [None] * n  # stream time of detections while not armed
 
-    # A pickle from before the arming has none of them: it stays armed, as it was.
-    armed = True
-    arming = None
-    fired = None
-
     @property
     def forgets(self) -> bool:
         """Whether the edges and Hedge forget (Booster._start_forgetting, once armed)."""

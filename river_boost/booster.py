@@ -5,10 +5,11 @@ For each labelled example a booster walks along its ``N`` weak learners. The *ta
 prediction as a vote and keeps the experts' scores; the *rule*
 (:class:`river_boost.potentials.Potential`) says, from the state the earlier learners left,
 how much the example weighs for learner ``i`` and how the state moves; the weak-learner
-*pool* (:class:`river_boost.core.WeakLearnerPool`) holds the learners and their counters.
-Surrogate rules (the adaptive boosters) also learn the learners' vote weights ``alpha`` by
-online gradient descent and weight the experts by Hedge (:class:`river_boost.core.Experts`).
-The walk itself is compiled (:mod:`river_boost.engine`): the methods below call it.
+*pool* (:class:`river_boost.core.WeakLearnerPool`) holds the learners. Surrogate rules (the
+adaptive boosters) also learn the learners' vote weights ``alpha`` by online gradient descent
+and weight the experts by Hedge. The walk is compiled (:mod:`river_boost.engine`): the
+booster's engine, built once, owns everything the walk changes, and the methods below call
+it.
 
 Every public booster is this walk with a task and a rule: a new booster is one rule class.
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 import copy
 import math
 import random
-from array import array
 
 from river import base, drift
 
@@ -27,9 +27,11 @@ from . import engine as _engine
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
-    Experts,
-    Watched,
+    Hedge,
+    ProjectedOGD,
+    SimplexOGD,
     WeakLearnerPool,
+    check_choice,
     check_sample_weight,
     check_scale,
     default_model,
@@ -52,11 +54,12 @@ DEEP_CHAIN_ETA = 0.1
 def _from_pool(name: str) -> property:
     """The pool's diagnostic ``name`` as a property of the booster (with its doc)."""
     return property(
-        lambda self: getattr(self._pool, name), doc=getattr(WeakLearnerPool, name).__doc__
+        lambda self: getattr(self._engine.pool, name),
+        doc=getattr(WeakLearnerPool, name).__doc__,
     )
 
 
-class Booster(Watched, base.Estimator):
+class Booster(base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
@@ -69,7 +72,9 @@ class Booster(Watched, base.Estimator):
 
     def _build(self, task, rule, params: dict):
         """Store the preset's parameters under their own names (River's convention: ``clone()``
-        and the repr read them back) and build the pool, and for surrogate rules the experts.
+        and the repr read them back) and build the booster's engine (:mod:`river_boost.engine`)
+        from the task, the rule, the pool of weak learners, for surrogate rules the experts,
+        and drift adaptation: the one object that the walk changes, held as ``_engine``.
 
         ``params`` are the preset's ``__init__`` arguments (its ``locals()``). A surrogate rule
         also needs ``prediction`` and ``learning_rate`` (default ``"hedge"`` and 4).
@@ -87,51 +92,67 @@ class Booster(Watched, base.Estimator):
         )
         if self.model is None:
             self.model = default_model()
-        self._task = task
-        self._rule = rule
-        self._rng = random.Random(self.seed)
-        self._pool = WeakLearnerPool(
+        rng = random.Random(self.seed)
+        pool = WeakLearnerPool(
             model=self.model,
             n_models=self.n_models,
             weighting=self.weighting,
             diversify=self.diversify,
             feature_fraction=self.feature_fraction,
             min_weight=self.min_weight,
-            seed=self._rng.getrandbits(64) if self.seed is not None else None,
+            seed=rng.getrandbits(64) if self.seed is not None else None,
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
             multiclass=task.multiclass,
             weight_scale=params.get("weight_scale", 1.0),
         )
-        self._experts = None
-        if rule.surrogate:
-            self._experts = Experts(
-                self.n_models,
-                params.get("learning_rate", 4.0),
-                params.get("prediction", "hedge"),
-                task.predictions,
-                rule,
-            )
-        # a typed counter, counted in place (by the compiled walk too: no int object and no
-        # write into the booster's __dict__ per example); an int in pickles from before
-        self._n_seen = array("q", [0])
-        self._drift = None
+        ogd = hedge = prediction = None
+        if rule.surrogate:  # the vote weights and Hedge over the experts
+            ogd, hedge, prediction = self._experts(task, rule, params, memory)
+        adapt = None
         if memory is not None:  # drift adaptation is on (river_boost.adaptation)
-            # The vote weights' rate floor holds from the first example (it binds only after
-            # ``memory`` examples; off until the arming, the booster recovered from a first
-            # change ten points slower for 5,000 examples on LED); the edges' and Hedge's
-            # forgetting starts when the adaptation is armed (_start_forgetting)
-            self._drift = DriftAdaptation(
+            adapt = DriftAdaptation(
                 self.drift_detector, self.warning_detector, self.n_models, memory
             )
-            if self._experts is not None:
-                self._experts.ogd.memory = memory
+        self._engine = _engine.ENGINES[task.kind](
+            task, rule, pool, ogd, hedge, prediction, adapt, rng
+        )
 
-    # Drift adaptation is off unless a preset takes a detector (class defaults: presets and
-    # pickles from before it have none).
+    def _experts(self, task, rule, params, memory) -> tuple:
+        """The vote weights ``alpha`` (projected online gradient descent on ``[-2, 2]``, rate
+        ``learning_rate / sqrt(t)`` scaled by the rule; on the probability simplex for a rule
+        whose vote weights live there, ``rule.simplex``: OSBoost.OCP, ``alpha`` starting
+        uniform), Hedge over the ``N`` experts (expert ``i`` predicts with the first ``i``
+        learners weighted by ``alpha``) and how the experts become one prediction:
+        ``prediction`` (``"hedge"``: the Hedge mixture, ``"vote"``: Hedge-weighted vote,
+        ``"random"``: draw an expert, as the papers do), or ``"final"`` for a simplex rule (the
+        full weighted vote ``F_N = sum_i alpha_i h_i``; ``prediction`` is then not read).
+
+        With drift adaptation the vote weights' rate floor holds from the first example (it
+        binds only after ``memory`` examples; off until the arming, the booster recovered from
+        a first change ten points slower for 5,000 examples on LED); the edges' and Hedge's
+        forgetting starts when the adaptation is armed (the engine's ``act``)."""
+        learning_rate = params.get("learning_rate", 4.0)
+        prediction = params.get("prediction", "hedge")
+        simplex = bool(getattr(rule, "simplex", False))
+        if simplex:
+            prediction = "final"
+        else:
+            check_choice("prediction", prediction, task.predictions)
+        if not (learning_rate > 0 and math.isfinite(learning_rate)):
+            raise ValueError(f"learning_rate must be finite and > 0, got {learning_rate}")
+        if simplex:
+            ogd = SimplexOGD(self.n_models, lr=learning_rate)
+        else:
+            ogd = ProjectedOGD(self.n_models, lr=learning_rate, bound=2.0)
+        if memory is not None:
+            ogd.memory = memory
+        return ogd, Hedge(self.n_models), prediction
+
+    # Drift adaptation is off unless a preset takes a detector (class defaults: presets
+    # without the parameters have none).
     drift_detector = None
     warning_detector = None
     memory = None
-    _drift = None
 
     #: the parameters River's checks try (``_unit_test_params``); presets add theirs
     _test_params: tuple = (
@@ -153,19 +174,12 @@ class Booster(Watched, base.Estimator):
 
     @property
     def _multiclass(self):
-        return self._task.multiclass
+        return self._engine.task.multiclass
 
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if not isinstance(self._n_seen, array):  # an int, pickled before the typed counter
-            self._n_seen = array("q", [self._n_seen])
-
-    def __getstate__(self):
-        # The compiled walk's engine is a cache: a copy rebuilds it, and a pickle is the same
-        # whether or not it was made (a rejected event leaves none).
-        state = dict(self.__dict__)
-        state.pop("_compiled_walk", None)
-        return state
+    @property
+    def _task(self):
+        """The task (its label space), as the engine holds it."""
+        return self._engine.task
 
     # ------------------------------------------------------------------ the walk
 
@@ -174,56 +188,32 @@ class Booster(Watched, base.Estimator):
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
-        _engine.learn_one(self, x, y, w)
-
-    def _act(self, adapt: DriftAdaptation, warned, drifted) -> None:
-        """Start background learners for the learners that ``warned``, replace those that
-        ``drifted`` (as :meth:`DriftAdaptation.observe` selected them); once the adaptation
-        is armed, the statistics start to forget."""
-        if adapt.armed and not adapt.forgets:
-            self._start_forgetting(adapt)
-        pool = self._pool
-        for i in warned:
-            if i not in drifted:
-                pool.start_background(i)
-        for i in drifted:
-            promoted = pool.replace(i)
-            if self._experts is not None:
-                self._experts.ogd.restart(i)
-                self._experts.hedge.restart(i)
-            adapt.replaced(i, self.n_seen, promoted)
-
-    def _start_forgetting(self, adapt: DriftAdaptation) -> None:
-        """``memory``'s forgetting, from the example that armed the adaptation on: the edges
-        fade and Hedge shares (the vote weights' rate floor holds from the first example)."""
-        memory = adapt.memory
-        self._pool._edge_decay = 1.0 - 1.0 / memory
-        adapt.share = 1.0 / memory  # (DriftAdaptation.forgets from now on)
+        self._engine.learn_one(x, y, w)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
-        return _engine.predict_proba_one(self, x)
+        return self._engine.predict_proba_one(x)
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        return _engine.predict_one(self, x)
+        return self._engine.predict_one(x)
 
     # ------------------------------------------------------------------ diagnostics
 
     @property
     def models(self) -> list:
         """The weak learners, in boosting order."""
-        return list(self._pool.models)
+        return list(self._engine.pool.models)
 
     @property
     def potential(self):
         """The rule that weighs the examples (a :class:`~river_boost.potentials.Potential`)."""
-        return self._rule
+        return self._engine.rule
 
     @property
     def pool(self) -> WeakLearnerPool:
         """The weak-learner pool, with its per-learner diagnostics (``offered``, ...)."""
-        return self._pool
+        return self._engine.pool
 
     edges = _from_pool("edges")
     feature_subsets = _from_pool("feature_subsets")
@@ -234,49 +224,50 @@ class Booster(Watched, base.Estimator):
     def replacements(self) -> list:
         """How many times each learner position was replaced after a drift (all 0 without
         a ``drift_detector``)."""
-        if self._drift is None:
-            return [0] * self.n_models
-        return list(self._drift.replacements)
+        adapt = self._engine.adapt
+        return [0] * self.n_models if adapt is None else list(adapt.replacements)
 
     @property
     def replacement_times(self) -> list:
         """``(stream time, position)`` of each replacement, in order, the stream time being
         :attr:`n_seen` when it happened (the last
         :data:`~river_boost.adaptation.LOG_SIZE` replacements)."""
-        return [] if self._drift is None else list(self._drift.log)
+        adapt = self._engine.adapt
+        return [] if adapt is None else list(adapt.log)
 
     @property
     def drift_warnings(self) -> list:
         """How many warnings each learner position's ``warning_detector`` gave."""
-        if self._drift is None or self._drift.warning_detectors is None:
+        adapt = self._engine.adapt
+        if adapt is None or adapt.warning_detectors is None:
             return [0] * self.n_models
-        return list(self._drift.warnings)
+        return list(adapt.warnings)
 
     @property
     def background(self) -> list:
         """The learner positions with a background learner in training."""
-        return self._pool.background
+        return sorted(self._engine.background)
 
     @property
     def n_seen(self) -> int:
         """Number of examples learned (with non-zero weight)."""
-        return self._n_seen[0]
+        return self._engine.n_seen
 
     @property
     def alphas(self) -> list:
         """Vote weight of each learner (all 1 for unweighted majority votes)."""
-        if self._experts is None:
-            return [1.0] * self.n_models
-        return list(self._experts.ogd.values)
+        ogd = self._engine.ogd
+        return [1.0] * self.n_models if ogd is None else list(ogd.values)
 
     @property
     def expert_weights(self) -> list:
         """Weight of each expert (prefix of learners) in the final prediction: Hedge's
         normalised weights, or the last expert alone for majority votes and for the full
         weighted vote (``prediction="final"``, OSBoost.OCP)."""
-        if self._experts is None or self._experts.prediction == "final":
+        engine = self._engine
+        if engine.hedge is None or engine.prediction == "final":
             return [0.0] * (self.n_models - 1) + [1.0]
-        return list(self._experts.hedge.weights)
+        return list(engine.hedge.weights)
 
 
 class DeepChain:
@@ -357,7 +348,7 @@ class DeepChainBooster(Booster):
         # the same booster at scaled weights; its seed drawn after the pool's, so that the
         # booster's own chain is the booster without a deep chain
         chain = object.__new__(type(self))
-        seed = self._rng.getrandbits(64) if self.seed is not None else None
+        seed = self._engine.draw_rng.getrandbits(64) if self.seed is not None else None
         model = self.model
         tree_params = model._get_params()
         # A tree counts weight to its next size check too: at the same pace per example.
@@ -393,13 +384,11 @@ class DeepChainBooster(Booster):
             return super().learn_one(x, y, w)
         label = self._task.check_label(y)  # the event is checked before anything changes
         weight = check_sample_weight(w)
-        missed = tuple(
-            chain._task.best(_engine.predict_proba_one(chain, x)) != label
-            for chain in (self, deep.chain)
-        )
-        _engine.learn_one(self, x, y, w)
-        _engine.learn_one(deep.chain, x, y, w)
-        adapt = self._drift
+        engines = (self._engine, deep.chain._engine)
+        missed = tuple(e.task.best(e.predict_proba_one(x)) != label for e in engines)
+        for e in engines:
+            e.learn_one(x, y, w)
+        adapt = self._engine.adapt
         decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
         deep.record(missed, weight, decay)
 
@@ -409,7 +398,7 @@ class DeepChainBooster(Booster):
         if deep is None:
             return super().predict_proba_one(x)
         return deep.combine(
-            _engine.predict_proba_one(self, x), _engine.predict_proba_one(deep.chain, x)
+            self._engine.predict_proba_one(x), deep.chain._engine.predict_proba_one(x)
         )
 
     def predict_one(self, x, **kwargs):
@@ -457,16 +446,16 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
 
     def score_one(self, x) -> dict:
         """The booster's label scores (higher ranks first): its ranking of the labels."""
-        return _engine.score_one(self, x)
+        return self._engine.score_one(x)
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
         q}}``, from the label's score and the learned label count."""
-        return _engine.rank_proba_one(self, x, False)
+        return self._engine.rank_proba_one(x, False)
 
     def predict_one(self, x, **kwargs):
         """The labels predicted relevant to ``x``: ``{label: bool}``."""
-        return _engine.rank_proba_one(self, x, True)
+        return self._engine.rank_proba_one(x, True)
 
     @property
     def labels(self) -> list:

@@ -8,8 +8,9 @@
   docstring says.
 - :class:`ModelLearners`: River classifiers behind the compiled forest's interface, so that
   the ``N`` learners are one object to the walk either way.
-- :class:`Experts`: the adaptive boosters' learner weights ``alpha`` (projected online gradient
-  descent, :class:`ProjectedOGD`) and :class:`Hedge` over the ``N`` experts.
+- the adaptive boosters' learner weights ``alpha`` (projected online gradient descent,
+  :class:`ProjectedOGD`, :class:`SimplexOGD`) and :class:`Hedge` over the ``N`` experts (all
+  compiled: the booster's engine holds them).
 - input checks shared by all boosters (labels, sample weights, feature values) and small
   utilities (:class:`BoundedCache`, :func:`check_open_unit`).
 
@@ -32,12 +33,12 @@ import numpy as np
 from river import base
 
 from .engine import _clean, _experts
+from .engine._constants import MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT
 
 __all__ = [
     "WeakLearnerPool",
     "ModelLearners",
     "FeatureSubsets",
-    "Experts",
     "Hedge",
     "ProjectedOGD",
     "SimplexOGD",
@@ -106,11 +107,8 @@ def as_binary_label(y) -> bool:
 
 
 # The input contract (README, "Bad input"): what the boosters accept, checked before any state
-# changes. Beyond these magnitudes the learners' statistics (squares of values, products of
-# weights) would overflow or drown every other example.
-MAX_SAMPLE_WEIGHT = 1e12
-MIN_SAMPLE_WEIGHT = 1e-12  # a positive weight below counts as 0 (a no-op)
-MAX_ABS_FEATURE = 1e12
+# changes; MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT and MAX_ABS_FEATURE are defined once, in
+# river_boost/engine/_constants.pxd (imported above).
 
 
 def check_scale(name: str, scale) -> None:
@@ -219,29 +217,10 @@ def clean_features(x) -> dict:
     return dict(items)
 
 
-#: How many attribute assignments the objects the compiled walk reads (boosters, their
-#: pools, memos and experts) have had, all together: the compiled walk
-#: (:mod:`river_boost.engine`) reads those objects' attributes again only when it moved.
-CHANGES = array("q", [0])
-
-
-class Watched:
-    """An object whose attribute assignments and deletions count in :data:`CHANGES`."""
-
-    __slots__ = ()
-
-    def __setattr__(self, name, value):
-        object.__setattr__(self, name, value)
-        CHANGES[0] += 1
-
-    def __delattr__(self, name):
-        object.__delattr__(self, name)
-        CHANGES[0] += 1
-
-
-class FeatureCleaner(Watched):
+class FeatureCleaner:
     """Cleans feature dicts once, remembers one value computed from the last one, and keeps
-    each feature's kind.
+    each feature's kind: the martingale booster's memo (the boosters' engines keep the same
+    memo in C, river_boost.engine._clean).
 
     River's progressive validation predicts an ``x`` and then learns the same ``x``: both
     steps clean it once and share what was computed for it (the learners' predictions),
@@ -344,11 +323,6 @@ def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _copied(attr: str, doc: str) -> property:
-    """A read-only property giving a copy of the list ``self.<attr>`` (diagnostics)."""
-    return property(lambda self: list(getattr(self, attr)), doc=doc)
-
-
 # ----------------------------------------------------------------------------- learners
 
 
@@ -418,11 +392,9 @@ class FeatureSubsets:
     ``AUTO_SUBSET_TASKS``) ``"auto"`` is 1.0 from the start, whatever ``d``.
     """
 
-    rule = None  # what the booster asked for: a fraction, or "auto" (None: pickled before)
-    n_features = None  # the d "auto" was decided on
-
     def __init__(self, fraction, salts: list, wide_subsets: bool = True):
-        self.rule = fraction
+        self.rule = fraction  # what the booster asked for: a fraction, or "auto"
+        self.n_features = None  # the d "auto" was decided on
         if fraction == "auto":
             self.fraction = None if wide_subsets else 1.0
         else:
@@ -558,15 +530,15 @@ def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=Non
     return ModelLearners(models, subsets, accepts_w, rng)
 
 
-class WeakLearnerPool(Watched):
+class WeakLearnerPool:
     """``n_models`` weak learners that vote on ``x`` and learn with a weight in ``[0, 1]``.
 
-    The pool keeps the learners' state: the learners themselves behind :attr:`learners` (the
-    compiled forest, or :class:`ModelLearners`), the per-learner bookkeeping (weights offered,
-    updates, edges) and the kinds of the features learned (:class:`FeatureCleaner`). The
-    boosters' walk (:mod:`river_boost.engine`) cleans each raw feature dict once (the
-    compiled :func:`clean_features`), reads the learners' predictions and teaches them, as
-    below.
+    The pool holds the learners behind :attr:`learners` (the compiled forest, or
+    :class:`ModelLearners`), which features each sees and how the booster's weights reach
+    them. The booster's engine (:mod:`river_boost.engine`) holds the pool and the
+    per-learner bookkeeping (weights offered, updates, edges), which the diagnostics below
+    read; it cleans each raw feature dict once, reads the learners' predictions and teaches
+    them, as below.
 
     The parameters are the boosters' (:class:`~river_boost.booster.Booster`); how they act:
 
@@ -646,37 +618,12 @@ class WeakLearnerPool(Watched):
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
         self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
         self.learners = make_learners(models, self._subsets, self._accepts_w, self._rng)
-        # Per-learner state in typed arrays (``array("d")`` of floats, ``array("q")`` of
-        # counts): the same values as lists of Python floats and ints, which the compiled walk
-        # (river_boost.engine) reads and writes in place instead of boxing a Python object per
-        # learner and example. Lists (pickles from before) are converted on first use.
+        # each learner's weight scale: constants the engine reads (a typed array)
         self._weight_scales = array("d", [float(weight_scale)]) * n_models
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
-        self._offered = array("d", [0.0]) * n_models  # sum of p offered to each learner
-        self._n_offered = array("q", [0]) * n_models
-        self._n_updates = array("q", [0]) * n_models  # learn_one calls per learner
-        self._n_zero = array("q", [0]) * n_models  # offers with weight exactly 0
-        # numerator and denominator of each learner's empirical edge (see record_edge)
-        self._edge_num = array("d", [0.0]) * n_models
-        self._edge_den = array("d", [0.0]) * n_models
-        self._memo = FeatureCleaner()
-
-    # Drift adaptation (:mod:`river_boost.adaptation`): class defaults, so that pools built or
-    # pickled without it are unchanged. ``_background``: learner i -> its background learner
-    # (a River model, or its index in the compiled forest); ``_edge_decay``: the factor the
-    # edges' sums are multiplied by before each new term (1: they never forget).
-    _background: dict = {}
-    _edge_decay: float = 1.0
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if "_subsets" not in state:  # pickled before feature_fraction="auto"
-            subsets = getattr(self.learners, "subsets", None)
-            if subsets is None:
-                subsets = getattr(self.learners, "feature_filter", None)
-            self._subsets = subsets if subsets is not None else FeatureSubsets(1.0, [])
+        self._engine = None  # the booster's engine, which holds the pool (set by it)
 
     def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
         if not diversify:
@@ -692,78 +639,10 @@ class WeakLearnerPool(Watched):
             new["grace_period"] = self._rng.randint(*ranges["grace_period"])
         return model.clone(new)
 
-    # ------------------------------------------------------------------ replacing learners
-
-    def start_background(self, i: int) -> None:
-        """Learner ``i`` gets a fresh background learner (its parameters, its features),
-        taught from now on whatever learner ``i`` is taught; one it had is dropped."""
-        self.drop_background(i)
-        if not self._background:
-            self._background = {}  # the instance's own dict (the class default is shared)
-        learners = self.learners
-        bg = learners.add(self._model_at(i))
-        if learners.feature_filter is not None:
-            self._alias(bg, i)
-        self._background[i] = bg
-
-    def drop_background(self, i: int) -> None:
-        """Learner ``i``'s background learner, if any, is dropped (and freed)."""
-        bg = self._background.pop(i, None) if self._background else None
-        if bg is None:
-            return
-        learners = self.learners
-        learners.remove(bg)  # the trees after it move down one index
-        moved = {j: (b - 1 if b > bg else b) for j, b in self._background.items()}
-        self._background = moved
-        subsets = learners.feature_filter
-        if subsets is not None:
-            subsets.aliases = {b: j for j, b in moved.items()}
-
     def _model_at(self, i: int):
         """Learner ``i``'s model as configured (its parameters; a fresh clone is made of it)."""
         learners = self.learners
         return learners._models[i] if hasattr(learners, "_models") else learners.models[i]
-
-    def _alias(self, index: int, i: int) -> None:
-        subsets = self.learners.feature_filter
-        subsets.aliases = {**subsets.aliases, index: i}
-
-    def replace(self, i: int) -> bool:
-        """Learner ``i`` is replaced: by its background learner if it has one (returns True),
-        else by a fresh learner with its parameters and its features (the old one is freed:
-        the compiled forest frees the tree's nodes). Its edge and the running mean of the
-        weights offered to it (the importance weights' scale) start over; the lifetime
-        counters (``learner_updates``, ``zero_weights``) go on."""
-        learners = self.learners
-        promoted = bool(self._background) and i in self._background
-        if promoted:
-            learners.copy_tree(self._background[i], i)
-            self.drop_background(i)
-        else:
-            learners.reset(i)
-        self._offered[i] = 0.0
-        self._n_offered[i] = 0
-        self._edge_num[i] = self._edge_den[i] = 0.0
-        self._memo.forget()
-        return promoted
-
-    @property
-    def background(self) -> list:
-        """The learners that have a background learner in training, in order."""
-        return sorted(self._background)
-
-    def record_edge(self, i: int, numerator: float, denominator: float) -> None:
-        """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``.
-
-        Each booster family defines its edge (papers differ); the pool only accumulates
-        (with forgetting, ``_edge_decay < 1``, the past sums fade by that factor per term).
-        """
-        decay = self._edge_decay
-        if decay != 1.0:
-            self._edge_num[i] *= decay
-            self._edge_den[i] *= decay
-        self._edge_num[i] += numerator
-        self._edge_den[i] += denominator
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -782,25 +661,40 @@ class WeakLearnerPool(Watched):
     def edges(self) -> list:
         """Each learner's empirical edge, as the booster's paper defines it (see the booster);
         0 while nothing has been recorded."""
-        return [n / d if d else 0.0 for n, d in zip(self._edge_num, self._edge_den)]
+        e = self._engine
+        return [n / d if d else 0.0 for n, d in zip(e.edge_num, e.edge_den)]
 
     @property
     def mean_offered(self) -> list:
         """Running mean of the ``p`` offered to each learner (0 before any offer)."""
-        return [s / n if n else 0.0 for s, n in zip(self._offered, self._n_offered)]
+        e = self._engine
+        return [s / n if n else 0.0 for s, n in zip(e.offered, e.n_offered)]
 
-    offered = _copied("_offered", "Sum of the ``p`` offered to each learner.")
-    learner_updates = _copied(
-        "_n_updates", "How many times each learner's ``learn_one`` was called."
-    )
-    zero_weights = _copied(
-        "_n_zero", "How many examples each learner was offered with weight exactly 0 (no update)."
-    )
-    weight_scales = _copied(
-        "_weight_scales",
-        "The constant each learner's weights are multiplied by (``weight_scale``, times the "
-        '``diversify="paper"`` per-learner draw).',
-    )
+    @property
+    def offered(self) -> list:
+        """Sum of the ``p`` offered to each learner."""
+        return list(self._engine.offered)
+
+    @property
+    def learner_updates(self) -> list:
+        """How many times each learner's ``learn_one`` was called."""
+        return list(self._engine.n_updates)
+
+    @property
+    def zero_weights(self) -> list:
+        """How many examples each learner was offered with weight exactly 0 (no update)."""
+        return list(self._engine.n_zero)
+
+    @property
+    def weight_scales(self) -> list:
+        """The constant each learner's weights are multiplied by (``weight_scale``, times the
+        ``diversify="paper"`` per-learner draw)."""
+        return list(self._weight_scales)
+
+    @property
+    def background(self) -> list:
+        """The learners that have a background learner in training, in order."""
+        return sorted(self._engine.background)
 
 
 # ----------------------------------------------------------------------------- experts
@@ -810,39 +704,3 @@ class WeakLearnerPool(Watched):
 Hedge = _experts.Hedge
 ProjectedOGD = _experts.ProjectedOGD
 SimplexOGD = _experts.SimplexOGD
-
-
-class Experts(Watched):
-    """The adaptive boosters' learner weights and experts.
-
-    Expert ``i`` predicts with the first ``i`` learners weighted by ``alpha``; ``alpha``
-    follows projected online gradient descent on ``[-2, 2]`` (rate ``learning_rate /
-    sqrt(t)``, scaled by the rule) and the experts are weighted by Hedge,
-    ``v_i <- v_i exp(-w * loss_i)``. ``prediction`` says how the experts become one
-    prediction: ``"hedge"`` (the Hedge mixture), ``"vote"`` (Hedge-weighted vote) or
-    ``"random"`` (draw an expert, as the papers do).
-
-    A rule whose vote weights live on the probability simplex (``rule.simplex``, OSBoost.OCP)
-    gets :class:`SimplexOGD` instead (``alpha`` starts uniform) and its own prediction,
-    ``"final"``: the full weighted vote ``F_N = sum_i alpha_i h_i``, in ``[-1, 1]``, with
-    ``P(True) = (1 + F_N) / 2``; ``prediction`` is then not read.
-    """
-
-    def __init__(
-        self, n: int, learning_rate: float, prediction: str, predictions: tuple, rule=None
-    ):
-        simplex = bool(getattr(rule, "simplex", False))
-        if simplex:
-            prediction, predictions = "final", ("final",)
-        check_choice("prediction", prediction, predictions)
-        if not (learning_rate > 0 and math.isfinite(learning_rate)):
-            raise ValueError(f"learning_rate must be finite and > 0, got {learning_rate}")
-        self.prediction = prediction
-        if simplex:
-            self.ogd = SimplexOGD(n, lr=learning_rate)
-        else:
-            self.ogd = ProjectedOGD(n, lr=learning_rate, bound=2.0)
-        self.hedge = Hedge(n)
-
-    def draw(self, rng: random.Random) -> int:
-        return self.hedge.draw(rng)

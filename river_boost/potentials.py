@@ -854,8 +854,7 @@ class MulticlassZeroOnePotential(Potential):
         if n == 0:
             return 1.0
         if n > TENSOR_MAX_N:
-            peaks = self.__dict__.get("_gap_peaks")
-            if peaks is None or n not in peaks:
+            if n not in self._gap_peaks:
                 self._gap_pass(n)
             return self._gap_peaks[n]
         return _dp.max_gap_pmf(self.n_classes, self.gamma, self.p_right, n)
@@ -863,8 +862,7 @@ class MulticlassZeroOnePotential(Potential):
     def _gap_tail(self, n: int):
         """``(P(D >= d), P(D <= d))`` for ``d = -n..n`` at index ``d + n`` (the first with one
         extra 0 at the end), ``D`` the gap ``X_r - X_l`` to one wrong label after ``n`` votes."""
-        tails = self.__dict__.get("_gap_tails")
-        if tails is None or n not in tails:
+        if n not in self._gap_tails:
             self._gap_pass(n)
         return self._gap_tails[n]
 
@@ -872,9 +870,6 @@ class MulticlassZeroOnePotential(Potential):
         """The laws of ``D`` for every ``n' <= n`` come out of one pass of ``n`` convolutions
         with ``(q, 1 - p - q, p)``: keep their upper tails (``_gap_tail``, a bounded cache that
         pickles empty) and peaks (``_max_gap_pmf``) for every ``n' > TENSOR_MAX_N``."""
-        if self.__dict__.get("_gap_tails") is None:  # absent when unpickled from before
-            self._gap_tails = BoundedCache(100_000)
-            self._gap_peaks = {}
         tails, peaks = self._gap_tails, self._gap_peaks
         q = (1.0 - self.gamma) / self.n_classes
         kernel = np.array([q, max(0.0, 1.0 - self.p_right - q), self.p_right])

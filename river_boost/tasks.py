@@ -16,32 +16,23 @@ Binary is the two-class case of multiclass with a fast scalar path: margins and
 
 from __future__ import annotations
 
-import numpy as np
-
 from .core import as_binary_label
+from .engine._constants import COST_TIE, MIN_SUPPORT
 
-__all__ = ["Example", "Walk", "BinaryTask", "MulticlassTask", "RankingTask", "check_labels"]
+__all__ = [
+    "Example",
+    "Walk",
+    "BinaryTask",
+    "MulticlassTask",
+    "RankingTask",
+    "check_labels",
+    "COST_TIE",
+    "MIN_SUPPORT",
+]
 
-# A label takes part in reading the weak learners' votes once this many learned examples
-# have it (relevant, for multi-label rows), as soon as two labels have that support. River's
-# naive-Bayes leaves give a class seen once every advantage (its Gaussians are degenerate and
-# skipped, so it pays no likelihood): one stray example of a new class made the trees vote
-# for it everywhere for hundreds of events. Measured in benchmarks/RESULTS.md.
-MIN_SUPPORT = 2
-
-# Expected costs closer than this fraction of the largest cost in magnitude are a tie, broken
-# by the label order: the exact ties of the math (a learner with no opinion, symmetric scores)
-# would otherwise go to whichever label the last bits of a sum favour.
-COST_TIE = 1e-9
-
-
-def _walk_key(task) -> tuple:
-    """``walk_key()`` of the multiclass and ranking tasks: what their walk depends on besides
-    the learners and experts, the number of labels and which have enough support (supports
-    only grow, so how many reach ``MIN_SUPPORT`` tells which). A walk made for a prediction
-    serves the learning of the same ``x`` only while it is unchanged, and a label's commit
-    can change it."""
-    return len(task.support), sum(1 for n in task.support if n >= MIN_SUPPORT)
+# MIN_SUPPORT (the learned examples a label needs before the learners' votes count it) and
+# COST_TIE (expected costs this close, relative, are a tie): defined, with their reasons, in
+# river_boost/engine/_constants.pxd.
 
 
 def check_labels(new: list, known: list) -> list:
@@ -130,13 +121,6 @@ class BinaryTask:
         """The label probabilities ``proba`` predict: True when ``P(True) >= 1/2``."""
         return proba[True] >= 0.5  # ties go to True, sign(0) = +1
 
-    def commit(self, y, w):
-        return {"y": y, "sign": 1 if y else -1}
-
-    def walk_key(self):
-        """What the walk depends on besides the learners and experts: nothing here."""
-        return None
-
 
 class MulticlassTask:
     """Any hashable labels but ``None``; a label seen for the first time joins the label space.
@@ -180,7 +164,7 @@ class MulticlassTask:
         self._index: dict = {}
         self._rank: list = []  # tie-break rank of each class index (0 wins)
         for c in classes or ():
-            self._register(self.check_label(c))
+            self.register(self.check_label(c))
 
     @property
     def ready(self) -> bool:
@@ -189,8 +173,6 @@ class MulticlassTask:
     @property
     def k(self) -> int:
         return len(self.classes)
-
-    walk_key = _walk_key
 
     # -------------------------------------------------------------- labels
 
@@ -205,12 +187,9 @@ class MulticlassTask:
         rank, index = self._rank, self._index
         return max(proba, key=lambda c: (proba[c], -rank[index[c]]))
 
-    def commit(self, y, w):
-        idx = self._register(y)
-        self.support[idx] += 1
-        return {"y": y, "yi": idx, "k": len(self.classes)}
-
-    def _register(self, y) -> int:
+    def register(self, y) -> int:
+        """The index of the (checked) label ``y``, which joins the label space if it is new
+        (the booster's engine then counts it in ``support``)."""
         idx = self._index.get(y)
         if idx is None:
             self._index[y] = idx = len(self.classes)
@@ -275,8 +254,6 @@ class RankingTask:
         """The number of labels known."""
         return len(self.labels)
 
-    walk_key = _walk_key
-
     # -------------------------------------------------------------- labels
 
     def check_label(self, y) -> dict:
@@ -287,19 +264,16 @@ class RankingTask:
         check_labels(list(y), self.labels)
         return {label: as_binary_label(v) for label, v in y.items()}
 
-    def commit(self, y: dict, w):
+    def register(self, y: dict) -> bool:
+        """The labels of the (checked) label set ``y`` that are new join the label space, in
+        sorted order; whether any did. The booster's engine then records the row: the
+        running label count, the rows skipped (empty or full label sets) and each relevant
+        label's support."""
+        joined = False
         for label in sorted(y, key=lambda v: (type(v).__name__, v)):
             if label not in self._index:
                 self._index[label] = len(self.labels)
                 self.labels.append(label)
                 self.support.append(0)
-        relevant = np.array([y.get(label, False) for label in self.labels])
-        self._count_sum += w * relevant.sum()
-        self._count_weight += w
-        n_rel = int(relevant.sum())
-        if n_rel == 0 or n_rel == len(relevant):
-            self.n_skipped += 1
-            return None
-        for j in np.flatnonzero(relevant):
-            self.support[j] += 1
-        return {"relevant": relevant, "k": len(self.labels)}
+                joined = True
+        return joined

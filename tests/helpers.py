@@ -81,3 +81,14 @@ def assert_reproducible_and_restorable(make, stream, split):
         a.learn_one(x, y)
         restored.learn_one(x, y)
     return a, restored
+
+
+def engine_of(pool):
+    """``pool`` held by a binary engine (the engine holds the per-learner counters the
+    Python walk's offers move: ``python_walk.teach(pool._engine, ...)``)."""
+    from river_boost.engine import ENGINES
+    from river_boost.potentials import BinomialPotential
+    from river_boost.tasks import BinaryTask
+
+    ENGINES["binary"](BinaryTask(), BinomialPotential(pool.n_models, 0.1), pool)
+    return pool

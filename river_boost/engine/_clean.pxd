@@ -1,24 +1,7 @@
-# Cleaning x, compiled (river_boost.engine._clean): the clean x as items (CleanX), the key order
-# reused from one x to the next (KeyOrder), and the memo's cleaning the walk calls.
+# Cleaning x, compiled (river_boost.engine._clean): the key order reused from one x to the
+# next, which also remembers the last x an engine cleaned (KeyOrder), and the engines' cleaning.
 
 from cpython.object cimport PyObject
-from river_boost.engine._state cimport Attrs
-
-cdef enum:
-    CLEANX_INLINE = 16  # items a CleanX holds in itself (no allocation of its own)
-
-
-cdef class CleanX:
-    cdef object keys_owner  # the list k's keys are borrowed from (never changed in place)
-    cdef PyObject** k  # (in v's block)
-    cdef PyObject** v  # held (a reference each)
-    cdef int n
-    cdef dict d
-    cdef PyObject* small[2 * CLEANX_INLINE]  # v, then k, for rows that fit
-
-    cdef int _alloc(self, int m) except -1
-    cdef dict as_dict(self)
-
 
 cdef class KeyOrder:
     cdef list keys  # the keys, in x's order
@@ -32,8 +15,8 @@ cdef class KeyOrder:
     cdef object nominal  # the dict the kinds were read from
     cdef bint in_order  # the keys, in x's order, are sorted (perm is the identity)
     cdef object clean  # the last clean x made in this order
-    cdef Attrs ma  # the memo's attributes (set by the engine that owns this order)
     cdef object cur_clean  # the clean x _cleaned returned last
+    cdef object mx, mclean  # the last x cleaned that is not a dict (a dict copy) and its clean x
     # sel (its sel_m first entries) for the keep codes pkeep of sel_j values, made while
     # every kept value's kind was known (sel_ok): the same codes give the same sel
     cdef char* pkeep
@@ -47,6 +30,7 @@ cdef class KeyOrder:
     cdef object snap_x, snap_clean
     cdef PyObject** snap_kv
     cdef Py_ssize_t snap_n, snap_cap
+    cdef Py_ssize_t snap_known  # the learned kinds when the last x was cleaned
 
     cdef void _snap_drop(self) noexcept
     cdef int _snap_take(self, dict x, object clean) except -1
@@ -55,5 +39,5 @@ cdef class KeyOrder:
     cdef bint all_learned(self, object clean, object nominal)
 
 
-cdef object _cleaned(object memo, object x, KeyOrder order)
-cdef int _learned(object memo, KeyOrder order) except -1
+cdef object _cleaned(KeyOrder order, object x, dict nominal)
+cdef int _learned(KeyOrder order, dict nominal) except -1

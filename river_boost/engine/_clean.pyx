@@ -6,8 +6,8 @@
 ``core.clean_features(x)`` without the features whose kind differs from the one learned:
 dicts whose keys are all str or all int and whose values are floats, ints, bools, strings or
 None are cleaned here (their keys sorted once per key order, :class:`KeyOrder`), any other by
-``clean_features`` in Python. The walk keeps a clean x as items (:class:`CleanX`) that the
-forest loads without a dict.
+``clean_features`` in Python. An engine's :class:`KeyOrder` also remembers the last x it
+cleaned, so that a prediction and the learning that follows clean it once.
 """
 
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -23,7 +23,7 @@ cimport cython
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object o)
 
-from river_boost.engine._state cimport Attrs, A_X, A_CLEAN, A_VALUE, A_NOMINAL
+from river_boost.engine._constants cimport MAX_ABS_FEATURE
 
 cdef object _core = None  # river_boost.core (clean_features), imported on first use
 
@@ -36,13 +36,6 @@ cdef object _clean_features(object x):
         from river_boost import core as _core_module
         _core = _core_module
     return _core.clean_features(x)
-cdef double MAX_ABS_FEATURE = 1e12  # core.MAX_ABS_FEATURE (set_max_abs_feature)
-
-
-def set_max_abs_feature(double value):
-    """Called once by :mod:`river_boost.engine` with :data:`river_boost.core.MAX_ABS_FEATURE`."""
-    global MAX_ABS_FEATURE
-    MAX_ABS_FEATURE = value
 
 
 cdef inline bint _keeps(object v) except -1:
@@ -75,47 +68,6 @@ cdef inline int _keep_code(object v) except -3:
         return 2
     kp = _keeps(v)
     return -2 if kp == -2 else kp == 1
-
-
-@cython.freelist(8)
-cdef class CleanX:
-    """A clean x the compiled walk made without building its dict: the n items (k[j], v[j])
-    of FeatureCleaner.cleaned's dict, in its order. It holds its values and the list its
-    keys come from, so the user's x may change afterwards; as_dict() makes the dict for
-    whatever needs one. The forest loads the items directly (ForestAPI.load_items): about
-    200 instructions per feature of inserting into a new dict, and freeing it, saved. Rows
-    of up to CLEANX_INLINE items are held in the object itself, and the objects are kept on
-    a free list: one is made per new x."""
-
-    def __dealloc__(self):
-        cdef int j
-        if self.v != NULL:
-            for j in range(self.n):
-                Py_XDECREF(self.v[j])
-            if self.v != &self.small[0]:
-                free(self.v)  # (k lies in the same block)
-
-    def __reduce__(self):
-        return (dict, (self.as_dict(),))
-
-    cdef int _alloc(self, int m) except -1:
-        """Room for m items (v, then k), in the object when they fit."""
-        if m <= CLEANX_INLINE:
-            self.v = &self.small[0]
-        else:
-            self.v = <PyObject**>calloc(2 * m + 1, sizeof(PyObject*))
-            if self.v == NULL:
-                raise MemoryError()
-        self.k = self.v + m
-        return 0
-
-    cdef dict as_dict(self):
-        cdef int j
-        if self.d is None:
-            self.d = {}
-            for j in range(self.n):
-                PyDict_SetItem(self.d, <object>self.k[j], <object>self.v[j])
-        return self.d
 
 
 cdef class KeyOrder:
@@ -209,13 +161,12 @@ cdef class KeyOrder:
                 and self.n_known == len(self.keys))
 
 
-cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=False):
+cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
     """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
     whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
     values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
     those kinds, all distinct, sort as Python sorts them, and sorting them all then dropping
     the missing values keeps the order of the others); anything else by the Python code.
-    With ``items``, such a dict's clean x is a CleanX (its items, no dict built).
     """
     cdef PyObject* key
     cdef PyObject* val
@@ -256,15 +207,14 @@ cdef object _cleaned_fast(object x, dict nominal, KeyOrder order, bint items=Fal
                 order.in_order = False
         order.keys = keys
         order.nominal = None  # the kinds are read again
-    return _clean_build(x, nominal, order, j, items)
+    return _clean_build(x, nominal, order, j)
 
 
-cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items):
+cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j):
     """The clean x of the j values _cleaned_fast's first pass read (order.vals, order.keep,
     in x's order, which order.keys and order.perm describe)."""
     cdef list okeys = order.keys
     cdef object out, kind
-    cdef CleanX c
     cdef int kp, p, q, m
     cdef signed char kd
     cdef bint known = True
@@ -301,19 +251,8 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j, bint items
         if known:
             memcpy(order.pkeep, order.keep, j)
             order.sel_m, order.sel_j = m, j
-    if order.in_order and m == j and not items:
+    if order.in_order and m == j:
         out = PyDict_Copy(x)  # x's keys sorted and every value kept: a copy of x
-    elif items:
-        c = CleanX.__new__(CleanX)
-        c._alloc(m)
-        c.keys_owner = okeys
-        for q in range(m):
-            kp = order.sel[q]
-            c.k[q] = <PyObject*>PyList_GET_ITEM(okeys, kp)
-            c.v[q] = order.vals[kp]
-            Py_INCREF(<object>order.vals[kp])
-            c.n = q + 1
-        out = c
     else:
         out = {}
         for q in range(m):
@@ -334,13 +273,11 @@ def clean_x(x, dict nominal):
     return _cleaned_fast(x, nominal, _python_order)
 
 
-def _cleaned_for_test(x, dict nominal, int times=2, bint items=False):
+def _cleaned_for_test(x, dict nominal, int times=2):
     """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
-    by the first call and reused by the next), as dicts (a CleanX's as_dict() with
-    ``items``): a test hook (tests/engine/test_compiled_walk.py)."""
+    by the first call and reused by the next): a test hook (tests/engine/test_compiled_walk.py)."""
     cdef KeyOrder order = KeyOrder()
-    out = [_cleaned_fast(x, nominal, order, items) for _ in range(times)]
-    return [(<CleanX>c).as_dict() if type(c) is CleanX else c for c in out]
+    return [_cleaned_fast(x, nominal, order) for _ in range(times)]
 
 
 cdef dict _filtered(dict clean, dict nominal):
@@ -358,62 +295,51 @@ cdef dict _filtered(dict clean, dict nominal):
     return out
 
 
-cdef object _cleaned(object memo, object x, KeyOrder order):
-    """FeatureCleaner.cleaned(memo, x): the clean x of an x equal to the last one cleaned.
-
-    A dict the compiled walk cleaned last, still holding the same objects, is recognised by
-    the order's snapshot (KeyOrder.snap_*) without a copy or a comparison by value; the
-    memo then remembers no x (``memo.x`` is None: FeatureCleaner.cleaned cleans again whatever
-    it is given). Otherwise as FeatureCleaner does: an x equal to the memo's ``x`` gets its
-    clean x."""
-    cdef object mx, out
-    cdef Attrs ma = order.ma
+cdef object _cleaned(KeyOrder order, object x, dict nominal):
+    """An engine's cleaning of ``x`` (``FeatureCleaner.cleaned``, the kinds learned in
+    ``nominal``), remembering the last x while no kind is learned. A dict the engine cleaned
+    last, still holding the same objects, is recognised by the order's snapshot
+    (KeyOrder.snap_*) without a copy or a comparison by value; another mapping equal to the
+    last one cleaned (a copy of it is kept) gets its clean x."""
+    cdef object out
+    # (kinds are only ever added: the same number of learned kinds, the same kinds)
+    cdef Py_ssize_t known = PyDict_GET_SIZE(nominal)
+    if known != order.snap_known:  # a kind was learned since: what was cleaned is stale
+        order._snap_drop()
+        order.mx = order.mclean = None
+        order.snap_known = known
     if type(x) is dict and order._snap_holds(<dict>x):
         out = order.snap_clean
         order.cur_clean = out
         return out
-    mx = ma.get(A_X)
     try:
-        same = mx is not None and x == mx
-    except Exception:
+        same = order.mx is not None and x == order.mx
+    except Exception:  # values that refuse comparison (arrays): not the remembered x
         same = False
     if same:
-        out = ma.get(A_CLEAN)
+        out = order.mclean
     else:
-        out = _cleaned_fast(x, ma.get(A_NOMINAL), order)
+        out = _cleaned_fast(x, nominal, order)  # (may raise: nothing is remembered then)
         if type(x) is dict:
             order._snap_take(<dict>x, out)
-            if mx is not None:  # what FeatureCleaner remembered is not this x
-                ma.set(A_X, None)
-                ma.set(A_CLEAN, None)
+            order.mx = order.mclean = None
         else:
             order._snap_drop()
-            ma.set(A_CLEAN, out)
-            ma.set(A_X, dict(x))
-        if ma.get(A_VALUE) is not None:  # (the compiled walk keeps its rows in the engine)
-            ma.set(A_VALUE, None)
+            order.mclean = out
+            order.mx = dict(x)
     order.cur_clean = out
     return out
 
 
-cdef int _learned(object memo, KeyOrder order) except -1:
-    """FeatureCleaner.learned(memo): nothing to do once every key of x has a learned kind."""
-    cdef dict nominal
+cdef int _learned(KeyOrder order, dict nominal) except -1:
+    """FeatureCleaner.learned: the kinds of the features of the x just learned (the last
+    cleaned); nothing to do once every key of x has a learned kind."""
     cdef object clean
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
-    cdef CleanX c
-    cdef int j
-    nominal = order.ma.get(A_NOMINAL)
     clean = order.cur_clean  # the x just learned, as _cleaned returned it
     if order.all_learned(clean, nominal):
-        return 0
-    if type(clean) is CleanX:
-        c = <CleanX>clean
-        for j in range(c.n):
-            if not PyDict_Contains(nominal, <object>c.k[j]):
-                nominal[<object>c.k[j]] = type(<object>c.v[j]) is str
         return 0
     while PyDict_Next(clean, &pos, &key, &val):
         if not PyDict_Contains(nominal, <object>key):

@@ -1,46 +1,49 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
-"""Compiled booster walk (the C side of :mod:`river_boost.engine`).
+"""The boosters' engines (:mod:`river_boost.engine`): a booster's walk and the state it changes.
 
-One ``learn_one`` / ``predict_proba_one`` of a booster runs here (an :class:`Engine` per
-booster: :class:`BinaryEngine`, :class:`MulticlassEngine`, :class:`RankingEngine`): input
-checks, cleaning ``x`` (river_boost.engine._clean), reading the learners' probabilities (the compiled forest's ``load`` and
-``predict_loaded_matrix`` in C, River classifiers through their Python methods), the task's
-votes and the experts' scores, the rule's steps along the learners (river_boost.engine._rules: one
-class per rule, cost matrices in river_boost.engine._costs), the experts' update (river_boost.engine._experts),
-the pool's offers (importance weights, thinning, sampling) and the calls that teach the
-learners.
+A booster holds one :class:`Engine` (:class:`BinaryEngine`, :class:`MulticlassEngine`,
+:class:`RankingEngine`), built by ``Booster._build``, and its ``learn_one`` and predictions
+are one call each into it: input checks, cleaning ``x`` (river_boost.engine._clean), reading
+the learners' probabilities (the compiled forest through its C entry points, River
+classifiers through their Python methods), the task's votes and the experts' scores, the
+rule's steps along the learners (river_boost.engine._rules: one class per rule, cost matrices
+in river_boost.engine._costs), the experts' update (river_boost.engine._experts), the pool's
+offers (importance weights, thinning, sampling) and the calls that teach the learners.
+
+The engine owns what the walk changes (the per-learner counters and edge sums, the vote
+weights and Hedge, the example count, the kinds of the features learned, drift adaptation's
+background learners) and is changed only by its own methods: there is no second copy of that
+state to keep in step, and it pickles and copies whole.
 
 Numbers
 -------
-The walk computes the math the Python reference documents (:mod:`river_boost.tasks`,
-:mod:`river_boost.potentials`) in plain C loops (river_boost.engine._vec), equal to it within
-rounding; ``tests/engine/test_compiled_walk.py`` compares every step with a plain-Python reference
-(``tests/oracles/python_walk.py``) from the same state, and ``tests/engine/test_walk_oracle.py`` whole streams with readable oracles of the
-papers, both within 1e-9. Random numbers come from the same ``random.Random`` objects, in the
-same order (their ``random()`` method is called), so a seed gives the same run on a build.
-
-State stays in the booster's objects (the pool's typed arrays of per-learner counters and
-edge sums, written in place, read through river_boost.engine._state; the experts' vote weights and
-Hedge; the booster's ``_n_seen`` counter): pickles do not depend on this module.
+The walk computes the math the tasks' and rules' docstrings document
+(:mod:`river_boost.tasks`, :mod:`river_boost.potentials`) in plain C loops
+(river_boost.engine._vec), equal to it within rounding: ``tests/engine/test_compiled_walk.py``
+compares every step with a plain-Python reference (``tests/oracles/python_walk.py``) from the
+same state, and ``tests/engine/test_walk_oracle.py`` whole streams with readable oracles of
+the papers, both within 1e-9. Random numbers come from the same ``random.Random`` objects, in
+the same order (their ``random()`` method is called), so a seed gives the same run on a build.
 """
 
+import array as _pyarray
+
+from cpython cimport array
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from libc.stdlib cimport free, calloc, realloc
 from libc.string cimport memcpy
 from libc.math cimport fabs, isnan, exp, tanh, floor
 
-from river_boost.forest._forestapi cimport ForestAPI
-from river_boost.engine._state cimport Attrs, PoolArrays, pool_attrs, memo_attrs, _moved, _holds
-from river_boost.engine._state cimport A_VALUE, A_BACKGROUND, A_RNG
-from river_boost.engine._state cimport S_OFFERED, S_N_OFFERED, S_N_ZERO, S_N_UPDATES, S_SCALES
-from river_boost.engine._state cimport S_EDGE_NUM, S_EDGE_DEN, S_N_SEEN
-from river_boost.engine._clean cimport CleanX, KeyOrder, _cleaned, _learned
-from river_boost.engine import _clean, _state
+from river_boost.forest._forest cimport forest_load, forest_loaded_matrix, forest_learn_loaded
+from river_boost.forest._forest cimport forest_loaded_version
+from river_boost.forest._forest import ForestCore
+from river_boost.engine._constants cimport (
+    MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE,
+)
+from river_boost.engine._clean cimport KeyOrder, _cleaned, _learned
 from river_boost.engine._experts cimport Hedge as CHedge, ProjectedOGD as COGD
-from river_boost.engine._experts cimport SimplexOGD as CSimplexOGD
 from river_boost.engine._rules cimport Rule, BinaryExample, LabelExample, Steps, PythonRule, MBBMRule
 from river_boost.engine._rules import rule_for
 from river_boost.engine._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0, logistic_weight
@@ -166,60 +169,23 @@ def forest_seconds():
     return _forest_seconds
 
 
+
 # ----------------------------------------------------------------------------- the Python side
 
-cdef extern from "Python.h":
-    object PyObject_GenericGetDict(object o, void* context)
-
-
-# Set by river_boost.engine at import: the modules and classes the compiled walk stands in for.
-cdef object _core = None
-cdef object BinaryTask = None
-cdef object MulticlassTask = None
-cdef object RankingTask = None
-cdef object WeakLearnerPool = None
-cdef object FeatureCleaner = None
-cdef object Experts = None
-cdef object HoeffdingForest = None
-
-cdef double MAX_SAMPLE_WEIGHT = 1e12
-cdef double MIN_SAMPLE_WEIGHT = 1e-12
-cdef long MIN_SUPPORT = 2  # tasks.MIN_SUPPORT
-cdef double COST_TIE = 1e-9  # tasks.COST_TIE
-
-
-cdef ForestAPI* _FAPI = NULL  # the forest's C entry points (river_boost.forest._forest.forest_api)
-
-
-def _setup(dict names, object forest_capsule):
-    """Called once by :mod:`river_boost.engine` with the Python classes and constants."""
-    global _FAPI, _core, BinaryTask, MulticlassTask, RankingTask
-    global WeakLearnerPool, FeatureCleaner, Experts, HoeffdingForest
-    global MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT, MIN_SUPPORT, COST_TIE
-    _core = names["core"]
-    BinaryTask = names["BinaryTask"]
-    MulticlassTask = names["MulticlassTask"]
-    RankingTask = names["RankingTask"]
-    WeakLearnerPool = names["WeakLearnerPool"]
-    FeatureCleaner = names["FeatureCleaner"]
-    Experts = names["Experts"]
-    HoeffdingForest = names["HoeffdingForest"]
-    _clean.set_max_abs_feature(names["MAX_ABS_FEATURE"])
-    MAX_SAMPLE_WEIGHT = names["MAX_SAMPLE_WEIGHT"]
-    MIN_SAMPLE_WEIGHT = names["MIN_SAMPLE_WEIGHT"]
-    MIN_SUPPORT = names["MIN_SUPPORT"]
-    COST_TIE = names["COST_TIE"]
-    _state.set_changes(names["CHANGES"])
-    _FAPI = <ForestAPI*>PyCapsule_GetPointer(forest_capsule, b"river_boost.forest._forest.ForestAPI")
+cdef object _core = None  # river_boost.core (check_sample_weight), imported on first use
 
 
 cdef double _check_w(object w) except? -1.0:
     """core.check_sample_weight(w)."""
+    global _core
     cdef double d
     if type(w) is float:
         d = PyFloat_AS_DOUBLE(w)
         if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
             return d if d >= MIN_SAMPLE_WEIGHT else 0.0
+    if _core is None:  # (core imports the engine's modules: imported here on first use)
+        from river_boost import core as _core_module
+        _core = _core_module
     return _core.check_sample_weight(w)
 
 
@@ -235,6 +201,9 @@ DEF P_HEDGE = 1
 DEF P_VOTE = 2
 DEF P_RANDOM = 3
 DEF P_FINAL = 4  # vote weights on the simplex: the full weighted vote's share of True
+
+PREDICTIONS = {None: P_VOTE_SHARE, "hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM,
+               "final": P_FINAL}
 
 
 # ----------------------------------------------------------------------------- the walk memo
@@ -253,55 +222,42 @@ cdef int _supported(list support, int k, char* ok) except -2:
 @cython.final
 cdef class Learners:
     """The engine's calls into its weak learners: the compiled forest through its C entry
-    points (``_FAPI``), or anything else with the forest's interface (River classifiers,
-    :class:`~river_boost.core.ModelLearners`; a forest whose instance shadows the methods, as
-    a profiler's or a recorder's wrappers would) through its Python methods. It remembers
-    which clean x the forest has loaded, so that a prediction's conversion serves the
-    learning that follows."""
+    points (``river_boost.forest._forest.pxd``), anything else with the forest's interface
+    (River classifiers, :class:`~river_boost.core.ModelLearners`) through its Python methods.
+    It remembers which clean x the forest has loaded, so that a prediction's conversion serves
+    the learning that follows."""
     cdef object forest
-    cdef bint direct
+    cdef bint compiled
     cdef long long loaded_version
     cdef object loaded_clean
     cdef list row_ids
 
     def __cinit__(self, object forest, int n):
-        cdef dict fd = getattr(forest, "__dict__", {})
         self.forest = forest
-        self.direct = type(forest) is HoeffdingForest and not any(
-            m in fd for m in ("load", "predict_loaded_matrix", "learn_loaded"))
+        self.compiled = isinstance(forest, ForestCore)
         self.row_ids = list(range(n))
         self.loaded_version = -1
-
-    def __reduce__(self):
-        return (object, ())
 
     cdef int load(self, object clean) except -1:
         """forest.load(clean), unless the forest still holds this very clean x, converted
         last (no conversion since, and still loaded)."""
-        if (self.loaded_clean is clean and self.loaded_version >= 0 and self.direct
-                and _FAPI.loaded_version(self.forest) == self.loaded_version):
+        if not self.compiled:
+            self.forest.load(clean)
+            return 0
+        if (self.loaded_clean is clean and self.loaded_version >= 0
+                and forest_loaded_version(self.forest) == self.loaded_version):
             return 0
         self.loaded_clean = None
-        if type(clean) is CleanX:
-            if self.direct:
-                _FAPI.load_items(self.forest, (<CleanX>clean).k, (<CleanX>clean).v,
-                                 (<CleanX>clean).n)
-            else:
-                self.forest.load((<CleanX>clean).as_dict())
-        elif self.direct:
-            _FAPI.load(self.forest, clean)
-        else:
-            self.forest.load(clean)
-        if self.direct:
-            self.loaded_version = _FAPI.loaded_version(self.forest)
-            self.loaded_clean = clean
+        forest_load(self.forest, clean)
+        self.loaded_version = forest_loaded_version(self.forest)
+        self.loaded_clean = clean
         return 0
 
     cdef int rows(self, object labels, int n, int k, double* out) except -1:
         """The first n learners' probabilities of the loaded x at ``labels`` (n x k)."""
         cdef Py_buffer view
-        if self.direct:
-            _FAPI.loaded_matrix(self.forest, labels, n, out)
+        if self.compiled:
+            forest_loaded_matrix(self.forest, labels, n, out)
             return 0
         M = self.forest.predict_loaded_matrix(labels, self.row_ids)
         # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
@@ -316,20 +272,22 @@ cdef class Learners:
 
     cdef inline int learn(self, int i, object label, double w) except -1:
         """forest.learn_loaded(i, label, w)."""
-        if self.direct:
-            return _FAPI.learn_loaded(self.forest, i, label, w)
+        if self.compiled:
+            return forest_learn_loaded(self.forest, i, label, w)
         self.forest.learn_loaded(i, label, w)
+        return 0
+
+    cdef int forget_loaded(self) except -1:
+        """The forest's trees changed outside the walk (drift adaptation): load x again."""
+        self.loaded_clean = None
+        self.loaded_version = -1
         return 0
 
 
 cdef class CWalk:
-    """The learners' predictions for one ``x`` and the label-free walk made from them.
-
-    One per engine, current while the engine says so (``Engine._rows_current``, ``_walk_current``).
-    Pickles as a plain object (a cache: nothing to keep, and no dependency on this module in a
-    pickle).
-    """
-    cdef Engine engine
+    """The learners' predictions for one ``x`` and the label-free walk made from them: scratch
+    space of one engine, current while the engine says so (``Engine.rows_ok``,
+    ``Engine.walk_ok``)."""
     cdef int n, k
     cdef double* rows    # n x k: the forest's probabilities for the task's labels
     cdef double* p       # binary: P(True) per learner
@@ -339,8 +297,7 @@ cdef class CWalk:
     cdef double* costs   # multiclass, weak_prediction="cost": each learner's C (n x k x k)
     cdef char* ok        # multiclass / ranking: the labels with enough support (_supported)
 
-    def __cinit__(self, Engine engine, int n, int k, bint with_costs):
-        self.engine = engine
+    def __cinit__(self, int n, int k, bint with_costs):
         self.n = n
         self.k = k
         self.rows = <double*>calloc(n * k + 1, sizeof(double))
@@ -363,44 +320,55 @@ cdef class CWalk:
         free(self.costs)
         free(self.ok)
 
-    def __reduce__(self):
-        return (object, ())
-
 
 # ----------------------------------------------------------------------------- the engines
 
-cdef class Engine:
-    """The compiled walk of one booster: its configuration, read once, and scratch space.
+cdef array.array _zeros(str typecode, int n):
+    return _pyarray.array(typecode, [0]) * n
 
-    An engine is valid while the booster keeps the same task, rule, pool, learners and experts
-    (checked on every call); it pickles as a plain object and is rebuilt on demand.
+
+cdef class Engine:
+    """A booster's walk and everything it changes: built once by ``Booster._build`` from the
+    task, the rule, the weak-learner pool and the experts, held as the booster's ``_engine``,
+    changed only by its own methods, pickled (and copied) whole by itself.
+
+    It owns the per-learner counters and edge sums (:attr:`offered`, :attr:`n_offered`,
+    :attr:`n_zero`, :attr:`n_updates`, :attr:`edge_num`, :attr:`edge_den`, typed arrays read
+    by the pool's diagnostics), the weight scales, the vote weights and Hedge (:attr:`ogd`,
+    :attr:`hedge`; None without experts), :attr:`n_seen`, the kinds of the features learned
+    (:attr:`nominal`), the background learners of drift adaptation (:attr:`background`) and
+    the edges' forgetting (:attr:`edge_decay`); and the parts it walks: the task (its label
+    space), the rule, the pool (its learners, feature subsets and random generator) and the
+    drift adaptation (:attr:`adapt`, or None). What it keeps between calls (the learners'
+    rows for the last x, the walk made from them) is scratch: a copy starts without it.
     """
-    cdef object booster, task, rule, pool, forest, memo, experts
-    cdef COGD ogd  # the experts' parts (river_boost.engine._experts; None without experts)
-    cdef CHedge hedge
-    cdef object adapt  # the booster's DriftAdaptation, or None (drift adaptation off)
-    cdef Learners learners  # the calls into the weak learners (the forest, in C)
-    cdef double share  # fixed-share Hedge's share (adapt.share; 0 without adaptation)
-    cdef dict bdict, edict  # the booster's and the experts' __dict__ (the pool's: pa.d)
-    cdef Attrs pa  # the pool's attributes
+    # the parts (never replaced)
+    cdef readonly object task, rule, pool, adapt, draw_rng
+    cdef readonly COGD ogd
+    cdef readonly CHedge hedge
+    cdef readonly int n
+    cdef readonly object prediction  # the experts' prediction ("hedge", ...), None without
+    # the state the walk changes
+    cdef readonly array.array offered, n_offered, n_zero, n_updates, weight_scales
+    cdef readonly array.array edge_num, edge_den
+    cdef public long long n_seen
+    cdef public double edge_decay  # the edges' sums fade by this per new term (1: never)
+    cdef readonly dict background  # learner i -> the index of its background learner
+    cdef readonly dict nominal  # feature -> whether its learned values are strings
+    # read from the parts at build (and after unpickling)
+    cdef object forest, rng, subsets
+    cdef Learners learners
+    cdef Rule crule
+    cdef int pcode, kcap, nkcap, rk_relcap
+    cdef bint importance, needs_edges, weak_cost
+    cdef double min_weight, share
+    cdef object labels  # the forest's columns: [True, False] for binary
+    # scratch: the clean x's key order, the walk, per-learner and per-label vectors
     cdef KeyOrder order
     cdef CWalk cw
-    # cw's rows are current while rows_ok, for the clean x rows_clean, and its walk while
-    # walk_ok, both while core.CHANGES is where they were made (rows_seen, walk_seen): any
-    # change of the booster's parts counts there
-    cdef bint rows_ok, walk_ok
+    cdef bint rows_ok, walk_ok  # cw's rows are those of rows_clean; its walk is current
     cdef object rows_clean
-    cdef long long rows_seen, walk_seen
-    cdef int n, prediction
-    cdef Rule crule  # binary: the rule's compiled steps (river_boost.engine._rules)
-    cdef bint weak_cost
-    cdef double* kb  # scratch for label vectors and matrices (_kbuf)
-    cdef int kcap
-    cdef bint importance, needs_edges
-    cdef double min_weight
-    cdef object labels  # the forest's columns: [True, False] for binary
-    # binary rule constants
-    # scratch
+    cdef double* kb  # four label vectors (_kbuf)
     cdef double* teach
     cdef double* grads
     cdef double* edges
@@ -413,14 +381,32 @@ cdef class Engine:
     cdef int* oi     # the offers: learner, weight
     cdef double* op
     cdef int* oy     # (ranking) each offer's label, by index into the task's labels
-    cdef char* rk_rel  # (ranking) y's relevant labels, as _rk_commit_known read them
-    cdef int rk_relcap
-    cdef int nkcap
-    # the pool's FeatureSubsets while feature_fraction="auto" is undecided (_decide), or None
-    cdef object subsets
-    cdef PoolArrays st  # the pool's per-learner arrays and the booster's counter, held
-    # core.CHANGES when valid_for last checked in full (-1: check in full)
-    cdef long long valid_seen
+    cdef char* rk_rel  # (ranking) y's relevant labels, as _commit read them
+
+    def __init__(self, object task, object rule, object pool, COGD ogd=None,
+                 CHedge hedge=None, object prediction=None, object adapt=None,
+                 object draw_rng=None):
+        self.task = task
+        self.rule = rule
+        self.pool = pool
+        self.ogd = ogd
+        self.hedge = hedge
+        self.prediction = prediction if ogd is not None else None
+        self.adapt = adapt
+        self.draw_rng = draw_rng
+        self.n = pool.n_models
+        self.offered = _zeros("d", self.n)  # sum of p offered to each learner
+        self.n_offered = _zeros("q", self.n)
+        self.n_updates = _zeros("q", self.n)  # learn_one calls per learner
+        self.n_zero = _zeros("q", self.n)  # offers with weight exactly 0
+        # numerator and denominator of each learner's empirical edge
+        self.edge_num = _zeros("d", self.n)
+        self.edge_den = _zeros("d", self.n)
+        self.n_seen = 0
+        self.edge_decay = 1.0
+        self.background = {}
+        self.nominal = {}
+        self._ready()
 
     def __dealloc__(self):
         free(self.kb)
@@ -439,7 +425,49 @@ cdef class Engine:
         free(self.op)
 
     def __reduce__(self):
-        return (object, ())
+        # (the state after the object: the pool refers back to its engine)
+        state = (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
+                 self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
+                 self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
+                 self.background, self.nominal)
+        return (_new_engine, (type(self),), state)
+
+    def __setstate__(self, state):
+        (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
+         self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
+         self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
+         self.background, self.nominal) = state
+        self.n = len(self.offered)
+        self._ready()
+
+    cdef int _ready(self) except -1:
+        """What the walk reads from the parts, and fresh scratch (after building or
+        unpickling)."""
+        pool = self.pool
+        pool._engine = self  # (its diagnostics read the engine's counters)
+        self.weight_scales = pool._weight_scales  # the pool's constants
+        self.forest = pool.learners
+        self.rng = pool._rng
+        subsets = pool.feature_subsets
+        self.subsets = subsets if subsets.fraction is None else None  # "auto" undecided
+        self.learners = Learners(self.forest, self.n)
+        self.crule = rule_for(self.rule, self.n)  # the rule's steps (river_boost.engine._rules)
+        kind = self.task.kind
+        self.weak_cost = kind == "multiclass" and self.task.weak_prediction == "cost"
+        # the forest's columns: the task's label list itself (labels join it mid-stream)
+        self.labels = [True, False] if kind == "binary" else (
+            self.task.classes if kind == "multiclass" else self.task.labels)
+        self.pcode = PREDICTIONS[self.prediction]
+        self.importance = pool.weighting == "importance"
+        self.min_weight = pool.min_weight
+        self.needs_edges = self.rule.needs_edges
+        self.share = 0.0 if self.adapt is None else self.adapt.share
+        self.order = KeyOrder()
+        self.cw = None
+        self.rows_ok = self.walk_ok = False
+        self.rows_clean = None
+        self._alloc()
+        return 0
 
     cdef int _alloc(self) except -1:
         cdef int n = self.n
@@ -451,70 +479,41 @@ cdef class Engine:
         self.tmp = <double*>calloc(n + 1, sizeof(double))
         self.partials = <double*>calloc(n + 2, sizeof(double))
         self.has_edge = <char*>calloc(n + 1, sizeof(char))
-        if self.has_edge == NULL:
+        if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
+                or self.ed == NULL or self.tmp == NULL or self.partials == NULL
+                or self.has_edge == NULL):
             raise MemoryError()
         self._nkbuf(2)
-        if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
-                or self.ed == NULL or self.tmp == NULL or self.partials == NULL):
-            raise MemoryError()
         return 0
 
-    cdef bint valid_for(self, dict d):
-        """Whether the booster (its ``__dict__``) still has the parts this engine was made for.
+    # -------------------------------------------------------------- the booster's methods
 
-        Checked in full (nine lookups) only when an attribute of the booster's parts was
-        assigned since the last full check (core.CHANGES moved; the walk's own writes do not
-        count: _n_seen is counted in place)."""
-        cdef dict pd = self.pa.d
-        cdef bint ok
-        if self.valid_seen == _moved():  # no part assigned since the last full check
-            return True
-        ok = (
-            _holds(d, "_rule", self.rule)
-            and _holds(d, "_task", self.task)
-            and _holds(d, "_pool", self.pool)
-            and _holds(d, "_experts", self.experts)
-            and _holds(d, "_drift", self.adapt)
-            and _holds(pd, "learners", self.forest)
-            and _holds(pd, "_memo", self.memo)
-            and (self.experts is None or (_holds(self.edict, "ogd", self.ogd)
-                                          and _holds(self.edict, "hedge", self.hedge)))
-        )
-        self.valid_seen = _moved() if ok else -1
-        return ok
+    def learn_one(self, x, y, w=1.0):
+        """Booster.learn_one: the whole event validated, then one walk along the learners."""
+        self._learn_one(x, y, w)
 
-    cdef inline bint _rows_current(self, CWalk cw, object clean):
-        """Whether cw holds the learners' rows for the clean x: no learner learned since,
-        here or in Python (which counts in core.CHANGES, as any change of the booster's parts
-        does)."""
-        return self.rows_ok and clean is self.rows_clean and self.rows_seen == _moved()
+    def predict_proba_one(self, x):
+        return self._predict_proba_one(x)
 
-    cdef inline int _rows_made(self, CWalk cw, object clean) except -1:
-        self.rows_ok = True
-        self.rows_clean = clean
-        self.rows_seen = _moved()
-        return 0
+    def predict_one(self, x):
+        return self._predict_one(x)
 
-    cdef int _forget(self) except -1:
-        """FeatureCleaner.forget(memo): a learner changes, the remembered rows are stale (the
-        memo's too, if it holds any for this x)."""
+    def score_one(self, x):
+        return self._score_one(x)
+
+    def rank_proba_one(self, x, bint labels_only):
+        return self._rank_proba_one(x, labels_only)
+
+    # -------------------------------------------------------------- the caches
+
+    cdef inline int _forget(self) except -1:
+        """A learner changes: the rows (and the walk) remembered for the last x are stale."""
         self.rows_ok = False
-        if self.order.ma.get(A_VALUE) is not None:
-            self.order.ma.set(A_VALUE, None)
-        return 0
-
-    cdef inline bint _walk_current(self):
-        """Whether cw's walk (its scores, votes...) is current: made from its rows, and
-        nothing of the experts or the booster's parts changed since."""
-        return self.walk_ok and self.walk_seen == _moved()
-
-    cdef inline int _walk_made(self) except -1:
-        self.walk_ok = True
-        self.walk_seen = _moved()
+        self.walk_ok = False
         return 0
 
     cdef inline int _walk_stale(self) except -1:
-        """The walk is stale."""
+        """The walk is stale (the experts, or the labels that count, changed)."""
         self.walk_ok = False
         return 0
 
@@ -522,19 +521,19 @@ cdef class Engine:
         """The learners' probabilities for the cleaned x (remembered until a learner learns).
 
         One CWalk per engine is reused from example to example: its rows are valid while
-        _rows_current (a new x or a learner's update ends that).
+        rows_ok for this clean x (a new x or a learner's update ends that).
         """
         global _forest_seconds
         cdef CWalk cw = self.cw
         cdef double t0 = 0.0
         cdef int n = self.n, k = len(self.labels)
-        if cw is not None and cw.k == k and self._rows_current(cw, clean):
+        if cw is not None and cw.k == k and self.rows_ok and clean is self.rows_clean:
             return cw
         if cw is None or cw.k != k:
-            cw = self.cw = CWalk(self, n, k, self.weak_cost)
+            cw = self.cw = CWalk(n, k, self.weak_cost)
             self._kbuf(k)
-        # the n learners' rows: drift adaptation's background trees (pool._background) follow
-        # them in the forest and are not asked
+        # the n learners' rows: drift adaptation's background trees follow them in the forest
+        # and are not asked
         if self.subsets is not None:  # feature_fraction="auto" still undecided
             self._decide(clean)
         if _timing:
@@ -543,27 +542,30 @@ cdef class Engine:
         self.learners.rows(self.labels, n, k, cw.rows)
         if _timing:
             _forest_seconds += _now() - t0
-        self._rows_made(cw, clean)
-        self._walk_stale()  # the walk made from the previous rows
+        self.rows_ok = True
+        self.rows_clean = clean
+        self.walk_ok = False  # the walk made from the previous rows
         return cw
 
     cdef CWalk _walk(self, object clean):
-        """The label-free walk, shared by a prediction and the learning that
-        follows on the same x (valid while _walk_current)."""
+        """The label-free walk, shared by a prediction and the learning that follows on the
+        same x (valid while walk_ok)."""
         cdef CWalk cw = self._rows(clean)
-        if self._walk_current():
+        if self.walk_ok:
             return cw
         self._task_walk(cw)
-        self._walk_made()
+        self.walk_ok = True
         return cw
+
+    cdef inline object _cleaned(self, object x):
+        """x cleaned (FeatureCleaner's cleaning, compiled: river_boost.engine._clean)."""
+        return _cleaned(self.order, x, self.nominal)
 
     # -------------------------------------------------------------- the task's part
 
     cdef int _task_walk(self, CWalk cw) except -1:
         """The task's label-free walk from cw's rows: votes, experts' scores (and costs)."""
         raise NotImplementedError
-
-    # Booster's methods, as the entries at the end of this module call them
 
     cdef int _learn_one(self, object x, object y, object w) except -1:
         raise NotImplementedError
@@ -591,19 +593,101 @@ cdef class Engine:
             self.kcap = k
         return 0
 
+    # -------------------------------------------------------------- drift adaptation
+
     cdef int _observe(self, list errors, int ensemble_error) except -1:
         """The learners' errors and the booster's own to their detectors (River objects,
-        called by DriftAdaptation.observe in Python, the one copy of that loop); then
-        Booster._act starts background learners and replaces the learners that drifted."""
-        warned, drifted = self.adapt.observe(errors, self.booster.n_seen, ensemble_error)
-        self.booster._act(self.adapt, warned, drifted)
-        self.share = self.adapt.share  # (0 until the adaptation is armed)
+        called by DriftAdaptation.observe in Python, the one copy of that loop); then the
+        learners that warned get background learners and those that drifted are replaced
+        (:meth:`act`)."""
+        warned, drifted = self.adapt.observe(errors, self.n_seen, ensemble_error)
+        self.act(warned, drifted)
         return 0
 
+    def act(self, warned, drifted):
+        """Start background learners for the learners that ``warned``, replace those that
+        ``drifted`` (as :meth:`DriftAdaptation.observe` selected them); once the adaptation is
+        armed, the edges and Hedge start to forget (``memory``: the edges fade by
+        ``1 - 1/memory`` per term and Hedge shares ``1/memory``; the vote weights' rate floor
+        holds from the first example)."""
+        cdef int i
+        adapt = self.adapt
+        if adapt.armed and adapt.share == 0.0:
+            self.edge_decay = 1.0 - 1.0 / adapt.memory
+            adapt.share = 1.0 / adapt.memory
+        for i in warned:
+            if i not in drifted:
+                self._start_background(i)
+        for i in drifted:
+            promoted = self._replace(i)
+            if self.ogd is not None:
+                self.ogd.restart(i)
+                self.hedge.restart(i)
+            adapt.replaced(i, self.n_seen, promoted)
+        self.share = adapt.share
+        if warned or drifted:
+            self._forget()
+            self.learners.forget_loaded()
+        return None
+
+    def replace(self, int i):
+        """Learner ``i`` is replaced (``_replace``: by its background learner if it has one,
+        returning True, else by a fresh learner), as drift adaptation does, without the
+        detectors' bookkeeping or the experts' restart."""
+        if not 0 <= i < self.n:
+            raise IndexError(f"learner {i} of {self.n}")
+        promoted = self._replace(i)
+        self._forget()
+        self.learners.forget_loaded()
+        return promoted
+
+    cdef int _start_background(self, int i) except -1:
+        """Learner ``i`` gets a fresh background learner (its parameters, its features),
+        taught from now on whatever learner ``i`` is taught; one it had is dropped."""
+        self._drop_background(i)
+        forest = self.forest
+        bg = forest.add(self.pool._model_at(i))
+        if forest.feature_filter is not None:
+            subsets = forest.feature_filter
+            subsets.aliases = {**subsets.aliases, bg: i}
+        self.background[i] = bg
+        return 0
+
+    cdef int _drop_background(self, int i) except -1:
+        """Learner ``i``'s background learner, if any, is dropped (and freed)."""
+        bg = self.background.pop(i, None)
+        if bg is None:
+            return 0
+        forest = self.forest
+        forest.remove(bg)  # the trees after it move down one index
+        moved = {j: (b - 1 if b > bg else b) for j, b in self.background.items()}
+        self.background.clear()
+        self.background.update(moved)
+        if forest.feature_filter is not None:
+            forest.feature_filter.aliases = {b: j for j, b in moved.items()}
+        return 0
+
+    cdef bint _replace(self, int i) except -1:
+        """Learner ``i`` is replaced: by its background learner if it has one (True), else by
+        a fresh learner with its parameters and its features (the old one is freed). Its edge
+        and the running mean of the weights offered to it (the importance weights' scale)
+        start over; the lifetime counters (``n_updates``, ``n_zero``) go on."""
+        promoted = i in self.background
+        if promoted:
+            self.forest.copy_tree(self.background[i], i)
+            self._drop_background(i)
+        else:
+            self.forest.reset(i)
+        self.offered[i] = 0.0
+        self.n_offered[i] = 0
+        self.edge_num[i] = 0.0
+        self.edge_den[i] = 0.0
+        return promoted
+
     cdef list _errors(self, CWalk cw, int target, const char* rel):
-        """Each learner's 0/1 error (the tasks' drift errors), taken from the walk before anything
-        learns (binary: its vote against the sign ``target``; multiclass: against the label
-        index ``target``; ranking, ``rel`` given: whether its top label is irrelevant)."""
+        """Each learner's 0/1 error (the tasks' drift errors), taken from the walk before
+        anything learns (binary: its vote against the sign ``target``; multiclass: against the
+        label index ``target``; ranking, ``rel`` given: whether its top label is irrelevant)."""
         cdef int i, n = self.n, k = cw.k
         cdef list out = []
         for i in range(n):
@@ -618,13 +702,14 @@ cdef class Engine:
         (the task engines say how their prediction errs)."""
         raise NotImplementedError
 
+    # -------------------------------------------------------------- the rule's steps
+
     cdef int _record_edges(self) except -1:
-        """pool.record_edge for every learner whose step gave an edge (has_edge), with the
-        pool's forgetting (``_edge_decay``: drift adaptation's ``memory``)."""
-        cdef object pool = self.pool
-        cdef double* edge_num = self.st.sd(S_EDGE_NUM)
-        cdef double* edge_den = self.st.sd(S_EDGE_DEN)
-        cdef double decay = self.st.decay
+        """Add to each learner's edge sums ``en[i] / ed[i]`` where its step gave an edge
+        (has_edge), the past sums fading by ``edge_decay`` (drift adaptation's ``memory``)."""
+        cdef double* edge_num = self.edge_num.data.as_doubles
+        cdef double* edge_den = self.edge_den.data.as_doubles
+        cdef double decay = self.edge_decay
         cdef int i
         for i in range(self.n):
             if self.has_edge[i]:
@@ -636,9 +721,9 @@ cdef class Engine:
         return 0
 
     cdef double* _running_edges(self) except NULL:
-        """Each learner's running edge (pool.edges) for a rule that reads them, else zeros."""
-        cdef double* edge_num = self.st.sd(S_EDGE_NUM)
-        cdef double* edge_den = self.st.sd(S_EDGE_DEN)
+        """Each learner's running edge for a rule that reads them, else zeros."""
+        cdef double* edge_num = self.edge_num.data.as_doubles
+        cdef double* edge_den = self.edge_den.data.as_doubles
         cdef int i
         for i in range(self.n):
             if self.needs_edges and edge_den[i]:
@@ -649,8 +734,8 @@ cdef class Engine:
 
     cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w,
                           object y) except -1:
-        """The rule's steps along the learners (river_boost.engine._rules) for a multiclass label
-        (index yi) or a ranking label set (rel), then the learners' edges."""
+        """The rule's steps along the learners (river_boost.engine._rules) for a multiclass
+        label (index yi) or a ranking label set (rel), then the learners' edges."""
         cdef LabelExample ex
         cdef Steps out
         cdef Rule rule = self.crule
@@ -663,7 +748,7 @@ cdef class Engine:
         ex.vec = cw.vec
         ex.scores = cw.scores
         ex.costs = cw.costs
-        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        ex.alphas = self.ogd.values.data.as_doubles if self.ogd is not None else NULL
         ex.relevant = rel
         ex.edges = self._running_edges()
         out.teach = self.teach
@@ -678,14 +763,15 @@ cdef class Engine:
         self._record_edges()
         return 0
 
+    # -------------------------------------------------------------- teaching the learners
+
     cdef int _decide(self, object clean) except -1:
         """FeatureSubsets.decide(clean), before the learners see x (predicting or learning):
-        feature_fraction="auto" is fixed by
-        the first non-empty clean x (its number of features), on either walk; until then the
-        ranking boosters run the compiled walk all the same."""
+        feature_fraction="auto" is fixed by the first non-empty clean x (its number of
+        features), on either walk."""
         cdef object subsets = self.subsets
         if subsets.fraction is None:
-            subsets.decide((<CleanX>clean).as_dict() if type(clean) is CleanX else clean)
+            subsets.decide(clean)
         if subsets.fraction is not None:
             self.subsets = None
         return 0
@@ -701,27 +787,24 @@ cdef class Engine:
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
                            double* op, int m, double sample_weight) except -1:
         """Teach the offers (oi[j], labels[oy[j]] or y, op[j]), in order, each with the pool's
-        weighting (core.WeakLearnerPool's docstring); then FeatureCleaner.learned. The forest
-        converts x once (``load``, then ``learn_loaded``: the same as ``learn_one`` with x,
-        per its contract)."""
+        weighting (core.WeakLearnerPool's docstring); then the features' kinds are learned.
+        The forest converts x once (``load``, then ``learn_loaded``: the same as
+        ``learn_one`` with x, per its contract)."""
         global _forest_seconds
-        cdef object pool = self.pool
-        cdef double* offered = self.st.sd(S_OFFERED)
-        cdef long long* n_offered = self.st.sq(S_N_OFFERED)
-        cdef long long* n_zero = self.st.sq(S_N_ZERO)
-        cdef long long* n_updates = self.st.sq(S_N_UPDATES)
-        cdef double* scales = self.st.sd(S_SCALES)
+        cdef double* offered = self.offered.data.as_doubles
+        cdef long long* n_offered = self.n_offered.data.as_longlongs
+        cdef long long* n_zero = self.n_zero.data.as_longlongs
+        cdef long long* n_updates = self.n_updates.data.as_longlongs
+        cdef double* scales = self.weight_scales.data.as_doubles
         cdef object rng = None, label, bgi
         cdef bint loaded = False
-        cdef dict background = self.pa.get(A_BACKGROUND)  # drift adaptation's background learners
+        cdef dict background = self.background if self.background else None
         cdef int i, j
         cdef double p, wi, mw = self.min_weight, t0 = 0.0, total
         cdef long long cnt
         cdef bint forgot = False
         if self.subsets is not None:  # feature_fraction="auto" still undecided
             self._decide(clean)
-        if not background:
-            background = None
         for j in range(m):
             i = oi[j]
             p = op[j]
@@ -736,14 +819,14 @@ cdef class Engine:
                 wi = p * cnt / total
                 if wi < mw:
                     if rng is None:
-                        rng = self.pa.get(A_RNG).random
+                        rng = self.rng.random
                     if _draw(rng) * mw >= wi:
                         continue
                     wi = mw
                 wi *= sample_weight * scales[i]
             else:
                 if rng is None:
-                    rng = self.pa.get(A_RNG).random
+                    rng = self.rng.random
                 if _draw(rng) < p:
                     wi = sample_weight * scales[i]
                 else:
@@ -767,7 +850,7 @@ cdef class Engine:
                     self.learners.learn(<int>bgi, label, wi)
             if _timing:
                 _forest_seconds += _now() - t0
-        _learned(self.memo, self.order)
+        _learned(self.order, self.nominal)
         return 0
 
     cdef int _nkbuf(self, int k) except -1:
@@ -802,7 +885,7 @@ cdef class BinaryEngine(Engine):
             total = p_true + cw.rows[2 * i + 1]
             cw.p[i] = p_true / total if total > 0 else 0.5
             cw.votes[i] = 1 if cw.p[i] >= 0.5 else -1
-        if self.experts is not None:
+        if self.ogd is not None:
             alphas = self.ogd.values.data.as_doubles
             f = 0.0
             for i in range(n):
@@ -815,15 +898,15 @@ cdef class BinaryEngine(Engine):
         return 0
 
     cdef object _predict_proba_one(self, object x):
-        cdef CWalk cw = self._walk(_cleaned(self.memo, x, self.order))
+        cdef CWalk cw = self._walk(self._cleaned(x))
         cdef double p = self._binary_proba(cw)
         return {False: 1.0 - p, True: p}
 
     cdef object _predict_one(self, object x):
-        cdef CWalk cw = self._walk(_cleaned(self.memo, x, self.order))
+        cdef CWalk cw = self._walk(self._cleaned(x))
         cdef int idx
-        if self.prediction == P_RANDOM:
-            idx = self.experts.draw(self.booster._rng)
+        if self.pcode == P_RANDOM:
+            idx = self.hedge.draw(self.draw_rng)
             return cw.scores[idx] >= 0
         return self._binary_proba(cw) >= 0.5
 
@@ -837,10 +920,10 @@ cdef class BinaryEngine(Engine):
                 y = y == 1
             else:
                 y = task.check_label(y)
-        cdef object clean = _cleaned(self.memo, x, self.order)
+        cdef object clean = self._cleaned(x)
         if wd == 0.0:
             return 0
-        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        self.n_seen += 1
         cw = self._walk(clean)
         errors = None
         if self.adapt is not None:
@@ -862,17 +945,17 @@ cdef class BinaryEngine(Engine):
         cdef int i, n = self.n, count
         cdef double lean, p_true
         cdef double* weights
-        if self.prediction == P_VOTE_SHARE:
+        if self.pcode == P_VOTE_SHARE:
             count = 0
             for i in range(n):
                 if cw.votes[i] == 1:
                     count += 1
             return (count + 0.5) / (n + 1.0)
         weights = self.hedge.weights.data.as_doubles
-        if self.prediction == P_HEDGE:
+        if self.pcode == P_HEDGE:
             lean = _hedge_lean(weights, cw.scores, n)
             return py_min(1.0, py_max(0.0, 0.5 + 0.5 * lean))
-        if self.prediction == P_FINAL:
+        if self.pcode == P_FINAL:
             return py_min(1.0, py_max(0.0, (1.0 + cw.scores[n - 1]) / 2.0))
         lean = 0.0
         for i in range(n):
@@ -892,8 +975,8 @@ cdef class BinaryEngine(Engine):
         ex.w = w
         ex.votes = cw.votes
         ex.p_true = cw.p
-        ex.scores = cw.scores if self.experts is not None else NULL
-        ex.alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        ex.scores = cw.scores if self.ogd is not None else NULL
+        ex.alphas = self.ogd.values.data.as_doubles if self.ogd is not None else NULL
         ex.edges = self._running_edges()
         rule.binary_begin(&ex)
         for i in range(n):
@@ -906,7 +989,7 @@ cdef class BinaryEngine(Engine):
             self.ed[i] = out[1]
             self.grads[i] = out[2]
         self._record_edges()
-        if self.experts is not None:
+        if self.ogd is not None:
             self._binary_experts_update(cw, sign, w)
         self._teach(clean, y, w)
         return 0
@@ -943,7 +1026,7 @@ cdef class MulticlassEngine(Engine):
         cdef double* prod = self.kb + k
         cdef double* C
         cdef list rank = self.task._rank
-        cdef double* alphas = self.ogd.values.data.as_doubles if self.experts is not None else NULL
+        cdef double* alphas = self.ogd.values.data.as_doubles if self.ogd is not None else NULL
         cdef Rule rule = self.crule
         n_ok = _supported(self.task.support, k, cw.ok)
         for i in range(n):  # each learner's distribution over the labels with support
@@ -1014,22 +1097,22 @@ cdef class MulticlassEngine(Engine):
             idx = None
         if idx is None:
             y = task.check_label(y)
-        clean = _cleaned(self.memo, x, self.order)
+        clean = self._cleaned(x)
         if wd == 0.0:
             return 0
-        # The walk a prediction of this x made serves below only while the task's part of it
-        # (MulticlassTask.walk_key: the classes, which have enough support) is unchanged
+        # The example's label is recorded (the task's label space: a new class joins it) and
+        # counted in its support. The walk a prediction of this x made serves below only while
+        # the task's part of it (the classes, which have enough support) is unchanged.
         if idx is None:
-            yi = task.commit(y, wd)["yi"]
+            idx = task.register(y)
             self._walk_stale()  # a new class
-        else:  # MulticlassTask.commit of a known class
-            yi = idx
-            support = task.support
-            support[yi] = support[yi] + 1
-            if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
-                self._walk_stale()
+        yi = idx
+        support = task.support
+        support[yi] = support[yi] + 1
+        if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
+            self._walk_stale()
         k = len(<list>task.classes)
-        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        self.n_seen += 1
         if k < 2:  # fewer than two classes: nothing to boost, every learner learns
             for i in range(self.n):
                 self.teach[i] = 1.0
@@ -1042,7 +1125,7 @@ cdef class MulticlassEngine(Engine):
             errors = self._errors(cw, yi, NULL)
             ensemble_error = self._ensemble_error(cw, yi, NULL)
         self._label_steps(cw, yi, NULL, wd, y)
-        if self.experts is not None:
+        if self.ogd is not None:
             self._mc_experts_update(cw, yi, wd)
         self._teach(clean, y, wd)
         self._walk_stale()
@@ -1081,14 +1164,14 @@ cdef class MulticlassEngine(Engine):
         cdef double v, m, esum, total
         cdef double* weights
         cdef list rank = self.task._rank
-        if self.prediction == P_VOTE_SHARE:
+        if self.pcode == P_VOTE_SHARE:
             for j in range(k):
                 out[j] = (cw.scores[(n - 1) * k + j] + 1.0 / k) / (n + 1.0)
             return 0
         for j in range(k):
             out[j] = 0.0
         weights = self.hedge.weights.data.as_doubles
-        if self.prediction == P_HEDGE:
+        if self.pcode == P_HEDGE:
             # the experts' shifted scores gathered, their exponentials in one loop, then each
             # expert's softmax weighted by Hedge
             self._nkbuf(k)
@@ -1127,7 +1210,7 @@ cdef class MulticlassEngine(Engine):
         cdef CWalk cw
         cdef double* out
         cdef dict proba
-        clean = _cleaned(self.memo, x, self.order)
+        clean = self._cleaned(x)
         k = len(classes)
         if k < 2:
             return {classes[0]: 1.0} if classes else {}
@@ -1145,13 +1228,13 @@ cdef class MulticlassEngine(Engine):
         cdef int k, idx
         cdef CWalk cw
         cdef double* out
-        clean = _cleaned(self.memo, x, self.order)
+        clean = self._cleaned(x)
         k = len(classes)
         if k < 2:
             return classes[0] if classes else None
         cw = self._walk(clean)
-        if self.prediction == P_RANDOM:
-            idx = self.experts.draw(self.booster._rng)
+        if self.pcode == P_RANDOM:
+            idx = self.hedge.draw(self.draw_rng)
             return classes[_argbest(cw.scores + idx * k, k, True, rank)]
         out = self.kb + 2 * k
         self._mc_proba_vector(cw, out)
@@ -1185,7 +1268,7 @@ cdef class RankingEngine(Engine):
             else:
                 for j in range(k):
                     h[j] = 1.0 / n_ok if cw.ok[j] else 0.0
-        if self.experts is not None:
+        if self.ogd is not None:
             alphas = self.ogd.values.data.as_doubles
             for i in range(n):
                 for j in range(k):
@@ -1226,7 +1309,7 @@ cdef class RankingEngine(Engine):
         yet)."""
         cdef int k = len(self.task.labels)
         cdef CWalk cw
-        clean = _cleaned(self.memo, x, self.order)
+        clean = self._cleaned(x)
         if k == 0:
             return 0
         cw = self._walk(clean)
@@ -1238,10 +1321,10 @@ cdef class RankingEngine(Engine):
         drawn expert's (``draw``) or the Hedge-weighted scores, their expectation."""
         cdef int i, j, n = self.n, idx
         cdef double* weights
-        if self.experts is None:
+        if self.ogd is None:
             vsum_axis0(cw.vec, n, k, out)
-        elif draw and self.prediction == P_RANDOM:
-            idx = self.experts.draw(self.booster._rng)
+        elif draw and self.pcode == P_RANDOM:
+            idx = self.hedge.draw(self.draw_rng)
             for j in range(k):
                 out[j] = cw.scores[idx * k + j]
         else:
@@ -1322,46 +1405,36 @@ cdef class RankingEngine(Engine):
         cdef double top, bound  # (C doubles: the same divisions, without a float object each)
         cdef CWalk cw
         cdef char* rel
-        cdef bint fast = type(y) is dict
-        if fast:
+        cdef bint known = type(y) is dict  # y's labels all known, its values all bool
+        if known:
             for key, v in (<dict>y).items():
                 if type(v) is not bool or key not in index:
-                    fast = False
+                    known = False
                     break
-        if not fast:
-            y = task.check_label(y)
-        clean = _cleaned(self.memo, x, self.order)
+        if not known:
+            y = task.check_label(y)  # (a dict of bools)
+        clean = self._cleaned(x)
         if wd == 0.0:
             return 0
         # The walk a prediction of this x made serves below only while the task's part of it
-        # (RankingTask.walk_key: the labels, which have enough support) is unchanged
-        if fast:  # RankingTask.commit for a label set of known labels, without NumPy
-            if not self._rk_commit_known(<dict>y, wd):
-                return 0
-        else:  # (labels may join: y's labels are not all known, or its values not all bool)
-            key = task.walk_key()
-            committed = task.commit(y, wd)
-            if task.walk_key() != key:
-                self._walk_stale()
-            if committed is None:  # an empty or full label set: nothing to rank
-                return 0
-        self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
+        # (the labels, which have enough support) is unchanged
+        if not known and task.register(y):  # labels joined
+            self._walk_stale()
+        if not self._commit(<dict>y, wd):  # an empty or full label set: nothing to rank
+            return 0
+        self.n_seen += 1
         labels = task.labels
         k = len(labels)
         cw = self._walk(clean)
         self._nkbuf(k)
         rel = <char*>(self.kb + 3 * k)  # (the rules' steps keep their own scratch)
-        if fast:  # as _rk_commit_known read them (y is not read again)
-            memcpy(rel, self.rk_rel, k)
-        else:
-            for j in range(k):
-                rel[j] = 1 if (<dict>y).get(labels[j], False) else 0
+        memcpy(rel, self.rk_rel, k)  # as _commit read them (y is not read again)
         errors = None
         if self.adapt is not None:
             errors = self._errors(cw, 0, rel)
             ensemble_error = self._ensemble_error(cw, 0, rel)
         self._label_steps(cw, -1, rel, wd, None)  # (each learner's cost bound in teach)
-        if self.experts is not None:
+        if self.ogd is not None:
             self._rk_experts_update(cw, rel, wd)
         # the offers: every relevant label, weight (max c - c[l]) / bound
         m = 0
@@ -1380,10 +1453,11 @@ cdef class RankingEngine(Engine):
             self._observe(errors, ensemble_error)
         return 0
 
-    cdef bint _rk_commit_known(self, dict y, double w) except -1:
-        """RankingTask.commit(y, w) when every key of y is a known label and every value a
-        bool (no label joins): the same running label count, skip count and supports, and
-        whether the row teaches (False for an empty or full label set)."""
+    cdef bint _commit(self, dict y, double w) except -1:
+        """The label set ``y`` (every key a known label, every value a bool) recorded in the
+        task: the running label count (``w |Y|`` and ``w`` summed), the rows skipped and each
+        relevant label's support; whether the row teaches (False for an empty or full label
+        set: no (relevant, irrelevant) pair)."""
         cdef object task = self.task
         cdef list labels = task.labels, support = task.support
         cdef int j, k = len(labels), n_rel = 0
@@ -1397,7 +1471,6 @@ cdef class RankingEngine(Engine):
         for j in range(k):
             rel[j] = 1 if y.get(labels[j], False) else 0
             n_rel += rel[j]
-        # the same float operations as commit's `w * relevant.sum()` and `+= w`
         task._count_sum = task._count_sum + w * <double>n_rel
         task._count_weight = task._count_weight + w
         if n_rel == 0 or n_rel == k:
@@ -1413,129 +1486,10 @@ cdef class RankingEngine(Engine):
 
 # ----------------------------------------------------------------------------- building engines
 
-cdef int _unsupported(str what) except -1:
-    raise TypeError(
-        f"this booster's {what} is not one the boosters' walk runs (river_boost.engine): a "
-        "booster is built by a preset, or by Booster._build with a task and a Potential"
-    )
+#: The engine of each task (``Booster._build`` builds one: ``ENGINES[task.kind](...)``).
+ENGINES = {"binary": BinaryEngine, "multiclass": MulticlassEngine, "ranking": RankingEngine}
 
 
-cdef Engine _build(object b):
-    """The walk of booster ``b``, built from its parts (``TypeError`` for parts it cannot
-    run: they are the package's own, whatever the rule and the weak learners)."""
-    cdef dict d = b.__dict__
-    cdef Engine engine
-    task, rule, pool, experts = d.get("_task"), d.get("_rule"), d.get("_pool"), d.get("_experts")
-    if type(pool) is not WeakLearnerPool or type(pool._memo) is not FeatureCleaner:
-        _unsupported("weak-learner pool")
-    subsets = getattr(pool, "_subsets", None)
-    undecided = getattr(subsets, "fraction", 0.0) is None  # feature_fraction="auto"
-    if undecided and type(task) is not RankingTask:
-        _unsupported("undecided feature_fraction")  # only ranking pools decide it from x
-    if pool.weighting not in ("importance", "sampling"):
-        _unsupported("weighting")
-    if experts is not None and (
-        type(experts) is not Experts
-        or type(experts.ogd) not in (COGD, CSimplexOGD)
-        or type(experts.hedge) is not CHedge
-    ):
-        _unsupported("experts")
-    if type(task) is BinaryTask:
-        engine = BinaryEngine()
-        engine.labels = [True, False]
-    elif type(task) is MulticlassTask:
-        if task.weak_prediction not in ("cost", "argmax"):
-            _unsupported("weak_prediction")
-        engine = MulticlassEngine()
-        engine.weak_cost = task.weak_prediction == "cost"
-        engine.labels = task.classes
-    elif type(task) is RankingTask:
-        engine = RankingEngine()
-        engine.labels = task.labels
-    else:
-        _unsupported("task")
-    engine.crule = rule_for(rule, b.n_models)  # the rule's steps (river_boost.engine._rules)
-    if (experts is not None) != bool(rule.surrogate):  # the rule's kind and the booster's
-        _unsupported("experts (for its rule)")
-    engine.booster = b
-    engine.task = task
-    engine.rule = rule
-    engine.pool = pool
-    engine.forest = pool.learners
-    engine.memo = pool._memo
-    engine.experts = experts
-    engine.bdict = d
-    engine.order = KeyOrder()
-    engine.order.ma = memo_attrs(engine.memo)
-    engine.pa = pool_attrs(pool)
-    engine.edict = experts.__dict__ if experts is not None else None
-    engine.n = b.n_models
-    engine.valid_seen = -1
-    engine.st = PoolArrays(b, d, engine.pa, b.n_models)
-    engine.subsets = subsets if undecided else None
-    # the forest's trees: the n learners, then drift adaptation's background trees, if any
-    if (engine.n != pool.n_models or engine.n < 1
-            or engine.forest.n_models != engine.n + len(pool._background)):
-        _unsupported("number of weak learners")
-    engine.adapt = d.get("_drift")
-    # the compiled forest is called in C; River's models (core.ModelLearners) and a forest
-    # whose methods an instance shadows, through their Python methods
-    engine.learners = Learners(engine.forest, engine.n)
-    engine.share = 0.0 if engine.adapt is None else engine.adapt.share
-    engine.importance = pool.weighting == "importance"
-    engine.min_weight = pool.min_weight
-    engine.needs_edges = rule.needs_edges
-    if experts is None:
-        engine.prediction = P_VOTE_SHARE
-    else:
-        engine.ogd = experts.ogd
-        engine.hedge = experts.hedge
-        engine.prediction = {
-            "hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM, "final": P_FINAL
-        }[experts.prediction]
-    engine._alloc()
-    return engine
-
-
-def engine_for(b):
-    """The compiled walk for booster ``b`` (a :class:`Engine`).
-
-    The engine is kept in the booster's ``__dict__`` (it pickles as a plain object, so a pickle
-    neither carries nor needs it) and rebuilt whenever the booster's parts change.
-    """
-    return _engine_of(b)
-
-
-cdef Engine _engine_of(object b):
-    """engine_for(b)."""
-    # b.__dict__ without the attribute lookup (the generic __dict__ getter of a class without
-    # __slots__: river_boost's boosters and their subclasses)
-    cdef dict d = <dict>PyObject_GenericGetDict(b, NULL)
-    cdef object p = d.get("_compiled_walk")
-    if not (isinstance(p, Engine) and (<Engine>p).bdict is d and (<Engine>p).valid_for(d)):
-        p = _build(b)
-        d["_compiled_walk"] = p
-    (<Engine>p).st.sync()
-    return <Engine>p
-
-
-# The boosters' methods call these (river_boost.booster): one call into C per method.
-
-def learn_one(object b, object x, object y, object w):
-    _engine_of(b)._learn_one(x, y, w)
-
-
-def predict_proba_one(object b, object x):
-    return _engine_of(b)._predict_proba_one(x)
-
-
-def predict_one(object b, object x):
-    return _engine_of(b)._predict_one(x)
-
-
-def score_one(object b, object x):
-    return _engine_of(b)._score_one(x)
-
-
-def rank_proba_one(object b, object x, bint labels_only):
-    return _engine_of(b)._rank_proba_one(x, labels_only)
+def _new_engine(cls):
+    """An engine for ``__setstate__`` to fill (unpickling, copying)."""
+    return cls.__new__(cls)

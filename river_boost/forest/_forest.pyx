@@ -17,7 +17,7 @@ with its interface in a ``.pxd``:
 - ``_trees``: tree storage: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
 - ``_registry``: features, values and labels by id (the Python objects the C side refers to);
 - this module: ``ForestCore`` (over ``ForestInput`` and ``ForestTrees``), the Python entry
-  points, and the C entry points of the compiled walk (``forest_api``, ``_forestapi.pxd``).
+  points, and the C entry points of the boosters' engines (``_forest.pxd``).
 
 A function of another module is called through a pointer (no inlining across modules); the
 small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and
@@ -54,7 +54,6 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_Check
 from cpython.object cimport PyObject
-from cpython.pycapsule cimport PyCapsule_New
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memmove, memset
 
@@ -67,7 +66,6 @@ from river_boost.forest._forest_structs cimport (
     work_free,
     xcalloc, xrealloc,
 )
-from river_boost.forest._forestapi cimport ForestAPI
 from river_boost.forest._leaves cimport leaf_predict
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._trees cimport (
@@ -518,16 +516,6 @@ cdef class ForestInput(ForestTrees):
         self.xv.nx = j
         return 0
 
-    cdef int _convert_items(self, PyObject** keys, PyObject** vals, int n) except -1:
-        """_convert of a dict holding the ``n`` items (keys[j], vals[j]) in this order."""
-        cdef int j
-        self.n_conversions += 1
-        self._reserve(n)
-        for j in range(n):
-            self._convert_item(j, keys[j], vals[j])
-        self.xv.nx = n
-        return 0
-
     cdef int _reserve(self, Py_ssize_t n) except -1:
         """Room for n features in the converted x."""
         cdef XV* xv = &self.xv
@@ -689,7 +677,7 @@ cdef class ForestInput(ForestTrees):
         ValueError
             A feature value is ``None`` (drop the key to mark a feature missing).
         """
-        _api_load(self, x)
+        forest_load(self, x)
 
     @property
     def is_loaded(self):
@@ -752,7 +740,7 @@ cdef class ForestCore(ForestInput):
         RuntimeError
             No ``x`` is loaded (see :meth:`load`).
         """
-        _api_learn_loaded(self, i, y, float(w))
+        forest_learn_loaded(self, i, y, float(w))
 
     def predict_loaded(self, int i):
         """Tree ``i``'s ``predict_proba_one`` of the loaded ``x``: exactly
@@ -938,12 +926,12 @@ cdef class ForestCore(ForestInput):
         self._convert(x)
         return self._matrix(labels, None)
 
-# ----------------------------------------------------------------------------- the walk's API
-# river_boost.engine._walk calls the forest through these (a capsule from forest_api()), without a
+# ----------------------------------------------------------------------------- the engines' API
+# river_boost.engine._walk calls the forest through these (declared in _forest.pxd), without a
 # Python call per tree: each does what the method it names does, checks included.
 
 
-cdef int _api_load(object forest, object x) except -1:
+cdef int forest_load(object forest, object x) except -1:
     cdef ForestCore f = <ForestCore?>forest
     f._check_free()
     f.loaded = False
@@ -952,16 +940,7 @@ cdef int _api_load(object forest, object x) except -1:
     return 0
 
 
-cdef int _api_load_items(object forest, PyObject** keys, PyObject** vals, int n) except -1:
-    cdef ForestCore f = <ForestCore?>forest
-    f._check_free()
-    f.loaded = False
-    f._convert_items(keys, vals, n)
-    f.loaded = True
-    return 0
-
-
-cdef int _api_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
+cdef int forest_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
     cdef ForestCore f = <ForestCore?>forest
     f._check_free()
     f._check_loaded()
@@ -970,7 +949,7 @@ cdef int _api_loaded_matrix(object forest, object labels, int n_rows, double* ou
     return f._fill(labels, None, n_rows, out)
 
 
-cdef int _api_learn_loaded(object forest, int i, object y, double w) except -1:
+cdef int forest_learn_loaded(object forest, int i, object y, double w) except -1:
     cdef ForestCore f = <ForestCore?>forest
     cdef int cid
     f._check_free()
@@ -982,19 +961,6 @@ cdef int _api_learn_loaded(object forest, int i, object y, double w) except -1:
     return 0
 
 
-cdef long long _api_loaded_version(object forest) noexcept:
+cdef long long forest_loaded_version(object forest) noexcept:
     cdef ForestCore f = <ForestCore>forest
     return f.n_conversions if f.loaded else -1
-
-
-cdef ForestAPI _API
-_API.load = _api_load
-_API.load_items = _api_load_items
-_API.loaded_matrix = _api_loaded_matrix
-_API.learn_loaded = _api_learn_loaded
-_API.loaded_version = _api_loaded_version
-
-
-def forest_api():
-    """A capsule of the forest's C entry points for the compiled walk (``_forestapi.pxd``)."""
-    return PyCapsule_New(<void*>&_API, b"river_boost.forest._forest.ForestAPI", NULL)

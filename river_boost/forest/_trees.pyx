@@ -635,8 +635,7 @@ cdef Node* import_node(tuple st, int nf) except NULL:
                         for k in range(s.n_vals):
                             s.vals[k] = vals[k]
                             s.vpos[<int>vals[k]] = k
-                        # (states pickled before the history was kept have 6 entries)
-                        ins = sp[6] if len(sp) > 6 else None
+                        ins = sp[6]
                         if ins is not None:
                             s.n_ins = len(ins)
                             s.ins = <int*>xcalloc(s.n_ins, sizeof(int))

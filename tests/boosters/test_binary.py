@@ -372,8 +372,8 @@ def test_random_prediction_draws_from_predict_proba():
         model.learn_one(x, y)
     # make the experts disagree and spread their weights
     for i, alpha in enumerate([1.0, -2.0, 0.5, 2.0]):
-        model._experts.ogd.values[i] = alpha
-    model._experts.hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
+        model._engine.ogd.values[i] = alpha
+    model._engine.hedge.set_log_weights([0.0, -0.5, -0.2, -1.0])
     x = next(x for x, _ in stream if 0.2 < model.predict_proba_one(x)[True] < 0.8)
     p_true = model.predict_proba_one(x)[True]
     # the draw is seeded: a copy of the booster repeats it
@@ -500,7 +500,8 @@ def test_the_chains_mistakes_fade_once_drift_adaptation_is_armed():
     stream = _noisy_linear(200, 6)
     for x, y in stream[:100]:
         booster.learn_one(x, y)
-    booster._start_forgetting(booster._drift)  # as the arming does
+    booster._engine.adapt.armed = True
+    booster._engine.act([], [])  # the arming starts the forgetting
     shallow = copy.deepcopy(booster)
     shallow._deep = None  # its own chain alone, in step with the booster's
     faded = 0

@@ -204,28 +204,16 @@ def test_an_old_detection_does_not_act_when_armed():
     assert adapt.armed
 
 
-def test_a_pickle_from_before_the_arming_stays_armed():
-    adapt = adaptation.DriftAdaptation(adwin(), None, 2, 100)
-    state = adapt.__dict__.copy()
-    for name in ("armed", "arming", "fired"):
-        del state[name]
-    old = adaptation.DriftAdaptation.__new__(adaptation.DriftAdaptation)
-    old.__dict__.update(state)
-    feed(old, 300, [0, 0], 0)
-    assert feed(old, 300, [1, 0], 0, t0=300)  # replaced without the booster's error rising
-
-
 def test_stationary_stream_replaces_nothing_unless_armed(compiled, monkeypatch):
     # A stationary stream: the boosted learners' detectors fire in the warm-up (their
     # unweighted errors rise as the booster's weights settle), the booster's error does not
     data = list(itertools.islice(synth.Waveform(seed=42), 1500))
     model = river_boost.AdaBoostOLM(n_models=20, seed=42, drift_detector=drift.ADWIN())
     run(model, data)
-    assert not model._drift.armed
-    assert any(f is not None for f in model._drift.fired)
+    assert not model._engine.adapt.armed
+    assert any(f is not None for f in model._engine.adapt.fired)
     assert model.replacements == [0] * 20
     # armed from the start, as before the arming: the same detections replace learners
-    monkeypatch.setattr(adaptation.DriftAdaptation, "armed", True)
     monkeypatch.setattr(
         adaptation.DriftAdaptation, "__init__", _armed_init(adaptation.DriftAdaptation.__init__)
     )
@@ -245,25 +233,25 @@ def test_until_armed_the_booster_is_the_one_without_adaptation(cls, n, fires, co
     plain = cls(n_models=n, seed=42)
     watched = cls(n_models=n, seed=42, drift_detector=drift.ADWIN())
     assert run(watched, data) == run(plain, data)
-    assert not watched._drift.armed and not watched._drift.forgets
+    assert not watched._engine.adapt.armed and not watched._engine.adapt.forgets
     # (AdaBoost.OLM's learners' detectors fired all the same)
-    assert any(f is not None for f in watched._drift.fired) == fires
+    assert any(f is not None for f in watched._engine.adapt.fired) == fires
 
 
 def test_forgetting_starts_when_armed(compiled):
     model = river_boost.AdaBoostOL(n_models=4, seed=1, drift_detector=adwin(), memory=500)
-    pool, ogd = model.pool, model._experts.ogd
+    ogd = model._engine.ogd
     data = flipped(4000, 2000)
     for t, (x, y) in enumerate(data):
         model.learn_one(x, y)
         assert ogd.memory == 500  # the vote weights' rate floor holds from the start
-        if not model._drift.armed:
-            assert pool._edge_decay == 1.0 and model._drift.share == 0.0
+        if not model._engine.adapt.armed:
+            assert model._engine.edge_decay == 1.0 and model._engine.adapt.share == 0.0
         elif t < 2000:
             raise AssertionError("armed before the flip")
-    assert model._drift.armed and model._drift.forgets
-    assert pool._edge_decay == 1.0 - 1.0 / 500
-    assert model._drift.share == 1.0 / 500
+    assert model._engine.adapt.armed and model._engine.adapt.forgets
+    assert model._engine.edge_decay == 1.0 - 1.0 / 500
+    assert model._engine.adapt.share == 1.0 / 500
 
 
 def _armed_init(init):
@@ -331,13 +319,13 @@ def test_background_learner_is_promoted(compiled):
         seen_background |= bool(model.background)
     assert seen_background
     assert sum(model.drift_warnings) >= 1
-    assert sum(model._drift.promotions) >= 1
+    assert sum(model._engine.adapt.promotions) >= 1
 
 
 def test_background_learner_with_feature_subsets(compiled):
     model = with_background(river_boost.OnlineBBM, n_models=3, seed=1, feature_fraction=0.7)
     run(model, flipped(5000, 2000))
-    assert sum(model._drift.promotions) >= 1
+    assert sum(model._engine.adapt.promotions) >= 1
 
 
 # ----------------------------------------------------------------------------- off is today
@@ -349,7 +337,7 @@ def test_off_is_exactly_the_booster_without_adaptation(cls, compiled):
     plain = cls(n_models=3, seed=5)
     off = cls(n_models=3, seed=5, drift_detector=None)
     assert run(plain, data) == run(off, data)
-    assert off.drift_detector is None and off._drift is None
+    assert off.drift_detector is None and off._engine.adapt is None
     assert off.replacements == [0, 0, 0] and off.replacement_times == []
 
 
@@ -494,7 +482,7 @@ def test_chained_stream_changes_concept_at_the_positions():
 
 def test_default_memory_is_used_with_a_detector():
     model = river_boost.AdaBoostOL(drift_detector=drift.ADWIN())
-    assert model._drift.memory == adaptation.DEFAULT_MEMORY
+    assert model._engine.adapt.memory == adaptation.DEFAULT_MEMORY
     assert model.memory is None
 
 

@@ -23,7 +23,7 @@ from river_boost.core import (
 from ..helpers import BINARY_PRESETS as BINARY
 from ..helpers import MULTICLASS_PRESETS as MULTICLASS
 from ..helpers import RANKING_PRESETS as MULTILABEL
-from ..helpers import FeatureVoter
+from ..helpers import FeatureVoter, engine_of
 from ..oracles import python_walk
 
 
@@ -52,25 +52,27 @@ def test_auto_rule_bounds_and_every_preset_defaults_to_it():
 
 
 def test_auto_is_decided_by_the_first_non_empty_x_and_sizes_follow_the_rule():
-    pool = WeakLearnerPool(FeatureVoter(), 6, feature_fraction="auto", seed=3)
+    pool = engine_of(WeakLearnerPool(FeatureVoter(), 6, feature_fraction="auto", seed=3))
     subsets = pool.learners.subsets
     assert subsets.fraction is None and "undecided" in repr(subsets)
-    python_walk.learner_probas(pool, {})  # an empty x decides nothing
+    python_walk.learner_probas(pool._engine, {})  # an empty x decides nothing
     assert subsets.fraction is None
     x = wide_x(294)
-    python_walk.learner_probas(pool, x)
+    python_walk.learner_probas(pool._engine, x)
     assert subsets.n_features == 294 and subsets.fraction == 20 / 294
     assert repr(subsets) == "FeatureSubsets(rule='auto', d=294, fraction=0.06803)"
     sizes = [len(subsets.view(i, x)) for i in range(6)]
     assert all(8 < s < 35 for s in sizes), sizes  # about 20 (binomial)
-    python_walk.teach(pool, wide_x(10), [(0, True, 1.0)])  # a later, narrower x changes nothing
+    python_walk.teach(
+        pool._engine, wide_x(10), [(0, True, 1.0)]
+    )  # a later, narrower x changes nothing
     assert subsets.fraction == 20 / 294
 
 
 def test_auto_subsets_are_deterministic_seeded_and_take_features_that_appear_later():
     def views(seed, x):
-        pool = WeakLearnerPool(FeatureVoter(), 4, feature_fraction="auto", seed=seed)
-        python_walk.learner_probas(pool, wide_x(200))
+        pool = engine_of(WeakLearnerPool(FeatureVoter(), 4, feature_fraction="auto", seed=seed))
+        python_walk.learner_probas(pool._engine, wide_x(200))
         return pool, [set(pool.learners.subsets.view(i, x)) for i in range(4)]
 
     x = {**wide_x(200), **{f"late{j}": 1.0 for j in range(2000)}}
@@ -120,7 +122,7 @@ def test_auto_pickles_undecided_and_decided(protocol):
     for x, y in stream[:60]:
         model.learn_one(x, y)
         fresh.learn_one(x, y)
-    assert fresh.pool._subsets.fraction == model.pool._subsets.fraction == 20 / 80
+    assert fresh.pool.feature_subsets.fraction == model.pool.feature_subsets.fraction == 20 / 80
     assert repr(model.feature_subsets) == "FeatureSubsets(rule='auto', d=80, fraction=0.25)"
     copy = pickle.loads(pickle.dumps(model, protocol))  # decided, mid-stream
     for x, y in stream[60:]:
@@ -129,8 +131,8 @@ def test_auto_pickles_undecided_and_decided(protocol):
         for m in (model, copy, fresh):
             m.learn_one(x, y)
     learners = copy.pool.learners  # the forest's filter, or the Python learners' subsets
-    assert copy.pool._subsets is getattr(learners, "feature_filter", None) or (
-        copy.pool._subsets is learners.subsets
+    assert copy.pool.feature_subsets is getattr(learners, "feature_filter", None) or (
+        copy.pool.feature_subsets is learners.subsets
     )
 
 
@@ -145,16 +147,6 @@ def test_binary_and_multiclass_auto_keeps_every_feature_of_wide_data(cls):
         auto.learn_one(x, y)
         everything.learn_one(x, y)
     assert auto.learner_updates == everything.learner_updates
-
-
-def test_an_old_pool_without_the_attribute_unpickles():
-    pool = WeakLearnerPool(FeatureVoter(), 2, feature_fraction=0.5, seed=1)
-    state = pool.__dict__.copy()
-    del state["_subsets"]
-    old = WeakLearnerPool.__new__(WeakLearnerPool)
-    old.__setstate__(state)
-    assert old._subsets is pool.learners.subsets
-    python_walk.teach(old, wide_x(40), [(0, True, 1.0)])
 
 
 def _events(cls):
@@ -182,7 +174,7 @@ def test_narrow_streams_are_unchanged_against_every_feature(cls):
             assert auto.predict_proba_one(x) == everything.predict_proba_one(x)
         auto.learn_one(x, y)
         everything.learn_one(x, y)
-    assert auto.pool._subsets.fraction == 1.0
+    assert auto.pool.feature_subsets.fraction == 1.0
     assert auto.learner_updates == everything.learner_updates
 
 

@@ -11,7 +11,7 @@ cleaning's Python fallbacks), and for ranking empty and full label sets.
 
 from __future__ import annotations
 
-import array
+import copy
 import itertools
 import math
 import pickle
@@ -24,7 +24,6 @@ from river.datasets import synth
 
 import river_boost as rb
 from river_boost import adaptation, core, forest, potentials
-from river_boost import engine as walk
 
 from ..oracles import python_walk
 
@@ -265,9 +264,9 @@ def _diagnostics(model, trees=True):
     }
     if trees:
         out["n_nodes"] = [m.n_nodes for m in model.models]
-    if model._experts is not None:
-        out["log_weights"] = list(model._experts.hedge.log_weights)
-        out["t"] = model._experts.ogd.t
+    if model._engine.ogd is not None:
+        out["log_weights"] = list(model._engine.hedge.log_weights)
+        out["t"] = model._engine.ogd.t
     if getattr(model, "_deep", None) is not None:
         out["deep_chain"] = _diagnostics(model.deep_chain, trees)
         out["deep_chain_mistakes"] = list(model._deep.mistakes)
@@ -360,7 +359,7 @@ def test_walks_agree_on_arming_drift_adaptation(cls, params, stream, monkeypatch
     differ, compiled, python = _compare(_build(cls, params), _build(cls, params), data)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
-    assert compiled._drift.armed == python._drift.armed
+    assert compiled._engine.adapt.armed == python._engine.adapt.armed
 
 
 @pytest.mark.parametrize(
@@ -380,67 +379,8 @@ def test_a_booster_pickled_mid_stream_goes_on_identically_on_the_other_walk(
     differ, compiled, python = _compare(compiled, python, data, switch_at=switch_at)
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
-    # the pickles do not need the compiled walk: no object of river_boost.engine._walk inside
-    assert b"river_boost.engine._walk" not in pickle.dumps(compiled)
-
-
-@pytest.mark.parametrize("case", [CASES[0], CASES[9], CASES[13]], ids=lambda c: c[0].__name__)
-def test_per_learner_arrays_replaced_mid_stream_are_read_again(case, monkeypatch):
-    """The compiled walk holds the pool's per-learner arrays from one call to the next while
-    the pool's attributes are unchanged: every one of them replaced
-    (by lists, as unpickled from before) between two examples is read again, on both walks
-    alike; while held, an array cannot be resized (BufferError, never a dangling pointer)."""
-    cls, params, stream = case
-    data = STREAMS[stream](200, seed=9)
-    compiled = _build(cls, params)
-    python = _build(cls, params)
-    differ, compiled, python = _compare(compiled, python, data[:100])
-    owners = ["_offered", "_n_offered", "_n_zero", "_n_updates", "_weight_scales"]
-    for model in (compiled, python):
-        pool = model._pool
-        for name in owners + ["_edge_num", "_edge_den"]:
-            setattr(pool, name, list(getattr(pool, name)))
-    compiled._n_seen = compiled.n_seen  # an int: the compiled walk makes it a counter again
-    differ_after, compiled, python = _compare(compiled, python, data[100:])
-    assert differ == differ_after == 0
-    assert _same(_diagnostics(compiled), _diagnostics(python))
-    assert compiled.n_seen == python.n_seen > 100
-    offered = compiled._pool._offered
-    assert type(offered) is array.array  # converted by the compiled walk, then held
-    with pytest.raises(BufferError):
-        offered.append(0.0)
-
-
-def test_a_booster_pickled_with_an_int_count_loads_and_goes_on(monkeypatch):
-    """Boosters count the examples learned in a typed counter (``_n_seen``), an int in
-    pickles from before: such a pickle loads with the same count and goes on identically."""
-    data = _binary_stream(200, seed=12)
-    model = _build(rb.AdaBoostOL, {})
-    _compare(model, _build(rb.AdaBoostOL, {}), data[:100])
-    state = model.__getstate__()
-    state["_n_seen"] = model.n_seen
-    old = rb.AdaBoostOL.__new__(rb.AdaBoostOL)
-    old.__setstate__(state)
-    assert type(old._n_seen) is array.array and old.n_seen == model.n_seen
-    twin = pickle.loads(pickle.dumps(model))
-    differ, old, twin = _compare(old, twin, data[100:])
-    assert differ == 0 and old.n_seen == twin.n_seen
-
-
-def test_a_per_learner_array_of_the_wrong_size_is_an_error_before_anything_changes(
-    monkeypatch,
-):
-    data = _binary_stream(60, seed=2)
-    model = _build(rb.AdaBoostOL, {})
-    for x, y, w in data[:50]:
-        model.predict_one(x)
-        model.learn_one(x, y, w)
-    model._pool._offered = array.array("d", list(model._pool._offered)[:-1])
-    before = pickle.dumps(model)
-    x, y, w = data[50]
-    with pytest.raises(ValueError, match="_offered"):
-        model.learn_one(x, y, w)
-    assert pickle.dumps(model) == before
+    # the engine pickles itself: a copy of a copy is the same booster
+    assert pickle.dumps(_copy(_copy(compiled))) == pickle.dumps(_copy(compiled))
 
 
 @pytest.mark.parametrize("cls", [rb.AdaOLMR, rb.OnlineBMR])
@@ -464,8 +404,8 @@ def test_the_compiled_walk_decides_feature_fraction_auto_as_the_python_walk(cls,
     assert differ == 0
     assert _same(_diagnostics(compiled), _diagnostics(python))
     for model in (compiled, python):
-        assert model._pool._subsets.n_features == 40
-        assert model._pool._subsets.fraction == 20 / 40
+        assert model.pool.feature_subsets.n_features == 40
+        assert model.pool.feature_subsets.fraction == 20 / 40
 
 
 def test_a_perturbed_rule_is_detected(monkeypatch):
@@ -509,7 +449,7 @@ def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch)
     """A Potential of your own (or a subclass of ours) runs on the compiled walk through its
     Python methods (river_boost.engine._rules.PythonRule), with the Python walk's results."""
     booster = rb.PotentialBooster(rule(), n_models=4, seed=5)
-    assert walk.engine_for(booster) is not None
+    assert booster._engine is not None
     data = _binary_stream(300, seed=3)
     compiled = rb.PotentialBooster(rule(), n_models=4, seed=5)
     python = rb.PotentialBooster(rule(), n_models=4, seed=5)
@@ -595,7 +535,7 @@ def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stre
     """A multiclass or ranking Potential of your own runs on the compiled walk through its
     Python methods (vote costs and steps), as on the Python walk."""
     booster = _build(cls, params)
-    assert walk.engine_for(booster) is not None
+    assert booster._engine is not None
     data = STREAMS[stream](LENGTHS.get(stream, 200), seed=3)
     compiled = _build(cls, params)
     python = _build(cls, params)
@@ -632,7 +572,7 @@ def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, strea
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
     _armed_from_the_start(monkeypatch)
     booster = _build(cls, params)
-    assert walk.engine_for(booster) is not None
+    assert booster._engine is not None
     # River's trees copy slowly (the reference starts from a copy at every example)
     length = {"ranking": 60, "multiclass": 120, "binary drift": 800}.get(stream, 300)
     data = STREAMS[stream](length, seed=3)
@@ -682,62 +622,6 @@ def test_timing_counts_the_forest_calls():
         assert _walk.forest_seconds() > 0.0
     finally:
         _walk.set_timing(False)
-
-
-@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
-def test_a_forest_with_wrapped_methods_is_loaded_with_the_clean_dict(cls):
-    """A forest whose load is wrapped on the instance (as a profiler or a recorder of the
-    calls would) is called through Python with the clean dict, also where the walk keeps the
-    clean x as its items: the same predictions as an unwrapped forest's."""
-    stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
-    data = [({k: x[k] for k in sorted(x, reverse=True)}, y, w) for x, y, w in stream(120, 6)]
-    plain, wrapped = cls(n_models=3, seed=4), cls(n_models=3, seed=4)
-    loads = []
-    forest_ = wrapped._pool.learners
-    assert isinstance(forest_, forest.HoeffdingForest)
-    real_load = forest_.load
-
-    def load(x):
-        loads.append(type(x))
-        return real_load(x)
-
-    forest_.load = load
-    outputs = []
-    for model in (plain, wrapped):
-        outputs.append(
-            [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
-        )
-    assert _same(outputs[0], outputs[1])
-    assert walk.engine_for(wrapped) is not None  # the compiled walk, through the wrapper
-    assert loads and set(loads) == {dict}
-
-
-@pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.OnlineMBBM])
-def test_boosters_made_and_dropped_in_turn_never_take_anothers_engine(cls, monkeypatch):
-    """Each booster keeps its engine in its own __dict__, checked to be that dict's: boosters
-    made and dropped one after the other (a new __dict__ may reuse a freed one's address),
-    two used in turn, and one whose engine entry is deleted each predict exactly as the
-    Python reference does."""
-    stream = _binary_stream if cls is rb.AdaBoostOL else _multiclass_stream
-    data = stream(40, 8)
-    for seed in range(12):  # made, used and dropped in turn
-        compiled = _build(cls, {"seed": seed})
-        python = _build(cls, {"seed": seed})
-        for x, y, w in data[seed : seed + 6]:
-            assert _same(_outputs(compiled, x, True), _outputs(python, x, False))
-            _learn(compiled, x, y, w, True)
-            _learn(python, x, y, w, False)
-        del compiled, python
-    pairs = [(_build(cls, {"seed": s}), _build(cls, {"seed": s})) for s in (1, 2)]
-    for t, (x, y, w) in enumerate(data):
-        for compiled, python in pairs:  # two in turn
-            if t % 7 == 3:
-                compiled.__dict__.pop("_compiled_walk", None)
-            assert _same(_outputs(compiled, x, True), _outputs(python, x, False))
-            _learn(compiled, x, y, w, True)
-            _learn(python, x, y, w, False)
-    for compiled, python in pairs:
-        assert _same(_diagnostics(compiled), _diagnostics(python))
 
 
 def test_a_label_joining_after_a_prediction_of_the_same_x():
@@ -862,10 +746,11 @@ def test_a_feature_first_predicted_as_a_string_then_learned_as_a_number(stream, 
 @pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
 def test_one_dict_learned_after_its_features_kinds_were_learned_elsewhere(stream, monkeypatch):
     """The compiled walk keeps a clean x for the very dict it cleaned (no copy) while that
-    dict and the learned kinds are unchanged. One dict, never changed, is predicted on the
-    compiled walk; the Python walk then learns another x that fixes the kind of its
-    features ("late" a number, "other" a string); the compiled walk learns the dict (or an
-    equal copy): its string "late" is dropped, as on the Python walk all along."""
+    dict and the learned kinds are unchanged. One dict, never changed, is predicted; then the
+    kinds of its features ("late" a number, "other" a string) are fixed, first written into
+    the engine's kinds (``nominal``, as a copy stepped by the Python walk does), later by
+    learning another x; the dict (or an equal copy) is then learned: its string "late" is
+    dropped, as on the Python walk all along."""
     cls = {"binary": rb.AdaBoostOL, "multiclass": rb.OnlineMBBM, "ranking": rb.OnlineBMR}[stream]
     data = STREAMS[stream](120, seed=12)
     a = _build(cls, {})
@@ -874,8 +759,11 @@ def test_one_dict_learned_after_its_features_kinds_were_learned_elsewhere(stream
         probe = {**x, "late": "a string", "other": 2.0}
         taught = {**x, "late": t / 10.0, "other": "c"}
         assert _same(_outputs(a, probe, True), _outputs(b, probe, False))
-        if t % 2 == 0:  # the kinds are fixed by the Python walk, between the two
-            _learn(a, taught, y, w, False)
+        if t == 0:  # the kinds written between the two
+            for m in (a, b):
+                m._engine.nominal.update({"late": False, "other": True})
+        elif t % 2 == 0:  # the kinds fixed by another x learned between the two
+            _learn(a, taught, y, w, True)
             _learn(b, taught, y, w, False)
         _learn(a, probe if t % 3 else dict(probe), y, w, True)
         _learn(b, probe, y, w, False)
@@ -885,8 +773,8 @@ def test_one_dict_learned_after_its_features_kinds_were_learned_elsewhere(stream
 
 @pytest.mark.parametrize("cls", [rb.AdaBoostOL, rb.AdaBoostOLM])
 def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
-    """WeakLearnerPool._offer skips a weight that underflowed to 0 after scaling (River's trees
-    cannot take it): forced here with huge offered sums and tiny weight scales."""
+    """The walk skips a weight that underflowed to 0 after scaling (River's trees cannot take
+    it): forced here with huge offered sums and tiny weight scales."""
     stream = "binary" if cls is rb.AdaBoostOL else "multiclass"
     data = STREAMS[stream](120, seed=11)
     boosters = []
@@ -894,9 +782,9 @@ def test_a_scaled_weight_that_underflows_is_skipped(cls, monkeypatch):
         booster = _build(cls, {"min_weight": 0.0})
         for x, y, w in data[:60]:
             _learn(booster, x, y, w, compiled)
-        pool = booster.pool
-        pool._offered = [1e308] * 4
-        pool._weight_scales = [1e-30] * 4
+        for i in range(4):
+            booster._engine.offered[i] = 1e308
+            booster.pool._weight_scales[i] = 1e-30
         boosters.append(booster)
     before = list(boosters[1].learner_updates)
     for x, y, _ in data[60:]:
@@ -917,7 +805,7 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
     every entry is ``phi_n^r(s + e_l)`` as a fresh potential's ``value`` computes it, with
     ties, repeated scores, one label ahead, every score distinct, and both DPs (up to and
     above 40 votes)."""
-    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
+    engine = rb.OnlineMBBM(n_models=3, seed=1)._engine
     assert engine is not None
     pot = potentials.MulticlassZeroOnePotential(k, 0.1)
     rng = random.Random(k)
@@ -965,21 +853,19 @@ def _python_cleaned(x, nominal):
 def test_the_compiled_cleaning_gives_the_python_clean_x_in_its_order(x):
     """The compiled cleaning of a new x: the same dict, keys in the same order, whether it
     copies x (keys already sorted, every value kept) or builds it (a value dropped, by
-    value or by its learned kind), or keeps its items without a dict (the walk's CleanX)."""
+    value or by its learned kind)."""
     from river_boost.engine import _clean
 
     for nominal in ({}, {"b": False}, {"b": True, "c": False}):
         expected = _python_cleaned(x, nominal)
-        for items in (False, True):
-            for got in _clean._cleaned_for_test(x, nominal, items=items):
-                assert list(got.items()) == list(expected.items()), (x, nominal)
-                assert got is not x
+        for got in _clean._cleaned_for_test(x, nominal):
+            assert list(got.items()) == list(expected.items()), (x, nominal)
+            assert got is not x
 
 
 def test_a_dict_changed_after_its_prediction_then_dropped_learns_as_fresh_dicts_do():
-    """The walk keeps a clean x as its items (CleanX, holding its values): a dict changed
-    in place between its prediction and its learning, then dropped, is learned as fresh
-    dicts of the same contents are."""
+    """A dict changed in place between its prediction and its learning, then dropped, is
+    learned as fresh dicts of the same contents are."""
     model = rb.AdaBoostOL(n_models=3, seed=1)
     stream = [({"b": 1.5, "a": "u", "c": float(t)}, t % 2 == 0) for t in range(40)]
     reference = rb.AdaBoostOL(n_models=3, seed=1)
@@ -1088,7 +974,7 @@ def test_logistic_cost_matrices_are_the_losss():
     """AdaBoost.OLM's cost matrices (one tanh per pair of labels) are those of
     LogisticLoss.cost_matrix_of, with ties, scores far apart (saturated sigmoids), tiny and
     signed-zero differences."""
-    engine = walk.engine_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
     assert engine is not None
     rng = np.random.default_rng(7)
     cases = [[0.0], [0.0, 0.0], [1.5, -0.0, 0.0], [800.0, -800.0, 1e-300, 3.0]]
@@ -1107,7 +993,7 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
     only the pairs of the label whose score changed: every matrix along a walk is still
     LogisticLoss.cost_matrix_of of its scores, with ties made and broken, saturated
     sigmoids, a score that changes by 0 and signed zeros."""
-    engine = walk.engine_for(rb.AdaBoostOLM(n_models=3, seed=1))
+    engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
     assert engine is not None
     rng = np.random.default_rng(11)
     walks = []
@@ -1162,7 +1048,7 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
     gamma) or with another number of labels never read the last table's entries."""
     from river_boost.engine import _costs
 
-    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
+    engine = rb.OnlineMBBM(n_models=3, seed=1)._engine
     rng = random.Random(21)
     pots = {
         (k, g): potentials.MulticlassZeroOnePotential(k, g) for k in (2, 3, 5) for g in (0.1, 0.3)
@@ -1187,7 +1073,7 @@ def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():
     """A cost matrix assembled by the walk on a cold potential cache: the same matrix as the
     potential's, and afterwards the cache holds what value_from_gaps would have put there."""
     pot, ref = (potentials.MulticlassZeroOnePotential(5, 0.1) for _ in range(2))
-    engine = walk.engine_for(rb.OnlineMBBM(n_models=3, seed=1))
+    engine = rb.OnlineMBBM(n_models=3, seed=1)._engine
     for n_left, s in [(7, [0, 0, 0, 0, 0]), (3, [2, 0, 1, 1, 0]), (0, [1, 0, 0, 0, 0])]:
         got = np.array(engine.mbbm_cost_matrix(pot, n_left, s))
         assert got.tobytes() == np.asarray(ref.cost_matrix(n_left, s)).tobytes()
@@ -1209,9 +1095,9 @@ def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
     and learns as with the plain generator, which ends in the same state."""
     data = _drawing_stream(300)
     model = cls(n_models=5, seed=9, **params)
-    start = model._pool._rng.getstate()
+    start = model.pool._rng.getstate()
     plain = [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
-    end = model._pool._rng.getstate()
+    end = model.pool._rng.getstate()
     assert end != start  # it drew
 
     class Counting(random.Random):
@@ -1222,12 +1108,13 @@ def test_the_walks_draws_are_the_pools_random_randoms(cls, params):
             return super().random()
 
     model = cls(n_models=5, seed=9, **params)
-    model._pool._rng = Counting()
-    model._pool._rng.setstate(start)
+    model.pool._rng = Counting()
+    model.pool._rng.setstate(start)
+    model = copy.deepcopy(model)  # (the engine reads the pool's parts when it is made)
     outputs = [(model.predict_proba_one(x), model.learn_one(x, y, w=w)) for x, y, w in data]
     assert Counting.calls > 0
     assert _same(outputs, plain)
-    assert model._pool._rng.getstate() == end
+    assert model.pool._rng.getstate() == end
 
 
 def test_every_walk_takes_the_compiled_dps(monkeypatch):
@@ -1266,41 +1153,41 @@ def test_every_walk_takes_the_compiled_dps(monkeypatch):
     assert asked[False] == asked[True] == {"capped_rows"}  # the dense DP: in C on both
 
 
-@pytest.mark.parametrize(
-    "owner, name",
-    [
-        ("booster", "_rule"),
-        ("booster", "_task"),
-        ("booster", "_experts"),
-        ("pool", "_memo"),
-        ("experts", "ogd"),
-        ("experts", "hedge"),
-    ],
-)
-def test_the_engine_is_kept_while_its_parts_stay_and_rebuilt_when_one_is_replaced(owner, name):
-    # valid_for skips its full check while no attribute of the booster's parts was assigned
-    # (core.CHANGES): the engine must stay the same object over many examples, and a part
-    # replaced under it must still be seen.
+def test_the_engine_is_built_once_and_copies_are_independent():
+    """The booster's engine is built with it and kept (never rebuilt: nothing outside it
+    changes its state); a pickle, a deep copy and River's ``clone(include_attributes=True)``
+    each get an engine of their own that goes on as the original does, and learning on a copy
+    leaves the original as it was."""
     import copy
 
     booster = rb.AdaBoostOL(n_models=3, seed=1)
-    data = _binary_stream(60, seed=3)
-    for x, y, w in data[:30]:
+    data = _binary_stream(90, seed=3)
+    engine = booster._engine
+    for x, y, w in data[:40]:
         booster.predict_one(x)
         booster.learn_one(x, y, w)
-    engine = walk.engine_for(booster)
-    for x, y, w in data[30:40]:
-        booster.predict_one(x)
-        booster.learn_one(x, y, w)
-        assert walk.engine_for(booster) is engine
-    target = {"booster": booster, "pool": booster._pool, "experts": booster._experts}[owner]
-    setattr(target, name, copy.deepcopy(getattr(target, name)))
-    assert walk.engine_for(booster) is not engine
-    reference = pickle.loads(pickle.dumps(booster))
+        assert booster._engine is engine
+    copies = [
+        pickle.loads(pickle.dumps(booster)),
+        copy.deepcopy(booster),
+        booster.clone(include_attributes=True),
+    ]
+    for c in copies:
+        assert c._engine is not engine and c.pool is not booster.pool
+        assert c._engine.pool.learners is c.pool.learners
+    before = pickle.dumps(booster)
+    for x, y, w in data[40:60]:  # the copies learn, the original does not
+        for c in copies:
+            c.learn_one(x, y, w)
+    assert pickle.dumps(booster) == before
     for x, y, w in data[40:]:
-        assert booster.predict_proba_one(x) == reference.predict_proba_one(x)
         booster.learn_one(x, y, w)
-        reference.learn_one(x, y, w)
+    for x, y, w in data[60:]:
+        for c in copies:
+            c.learn_one(x, y, w)
+    for c in copies:
+        assert _same(_diagnostics(c), _diagnostics(booster))
+        assert all(c.predict_proba_one(x) == booster.predict_proba_one(x) for x, _, _ in data)
 
 
 # ----------------------------------------------------------------------------- entered in C
@@ -1325,15 +1212,15 @@ def test_a_subclass_overriding_a_method_reaches_the_entry_through_super(monkeypa
         logged.learn_one(x, y, w)
         plain.learn_one(x, y, w)
     assert len(seen) == len(data)
-    assert walk.engine_for(logged) is not None
+    assert logged._engine is not None
 
 
 @pytest.mark.parametrize(
     "cls, stream", [(rb.AdaBoostOL, "binary"), (rb.OnlineMBBM, "multiclass")], ids=["OL", "MBBM"]
 )
 def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream):
-    """Learners replaced from the Python side (the pool's forget) make the next prediction
-    of the same x new on the compiled walk."""
+    """Learners replaced from Python (the engine's replace, as drift adaptation does) make
+    the next prediction of the same x new."""
     data = STREAMS[stream](200, seed=8)
     a = cls(n_models=4, seed=3)
     for x, y, w in data[:-1]:
@@ -1343,8 +1230,8 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     x = data[-1][0]
     before = a.predict_proba_one(x)
     for i in range(4):  # every learner starts over
-        a.pool.replace(i)
-        b.pool.replace(i)
+        a._engine.replace(i)
+        b._engine.replace(i)
     after = a.predict_proba_one(x)
     assert _same(after, b.predict_proba_one(x))  # b predicts x for the first time
     assert not _same(after, before)  # the replaced learners mattered
@@ -1398,8 +1285,8 @@ def test_what_is_learned_does_not_depend_on_a_prediction_before_it(cls, stream):
     def learned(b):  # not the whole pickle: a prediction may add empty per-class entries to
         # a leaf's statistics, as River's own tree does (its defaultdicts), which change no
         # prediction; the booster's own state, the learners' updates and predictions count
-        pool = b._pool
-        state = (b._experts, b._task, b._n_seen, list(pool._edge_num), list(pool._edge_den))
+        e = b._engine
+        state = (e.ogd, e.hedge, e.task, e.n_seen, list(e.edge_num), list(e.edge_den))
         return pickle.dumps(state), b.learner_updates
 
     data = STREAMS[stream](300, seed=11)
@@ -1434,7 +1321,10 @@ def test_ranking_labels_given_as_0_or_1_learn_as_bools_do(cls):
                 _driven(b, compiled).learn_one(x, y, w)
     for (compiled, _), b in boosters.items():
         reference = boosters[compiled, "bools"]
-        assert pickle.dumps(b._experts) == pickle.dumps(reference._experts)
+        experts = (b._engine.ogd, b._engine.hedge)
+        assert pickle.dumps(experts) == pickle.dumps(
+            (reference._engine.ogd, reference._engine.hedge)
+        )
         assert b.learner_updates == reference.learner_updates
         for x, _, _ in data[::20]:
             got = _driven(b, compiled).predict_proba_one(x)
@@ -1500,7 +1390,9 @@ def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monk
         for t, (x, y, w) in enumerate(data):
             if t in (80, 160):  # another potential for the same labels, of another edge
                 k = len(booster._task.classes)
-                booster._rule._resized = potentials.MulticlassZeroOnePotential(k, 0.3 / (t // 80))
+                booster._engine.rule._resized = potentials.MulticlassZeroOnePotential(
+                    k, 0.3 / (t // 80)
+                )
             out.append((model.predict_proba_one(x), model.learn_one(x, y, w)))
         outputs.append(out)
     assert outputs[0] == outputs[1]

@@ -12,6 +12,7 @@ from river import linear_model, tree
 
 from river_boost.core import (
     DIVERSIFY_RANGES,
+    FeatureCleaner,
     Hedge,
     ProjectedOGD,
     WeakLearnerPool,
@@ -21,19 +22,19 @@ from river_boost.core import (
 )
 from river_boost.tasks import BinaryTask
 
-from ..helpers import FeatureVoter
+from ..helpers import FeatureVoter, engine_of
 from ..oracles import python_walk
 
 
 def make_pool(**kwargs):
     kwargs.setdefault("n_models", 2)
-    return WeakLearnerPool(model=FeatureVoter(), seed=kwargs.pop("seed", 0), **kwargs)
+    return engine_of(WeakLearnerPool(model=FeatureVoter(), seed=kwargs.pop("seed", 0), **kwargs))
 
 
 def offer(pool, i, x, y, p, sample_weight=1.0):
     """Teach learner i alone (as the boosters' walk does, here its Python reference); the
     weight it was passed."""
-    return python_walk.teach(pool, x, [(i, y, p)], sample_weight)[0]
+    return python_walk.teach(pool._engine, x, [(i, y, p)], sample_weight)[0]
 
 
 def test_importance_weights_are_rescaled_to_unit_running_mean():
@@ -77,15 +78,15 @@ def test_sampling_passes_examples_with_probability_p_and_unit_weight():
 
 def test_votes_convention_and_no_opinion():
     task = BinaryTask()
-    pool = WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1)
-    no_opinion = python_walk.learner_probas(pool, {"a": 1})
+    pool = engine_of(WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1))
+    no_opinion = python_walk.learner_probas(pool._engine, {"a": 1})
     assert python_walk.task_walk(task, no_opinion, None, None, 1).rows == [0.5]
     dists = [{True: p, False: 1 - p} for p in (0.5, 0.51, 0.49, 0.0, 1.0)]
     assert python_walk.task_walk(task, dists, None, None, 5).votes == [1, 1, -1, -1, 1]
 
 
 def p_true(pool, x):
-    return [d[True] for d in python_walk.learner_probas(pool, x)]
+    return [d[True] for d in python_walk.learner_probas(pool._engine, x)]
 
 
 class Recorder(FeatureVoter):
@@ -94,23 +95,30 @@ class Recorder(FeatureVoter):
         return super().predict_proba_one(x)
 
 
-def test_votes_are_memoised_only_until_an_update():
-    pool = make_pool(n_models=1)
-    x = {"a": 1}
-    assert p_true(pool, x) == [1.0]
-    pool.models[0].feature = "b"  # the memo answers for the same x ...
-    assert p_true(pool, x) == [1.0]
-    assert p_true(pool, {"a": 1, "b": 0}) == [0.0]  # ... but not for another x
-    x["a"] = -1  # mutating x in place is seen
-    assert p_true(pool, x) == [0.0]
-    p_true(pool, {"a": 1})
-    offer(pool, 0, {"a": 1}, True, 1.0)  # learning invalidates it
-    pool.models[0].feature = "a"
-    assert p_true(pool, {"a": 1, "b": 0}) == [1.0]
-    # learners see the cleaned features
-    recorder = WeakLearnerPool(Recorder(), n_models=1)
-    python_walk.learner_probas(recorder, {"b": float("nan"), "a": 2})
+def test_the_memo_answers_for_the_same_x_until_it_is_told_to_forget():
+    """FeatureCleaner (the martingale booster's memo; the engines keep the same one in C):
+    the clean x of an x equal to the last one, a value remembered for it until ``forget``,
+    an x mutated in place seen as another x."""
+    memo = FeatureCleaner()
+    x = {"a": 1, "b": None}
+    clean = memo.cleaned(x)
+    assert clean == {"a": 1}
+    memo.value = "rows"
+    assert memo.cleaned({"b": None, "a": 1}) is clean and memo.value == "rows"
+    memo.forget()  # the learners changed
+    assert memo.value is None
+    memo.value = "rows"
+    x["a"] = -1  # mutated in place: another x
+    assert memo.cleaned(x) == {"a": -1} and memo.value is None
+    memo.learned()  # "a" is numeric from now on: a string value for it is dropped
+    assert memo.cleaned({"a": "red", "c": "blue"}) == {"c": "blue"}
+
+
+def test_learners_see_the_cleaned_features():
+    recorder = engine_of(WeakLearnerPool(Recorder(), n_models=1))
+    python_walk.learner_probas(recorder._engine, {"b": float("nan"), "a": 2})
     assert recorder.models[0].seen == {"a": 2}
+    assert p_true(make_pool(n_models=1), {"a": 1}) == [1.0]
 
 
 def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
@@ -270,7 +278,7 @@ class Unweighted(FeatureVoter):
 
 
 def test_sampling_replicates_sample_weights_for_learners_without_w():
-    pool = WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0)
+    pool = engine_of(WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0))
     n = 4000
     for _ in range(n):
         offer(pool, 0, {}, True, 1.0, sample_weight=2.5)

@@ -6,7 +6,6 @@ both algorithms; both DPs against their NumPy oracles: in ``test_dp.py``."""
 from __future__ import annotations
 
 import math
-import pickle
 import random
 import time
 
@@ -90,16 +89,6 @@ def test_first_cost_matrices_of_a_thousand_learners_take_seconds(k):
         assert np.all(np.diag(C) <= C.min(axis=1) + 1e-15)  # a vote for r costs least
         s[lab] += 1
     assert time.perf_counter() - start < 60  # was minutes per matrix before
-
-
-def test_unpickled_potential_without_the_gap_caches_recomputes_them():
-    pot = MulticlassZeroOnePotential(5, 0.1)
-    a = pot.max_weight(200)
-    state = pickle.loads(pickle.dumps(pot))
-    del state.__dict__["_gap_tails"], state.__dict__["_gap_peaks"]  # pickled before
-    state._max_weights.clear()
-    assert state.max_weight(200) == a
-    assert state.value(120, [3, 1, 0, 0, 2], 0) == pot.value(120, [3, 1, 0, 0, 2], 0)
 
 
 def test_decided_potentials_are_exactly_zero_or_one():

@@ -1,11 +1,12 @@
 """The boosters' walk in plain Python: the reference the compiled walk is tested against.
 
-The package runs one walk, compiled (``river_boost.engine._walk``). This module is the same walk
-written the slow, readable way, on the same state (the booster's task, rule, pool and
-experts) and with the same random draws, so that a booster can be copied mid-stream and the
-copy stepped here: ``tests/engine/test_compiled_walk.py`` compares every prediction and every
-learned state with it, within 1e-9 relative. It is not a second implementation to keep equal
-to the last bit: it follows the documented math in its own order.
+The package runs one walk, compiled (``river_boost.engine._walk``). This module is the same
+walk written the slow, readable way, on the same state (what the booster's engine holds: the
+task, the rule, the pool, the per-learner counters, the experts) and with the same random
+draws, so that a booster can be copied mid-stream and the copy stepped here:
+``tests/engine/test_compiled_walk.py`` compares every prediction and every learned state
+with it, within 1e-9 relative. It is not a second implementation to keep equal to the last
+bit: it follows the documented math in its own order.
 
 The rules' steps are the potentials' Python methods (:class:`river_boost.potentials.Potential`,
 which a rule of your own also runs on in the compiled walk); this module adds what the tasks,
@@ -29,72 +30,116 @@ import math
 import numpy as np
 
 from river_boost.core import check_sample_weight
+from river_boost.engine import _clean
 from river_boost.potentials import rank_loss, sigmoid
 from river_boost.tasks import COST_TIE, MIN_SUPPORT, Example, Walk
 
 # ----------------------------------------------------------------------------- the pool
+#
+# ``e`` is a booster's engine (``booster._engine``): it holds the pool (the learners, their
+# feature subsets, the random generator) and the per-learner counters this walk reads and
+# writes, as the compiled walk does.
 
 
-def prepared(pool, x) -> dict:
-    """``x`` cleaned (the package's one cleaning), once ``feature_fraction="auto"`` is decided
-    by the first non-empty ``x`` the learners see."""
-    clean = pool._memo.cleaned(x)
-    if pool._subsets.fraction is None:
-        pool._subsets.decide(clean)
+def prepared(e, x) -> dict:
+    """``x`` cleaned (the package's one cleaning, without the values of a kind other than the
+    one learned), once ``feature_fraction="auto"`` is decided by the first non-empty ``x``
+    the learners see."""
+    clean = _clean.clean_x(x, e.nominal)
+    subsets = e.pool.feature_subsets
+    if subsets.fraction is None:
+        subsets.decide(clean)
     return clean
 
 
-def learner_probas(pool, x) -> tuple:
-    """Each learner's ``predict_proba_one`` for the raw ``x`` (remembered in the pool's memo
-    until a learner learns)."""
-    memo = pool._memo
-    clean = prepared(pool, x)
-    if memo.value is None:
-        value = pool.learners.predict_proba_all(clean)
-        if pool._background:  # the background learners follow the N learners
-            value = tuple(value[: pool.n_models])
-        memo.value = value
-    return memo.value
+def learned(e, clean: dict) -> None:
+    """A feature keeps the kind of its first learned value (a string: nominal)."""
+    for k, v in clean.items():
+        e.nominal.setdefault(k, type(v) is str)
 
 
-def teach(pool, x, offers, sample_weight: float = 1.0) -> list:
+def learner_probas(e, x) -> tuple:
+    """Each learner's ``predict_proba_one`` for the raw ``x`` (the background learners of
+    drift adaptation follow the ``N`` learners and are not asked)."""
+    return tuple(e.pool.learners.predict_proba_all(prepared(e, x))[: e.n])
+
+
+def teach(e, x, offers, sample_weight: float = 1.0) -> list:
     """Teach ``x``: ``offers`` are ``(learner i, label, p)``, ``p`` in ``[0, 1]``, in that
     order. Returns the weights passed (0: not called)."""
-    clean = prepared(pool, x)
-    weights = [offer(pool, i, clean, y, p, sample_weight) for i, y, p in offers]
-    pool._memo.learned()
+    clean = prepared(e, x)
+    weights = [offer(e, i, clean, y, p, sample_weight) for i, y, p in offers]
+    learned(e, clean)
     return weights
 
 
-def offer(pool, i: int, x: dict, y, p: float, sample_weight: float) -> float:
+def offer(e, i: int, x: dict, y, p: float, sample_weight: float) -> float:
     """Learner ``i`` is offered ``x`` with ``p`` (see ``WeakLearnerPool``'s ``weighting``)."""
-    pool._offered[i] += p
-    pool._n_offered[i] += 1
+    pool = e.pool
+    e.offered[i] += p
+    e.n_offered[i] += 1
     if p <= 0.0:
-        pool._n_zero[i] += 1
+        e.n_zero[i] += 1
         return 0.0
     if pool.weighting == "importance":
-        w = p * pool._n_offered[i] / pool._offered[i]
+        w = p * e.n_offered[i] / e.offered[i]
         if w < pool.min_weight:  # thinning: the same expected weight, far fewer updates
             if pool._rng.random() * pool.min_weight >= w:
                 return 0.0
             w = pool.min_weight
-        w *= sample_weight * pool._weight_scales[i]
+        w *= sample_weight * e.weight_scales[i]
     elif pool._rng.random() < p:  # rejection sampling
-        w = sample_weight * pool._weight_scales[i]
+        w = sample_weight * e.weight_scales[i]
     else:
         return 0.0
     if w <= 0.0:  # underflowed: River's trees cannot take a weight of 0
         return 0.0
-    pool._memo.forget()
-    pool._n_updates[i] += 1
+    e.n_updates[i] += 1
     pool.learners.learn_one(i, x, y, w)
-    if pool._background and i in pool._background:
-        pool.learners.learn_one(pool._background[i], x, y, w)
+    if i in e.background:
+        pool.learners.learn_one(e.background[i], x, y, w)
     return w
 
 
+def record_edge(e, i: int, numerator: float, denominator: float) -> None:
+    """Add to learner ``i``'s empirical edge ``sum(numerator) / sum(denominator)``, the past
+    sums fading by ``edge_decay`` (drift adaptation's forgetting)."""
+    decay = e.edge_decay
+    if decay != 1.0:
+        e.edge_num[i] *= decay
+        e.edge_den[i] *= decay
+    e.edge_num[i] += numerator
+    e.edge_den[i] += denominator
+
+
+def edges(e) -> list:
+    return [n / d if d else 0.0 for n, d in zip(e.edge_num, e.edge_den)]
+
+
 # ----------------------------------------------------------------------------- the tasks
+
+
+def commit(task, y, w: float):
+    """Record the (checked) label ``y`` of an example of sample weight ``w`` in the task, as
+    the engine does: what the rule is shown of it, or None for a ranking row with an empty or
+    full label set (nothing to rank: it still counts in the running label count)."""
+    if task.kind == "binary":
+        return {"y": y, "sign": 1 if y else -1}
+    if task.kind == "multiclass":
+        idx = task.register(y)  # a new class joins the label space
+        task.support[idx] += 1
+        return {"y": y, "yi": idx, "k": len(task.classes)}
+    task.register(y)  # new labels join, in sorted order
+    relevant = np.array([y.get(label, False) for label in task.labels])
+    task._count_sum += w * relevant.sum()  # the running mean of |Y| (weighted)
+    task._count_weight += w
+    n_rel = int(relevant.sum())
+    if n_rel == 0 or n_rel == len(relevant):
+        task.n_skipped += 1
+        return None
+    for j in np.flatnonzero(relevant):
+        task.support[j] += 1
+    return {"relevant": relevant, "k": len(task.labels)}
 
 
 def supported(support: list):
@@ -243,49 +288,49 @@ def errors(task, ex: Example) -> list:
     return [0 if ex.relevant[int(np.argmax(row))] else 1 for row in ex.rows]
 
 
-def ensemble_error(task, ex: Example, experts) -> int:
+def ensemble_error(task, ex: Example, e) -> int:
     """The booster's own 0/1 error, for arming drift adaptation: its prediction from the walk
     against the label (with random expert draws, their expectation; ranking: whether its
     top-scored label is irrelevant)."""
     if task.kind == "binary":
-        return 0 if (binary_proba(ex, experts)[True] >= 0.5) == (ex.sign == 1) else 1
+        return 0 if (binary_proba(ex, e)[True] >= 0.5) == (ex.sign == 1) else 1
     if task.kind == "multiclass":
-        proba = multiclass_proba_vector(task, ex, experts)
+        proba = multiclass_proba_vector(task, ex, e)
         return 0 if argbest(task, proba.tolist()) == ex.yi else 1
-    if experts is None:
+    if e.hedge is None:
         values = ex.rows.sum(axis=0)
     else:
-        values = np.asarray(experts.hedge.weights) @ ex.scores
+        values = np.asarray(e.hedge.weights) @ ex.scores
     return 0 if ex.relevant[int(np.argmax(values))] else 1
 
 
-def binary_proba(w: Walk, experts) -> dict:
-    if experts is None:
+def binary_proba(w: Walk, e) -> dict:
+    if e.hedge is None:
         # smoothed share of True votes, (#True + 1/2) / (N + 1)
         p_true = (w.votes.count(1) + 0.5) / (len(w.votes) + 1.0)
-    elif experts.prediction == "hedge":
+    elif e.prediction == "hedge":
         # sum_i v_i sigmoid(F_i) as 1/2 + sum_i v_i tanh(F_i / 2) / 2
-        lean = math.fsum(v * math.tanh(0.5 * f) for v, f in zip(experts.hedge.weights, w.scores))
+        lean = math.fsum(v * math.tanh(0.5 * f) for v, f in zip(e.hedge.weights, w.scores))
         p_true = min(1.0, max(0.0, 0.5 + 0.5 * lean))
-    elif experts.prediction == "final":  # OSBoost.OCP: (1 + F_N) / 2
+    elif e.prediction == "final":  # OSBoost.OCP: (1 + F_N) / 2
         p_true = min(1.0, max(0.0, (1.0 + w.scores[-1]) / 2.0))
     else:  # Hedge-weighted vote
-        p_true = min(1.0, sum((v for v, f in zip(experts.hedge.weights, w.scores) if f >= 0), 0.0))
+        p_true = min(1.0, sum((v for v, f in zip(e.hedge.weights, w.scores) if f >= 0), 0.0))
     return {False: 1.0 - p_true, True: p_true}
 
 
-def multiclass_proba_vector(task, w: Walk, experts):
+def multiclass_proba_vector(task, w: Walk, e):
     k = len(task.classes)
-    if experts is None:  # smoothed vote shares (votes_l + 1/k) / (N + 1)
+    if e.hedge is None:  # smoothed vote shares (votes_l + 1/k) / (N + 1)
         return (w.scores[-1].astype(float) + 1.0 / k) / (len(w.votes) + 1.0)
     out = np.zeros(k)
-    if experts.prediction == "hedge":
-        for v, s in zip(experts.hedge.weights, w.scores):
+    if e.prediction == "hedge":
+        for v, s in zip(e.hedge.weights, w.scores):
             if v:
                 e = np.exp(s - s.max())
                 out += v * e / e.sum()
     else:
-        for v, s in zip(experts.hedge.weights, w.scores):
+        for v, s in zip(e.hedge.weights, w.scores):
             out[argbest(task, s.tolist())] += v
     return out / out.sum()
 
@@ -302,42 +347,42 @@ def label_count(task) -> int:
 
 def walk(b, x):
     """The prediction walk for the raw ``x`` (None while the task has too few labels)."""
-    task, pool = b._task, b._pool
-    if not task.ready:
-        pool._memo.cleaned(x)  # validated all the same: bad input is an error at any time
+    e = b._engine
+    if not e.task.ready:
+        prepared(e, x)  # validated all the same: bad input is an error at any time
         return None
-    alphas = b._experts.ogd.values if b._experts is not None else None
-    return task_walk(task, learner_probas(pool, x), alphas, b._rule, b.n_models)
+    alphas = e.ogd.values if e.ogd is not None else None
+    return task_walk(e.task, learner_probas(e, x), alphas, e.rule, b.n_models)
 
 
 def learn_one(b, x, y, w=1.0):
     """``b.learn_one(x, y, w)``: validate the whole event, then one loop along the learners."""
+    e = b._engine
     w = check_sample_weight(w)
-    task, pool = b._task, b._pool
+    task = e.task
     y = task.check_label(y)
-    pool._memo.cleaned(x)
+    prepared(e, x)
     if w == 0.0:
         return
-    label = task.commit(y, w)
+    label = commit(task, y, w)
     if label is None:  # nothing to learn from this label (see the task)
         return
-    b._n_seen[0] += 1
+    e.n_seen += 1
     n = b.n_models
     if not task.ready:  # fewer than two classes: every learner learns
-        teach(pool, x, [(i, y, 1.0) for i in range(n)], w)
+        teach(e, x, [(i, y, 1.0) for i in range(n)], w)
         return
-    rule, experts = b._rule, b._experts
+    rule, ogd, hedge, adapt = e.rule, e.ogd, e.hedge, e.adapt
     ex = Example(
         walk(b, x),
         w,
         n,
-        experts.ogd.values if experts is not None else None,
-        pool.edges if rule.needs_edges else [0.0] * n,
+        ogd.values if ogd is not None else None,
+        edges(e) if rule.needs_edges else [0.0] * n,
         **label,
     )
-    adapt = b._drift
     if adapt is not None:  # (before the experts learn the example)
-        booster_error = ensemble_error(task, ex, experts)
+        booster_error = ensemble_error(task, ex, e)
     step = getattr(rule, task.kind + "_step")
     state = getattr(rule, task.kind + "_start")(ex)
     teach_values, gradients = [], []
@@ -346,27 +391,28 @@ def learn_one(b, x, y, w=1.0):
         teach_values.append(p)
         gradients.append(gradient)
         if edge is not None:
-            pool.record_edge(i, *edge)
-    if experts is not None:  # with drift adaptation, each learner's own rate and share
-        experts.ogd.step_all(gradients, rate_divisor(task), adapt is not None)
-        experts.hedge.update(expert_losses(task, ex), w, adapt.share if adapt is not None else 0.0)
-    teach(pool, x, offers(task, ex, teach_values), w)
-    if adapt is not None:
-        warned, drifted = adapt.observe(errors(task, ex), b.n_seen, booster_error)
-        b._act(adapt, warned, drifted)
+            record_edge(e, i, *edge)
+    if ogd is not None:  # with drift adaptation, each learner's own rate and share
+        ogd.step_all(gradients, rate_divisor(task), adapt is not None)
+        hedge.update(expert_losses(task, ex), w, adapt.share if adapt is not None else 0.0)
+    teach(e, x, offers(task, ex, teach_values), w)
+    if adapt is not None:  # the detectors, then the engine's replacements (package code)
+        warned, drifted = adapt.observe(errors(task, ex), e.n_seen, booster_error)
+        e.act(warned, drifted)
 
 
 def scores(b, x) -> dict:
     """A ranking booster's label scores."""
-    w, task, experts = walk(b, x), b._task, b._experts
+    e = b._engine
+    w, task = walk(b, x), e.task
     if w is None:
         return {}
-    if experts is None:
+    if e.hedge is None:
         values = w.rows.sum(axis=0)
-    elif experts.prediction == "random":
-        values = w.scores[experts.draw(b._rng)]
+    elif e.prediction == "random":
+        values = w.scores[e.hedge.draw(e.draw_rng)]
     else:
-        values = np.asarray(experts.hedge.weights) @ w.scores
+        values = np.asarray(e.hedge.weights) @ w.scores
     return {label: float(v) for label, v in zip(task.labels, values)}
 
 
@@ -391,28 +437,30 @@ def ranking_proba(task, label_scores: dict) -> dict:
 
 
 def predict_proba_one(b, x) -> dict:
-    task, experts = b._task, b._experts
+    e = b._engine
+    task = e.task
     if task.kind == "ranking":
         return ranking_proba(task, scores(b, x))
     w = walk(b, x)
     if task.kind == "binary":
-        return binary_proba(w, experts)
+        return binary_proba(w, e)
     if w is None:  # fewer than two classes: nothing to boost yet
         return {task.classes[0]: 1.0} if task.classes else {}
-    return {c: float(p) for c, p in zip(task.classes, multiclass_proba_vector(task, w, experts))}
+    return {c: float(p) for c, p in zip(task.classes, multiclass_proba_vector(task, w, e))}
 
 
 def predict_one(b, x):
-    task, experts = b._task, b._experts
+    e = b._engine
+    task = e.task
     if task.kind == "ranking":
         return {label: p[True] >= 0.5 for label, p in predict_proba_one(b, x).items()}
-    random_expert = experts is not None and experts.prediction == "random"
+    random_expert = e.hedge is not None and e.prediction == "random"
     if task.kind == "binary":
         if random_expert:
-            return walk(b, x).scores[experts.draw(b._rng)] >= 0
+            return walk(b, x).scores[e.hedge.draw(e.draw_rng)] >= 0
         return predict_proba_one(b, x)[True] >= 0.5  # ties go to True, sign(0) = +1
     if random_expert and task.ready:
-        expert_scores = walk(b, x).scores[experts.draw(b._rng)]
+        expert_scores = walk(b, x).scores[e.hedge.draw(e.draw_rng)]
         return task.classes[argbest(task, expert_scores.tolist())]
     proba = predict_proba_one(b, x)
     if not proba:
@@ -459,7 +507,7 @@ class Reference:
         label = self.booster._task.check_label(y)
         for chain in chains:
             learn_one(chain, x, y, w)
-        adapt = self.booster._drift
+        adapt = self.booster._engine.adapt
         fade = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.share != 0 else 1.0
         weight = check_sample_weight(w)
         for k, predicted in enumerate(before):

@@ -20,10 +20,22 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 # The compiled forest (river_boost/forest/), one module per role (_forest.pyx says which);
 # _forest cimports the others
 FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
-# The boosters' engines (river_boost/engine/: _walk) and their parts: the constants, the
+# The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;
+# _binary, _multiclass, _ranking, the tasks' engines) and their parts: the constants, the
 # experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic
 # programs
-ENGINE_MODULES = ("_constants", "_experts", "_rules", "_costs", "_clean", "_walk", "_dp")
+ENGINE_MODULES = (
+    "_constants",
+    "_experts",
+    "_rules",
+    "_costs",
+    "_clean",
+    "_dp",
+    "_engine",
+    "_binary",
+    "_multiclass",
+    "_ranking",
+)
 
 
 def _extensions():

@@ -24,7 +24,7 @@ Modes (any combination of these; the first three by default):
 
     ``outside``: the share of a run's time spent outside the weak learners (the walk's own
     work), from one more run with the walk timing its calls into the forest
-    (``river_boost.engine._walk.set_timing``, as ``river-boost bench --details`` reports it).
+    (``river_boost.engine.set_timing``, as ``river-boost bench --details`` reports it).
 
     Time is the CPU time of the benchmark's thread (``time.thread_time``; the machine may be
     shared) and, for MOA, also of the whole process (the JVM compiles and collects garbage on
@@ -75,8 +75,8 @@ from river import multioutput, tree
 
 import river_boost as rb
 from river_boost import bench, potentials
+from river_boost import engine as _walk
 from river_boost.bench import anchors
-from river_boost.engine import _walk
 
 N_MODELS = 10
 SEED = 42

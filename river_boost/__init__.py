@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 try:  # the compiled forest and walk, built at install time (wheels ship them)
-    from .engine import _walk  # noqa: F401
+    from .engine import _engine  # noqa: F401
     from .forest import _forest  # noqa: F401
 except ImportError as _e:
     raise ImportError(

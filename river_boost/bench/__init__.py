@@ -678,7 +678,7 @@ def run_one(
         noise_seed = seed if protocol.noise_seed is None else protocol.noise_seed
         flips = random.Random(f"{stream}-{protocol.label_noise}-{noise_seed}")
     if measured == "walk":
-        engine._c.set_timing(True)
+        engine.set_timing(True)
     start = time.perf_counter()
     for x, y in warmup:
         model.learn_one(x, y)
@@ -703,8 +703,8 @@ def run_one(
             curve.append((seen, metric.get()))
     seconds = time.perf_counter() - start
     if measured == "walk":
-        clock[0] = engine._c.forest_seconds()
-        engine._c.set_timing(False)
+        clock[0] = engine.forest_seconds()
+        engine.set_timing(False)
     if not curve or curve[-1][0] != n:
         curve.append((n, metric.get()))
     if isinstance(model, tree.HoeffdingTreeClassifier):

@@ -3,8 +3,9 @@
 For each example a booster walks along its ``N`` weak learners (:mod:`river_boost.booster`):
 it reads their probabilities as votes and the experts' scores, asks the rule how much the
 example weighs for each learner, updates the vote weights and the experts, and teaches the
-learners. A booster holds one engine (``river_boost.engine._walk``, compiled from Cython at
-install time, like the forest), which does all of it and owns the state it changes: the
+learners. A booster holds one engine (compiled from Cython at install time, like the forest:
+``_engine`` the walk every task shares, ``_binary``, ``_multiclass`` and ``_ranking`` the
+tasks' parts), which does all of it and owns the state it changes: the
 per-learner counters and edge sums, the vote weights and Hedge, the example count, the kinds
 of the features learned, drift adaptation's background learners. The boosters' methods
 (:meth:`river_boost.booster.Booster.learn_one` and the predictions) call it.
@@ -27,10 +28,21 @@ relative to the plain-Python references kept with the tests (``tests/oracles/``)
 
 from __future__ import annotations
 
-from . import _walk as _c
+from ._binary import BinaryEngine
+from ._engine import Engine, forest_seconds, set_timing
+from ._multiclass import MulticlassEngine
+from ._ranking import RankingEngine
 
-__all__ = ["ENGINES"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "BinaryEngine",
+    "MulticlassEngine",
+    "RankingEngine",
+    "set_timing",
+    "forest_seconds",
+]
 
 #: The engine of each task: ``Booster._build`` builds ``ENGINES[task.kind](task, rule, pool,
 #: ...)`` and holds it as the booster's ``_engine``.
-ENGINES = _c.ENGINES
+ENGINES = {"binary": BinaryEngine, "multiclass": MulticlassEngine, "ranking": RankingEngine}

@@ -6,7 +6,7 @@ Both walks take their potentials from here: :class:`~river_boost.potentials.
 MulticlassZeroOnePotential` (OnlineMBBM) calls :func:`dense_potential` up to
 ``TENSOR_MAX_N`` votes left, :func:`capped_rows` above (the rows of its banded DP) and
 :func:`max_gap_pmf` for its weight bound; :class:`~river_boost.potentials.RankingPairPotential`
-(OnlineBMR) calls :func:`difference_law`. The compiled walk (``river_boost.engine._walk``) calls
+(OnlineBMR) calls :func:`difference_law`. The compiled walk (``river_boost.engine._engine``) calls
 :func:`dense_potential` through ``_dp.pxd`` and the potentials' methods otherwise, so the
 floats are the same on every walk because they come from the same code.
 

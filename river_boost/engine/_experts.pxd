@@ -1,6 +1,6 @@
 # The adaptive boosters' experts, compiled (river_boost.engine._experts): the
-# learners' vote weights (projected online gradient descent, on a box or on the simplex) and
-# Hedge over the experts.
+# learners' vote weights (projected online gradient descent, on a box or on the simplex),
+# Hedge over the experts, and Hedge over a booster's two chains (ChainHedge).
 
 from cpython cimport array
 
@@ -33,3 +33,12 @@ cdef class SimplexOGD(ProjectedOGD):
     cdef array.array scratch  # the sorted copy of the values the projection reads
 
     cdef int project_c(self) except -1
+
+
+cdef class ChainHedge:
+    cdef readonly double eta
+    cdef double m_shallow, m_deep
+
+    cpdef double deep_weight(self)
+    cpdef record(self, bint missed_shallow, bint missed_deep, double w, double decay)
+

@@ -3,10 +3,11 @@
 
 :class:`ProjectedOGD` learns the learners' vote weights ``alpha`` by online gradient descent
 projected on ``[-bound, bound]``; :class:`Hedge` weights the experts (expert ``i``: the first
-``i`` learners). The walk (``river_boost.engine._walk``) calls their C entry points
-(``_experts.pxd``), Python code (:class:`river_boost.core.Experts`, the tests' reference walk)
-their methods: one implementation. ``tests/engine/test_experts.py`` checks them
-against the readable definitions.
+``i`` learners); :class:`ChainHedge` weights a booster's two chains (its own and a deep
+one, ``deep_scale``). The engines (``river_boost.engine._engine``) call their C entry points
+(``_experts.pxd``), Python code (the booster, the tests' reference walk) their methods: one
+implementation. ``tests/engine/test_experts.py`` checks them against the readable
+definitions.
 """
 
 from cpython cimport array
@@ -316,3 +317,50 @@ cdef class SimplexOGD(ProjectedOGD):
         self.starts[i] = self._t[0]
         self.values.data.as_doubles[i] = 1.0 / self.n
         self.project_c()
+
+
+cdef class ChainHedge:
+    """Hedge over a booster's two chains, its own (shallow) and the deep one (``deep_scale``):
+    each chain's weighted prequential mistakes ``M`` (fading by ``decay`` per example) and the
+    deep chain's weight
+
+    ``v = exp(-eta M_deep) / (exp(-eta M_shallow) + exp(-eta M_deep))``,
+
+    computed by the larger term, so that neither exponential can overflow."""
+
+    def __cinit__(self, double eta):
+        if not eta > 0.0:
+            raise ValueError(f"eta must be > 0, got {eta}")
+        self.eta = eta
+        self.m_shallow = 0.0
+        self.m_deep = 0.0
+
+    def __reduce__(self):
+        return (ChainHedge, (self.eta,), (self.m_shallow, self.m_deep))
+
+    def __setstate__(self, state):
+        self.m_shallow, self.m_deep = state
+
+    @property
+    def mistakes(self):
+        """The shallow chain's and the deep chain's weighted mistakes."""
+        return [self.m_shallow, self.m_deep]
+
+    @mistakes.setter
+    def mistakes(self, values):
+        self.m_shallow, self.m_deep = values
+
+    cpdef double deep_weight(self):
+        """Hedge's weight ``v`` of the deep chain."""
+        cdef double z = self.eta * (self.m_deep - self.m_shallow), e
+        if z > 0:  # the deep chain erred more: exp(-z) cannot overflow
+            e = exp(-z)
+            return e / (1.0 + e)
+        return 1.0 / (1.0 + exp(z))
+
+    cpdef record(self, bint missed_shallow, bint missed_deep, double w, double decay):
+        """Each chain missed (or not) an example of sample weight ``w`` it then learned; the
+        past mistakes fade by ``decay`` (1: never)."""
+        self.m_shallow = decay * self.m_shallow + (w if missed_shallow else 0.0)
+        self.m_deep = decay * self.m_deep + (w if missed_deep else 0.0)
+

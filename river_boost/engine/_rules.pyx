@@ -2,7 +2,7 @@
 # cython: initializedcheck=False, nonecheck=False
 """The boosting rules, compiled: one small class per rule behind one interface (``_rules.pxd``).
 
-The walk (``river_boost.engine._walk``) asks a booster's rule, learner by learner, how much the
+The walk (``river_boost.engine._engine``) asks a booster's rule, learner by learner, how much the
 example weighs for that learner and how the example's state moves; the math is the one the
 rule's :class:`~river_boost.potentials.Potential` documents. :func:`rule_for` gives the rule for
 a potential: the library's own potentials run their compiled class here, and any other

@@ -1,4 +1,4 @@
-# The compiled forest's entry points for the boosters' engines (river_boost.engine._walk
+# The compiled forest's entry points for the boosters' engines (river_boost.engine._engine
 # cimports them): a forest's load, predict_loaded_matrix and learn_loaded without a Python
 # call each, checks included.
 

@@ -927,7 +927,7 @@ cdef class ForestCore(ForestInput):
         return self._matrix(labels, None)
 
 # ----------------------------------------------------------------------------- the engines' API
-# river_boost.engine._walk calls the forest through these (declared in _forest.pxd), without a
+# river_boost.engine._engine calls the forest through these (declared in _forest.pxd), without a
 # Python call per tree: each does what the method it names does, checks included.
 
 

@@ -611,7 +611,7 @@ def test_bad_input_raises_the_same_and_leaves_no_trace(x, y, w, error, monkeypat
 
 
 def test_timing_counts_the_forest_calls():
-    from river_boost.engine import _walk
+    from river_boost import engine as _walk
 
     booster = rb.AdaBoostOL(n_models=3, seed=1)
     _walk.set_timing(True)
@@ -1237,7 +1237,7 @@ def test_a_learner_replaced_between_two_predictions_of_one_x_is_seen(cls, stream
     assert not _same(after, before)  # the replaced learners mattered
 
 
-@pytest.mark.parametrize("module", ["engine._walk", "forest._forest"])
+@pytest.mark.parametrize("module", ["engine._engine", "forest._forest"])
 def test_without_a_compiled_extension_the_import_says_how_to_get_it(module):
     """A build without the compiled extensions (no compiler, or a source tree not built):
     ``import river_boost`` fails at once with an ImportError that says what is missing and

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from river import base
 
-from .booster import BinaryBooster, DeepChainBooster
+from .booster import BinaryBooster
 from .potentials import (
     BinomialPotential,
     LogisticLoss,
@@ -583,7 +583,7 @@ class OSBoost(EdgeBooster):
         return OSBoostPotential(gamma)
 
 
-class OSBoostOCP(DeepChainBooster, BinaryBooster):
+class OSBoostOCP(BinaryBooster):
     """OSBoost.OCP: online smooth boosting with vote weights learned by online convex
     programming, the second baseline of Beygelzimer et al. (2015).
 

@@ -17,7 +17,6 @@ Every public booster is this walk with a task and a rule: a new booster is one r
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 
@@ -27,6 +26,7 @@ from . import engine as _engine
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
+    ChainHedge,
     Hedge,
     ProjectedOGD,
     SimplexOGD,
@@ -42,7 +42,6 @@ __all__ = [
     "Booster",
     "BinaryBooster",
     "DeepChain",
-    "DeepChainBooster",
     "MulticlassBooster",
     "RankingBooster",
 ]
@@ -116,6 +115,36 @@ class Booster(base.Estimator):
         self._engine = _engine.ENGINES[task.kind](
             task, rule, pool, ogd, hedge, prediction, adapt, rng
         )
+        scale = params.get("deep_scale", 1.0)
+        check_scale("deep_scale", scale)
+        self._deep = None if scale == 1.0 else self._deep_chain(scale)
+
+    def _deep_chain(self, scale: float) -> DeepChain:
+        """The same preset, built by its own constructor, ``ceil(N / 2)`` learners long, its
+        learners' weights multiplied by ``scale`` (see :class:`DeepChain`)."""
+        if self._engine.task.kind == "ranking":
+            raise ValueError("deep_scale: a deep chain is for binary and multiclass boosters")
+        # its seed drawn after the pool's, so that the booster's own chain is the booster
+        # without a deep chain
+        seed = self._engine.draw_rng.getrandbits(64) if self.seed is not None else None
+        model = self.model
+        tree_params = model._get_params()
+        # A tree counts weight to its next size check too: at the same pace per example.
+        # Deep trees fill their size limit first: half of it each keeps the deep chain's
+        # share of memory at a quarter of the booster's.
+        limits = {}
+        if "memory_estimate_period" in tree_params:
+            limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
+        if "max_size" in tree_params:
+            limits["max_size"] = tree_params["max_size"] / 2
+        if limits:
+            model = model.clone(limits)
+        new = {"n_models": (self.n_models + 1) // 2, "model": model, "deep_scale": 1.0}
+        chain = self.clone({**new, "seed": seed})  # (River's clone: by the constructor)
+        scales = chain._engine.pool._weight_scales  # the deep chain's weights, scaled
+        for i in range(len(scales)):
+            scales[i] = scale * scales[i]
+        return DeepChain(chain)
 
     def _experts(self, task, rule, params, memory) -> tuple:
         """The vote weights ``alpha`` (projected online gradient descent on ``[-2, 2]``, rate
@@ -188,15 +217,34 @@ class Booster(base.Estimator):
 
         The whole event is validated before anything changes: a rejected one (``ValueError``
         or ``TypeError``) leaves the booster as it was."""
-        self._engine.learn_one(x, y, w)
+        deep = self._deep
+        if deep is None:
+            self._engine.learn_one(x, y, w)
+            return
+        engines = (self._engine, deep.chain._engine)
+        label = engines[0].task.check_label(y)  # the event is checked before anything changes
+        weight = check_sample_weight(w)
+        missed = tuple(e.task.best(e.predict_proba_one(x)) != label for e in engines)
+        for e in engines:
+            e.learn_one(x, y, w)
+        adapt = self._engine.adapt
+        decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
+        deep.record(missed, weight, decay)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
-        return self._engine.predict_proba_one(x)
+        deep = self._deep
+        if deep is None:
+            return self._engine.predict_proba_one(x)
+        return deep.combine(
+            self._engine.predict_proba_one(x), deep.chain._engine.predict_proba_one(x)
+        )
 
     def predict_one(self, x, **kwargs):
         """The predicted label for ``x``."""
-        return self._engine.predict_one(x)
+        if self._deep is None:
+            return self._engine.predict_one(x)
+        return self._engine.task.best(self.predict_proba_one(x))
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -247,6 +295,17 @@ class Booster(base.Estimator):
     def background(self) -> list:
         """The learner positions with a background learner in training."""
         return sorted(self._engine.background)
+
+    @property
+    def deep_chain(self):
+        """The deep chain (a booster of the same kind, with all its diagnostics), or ``None``
+        without ``deep_scale``."""
+        return None if self._deep is None else self._deep.chain
+
+    @property
+    def deep_chain_weight(self) -> float:
+        """Hedge's weight of the deep chain in the prediction (0 without one)."""
+        return 0.0 if self._deep is None else self._deep.deep_weight()
 
     @property
     def n_seen(self) -> int:
@@ -304,118 +363,33 @@ class DeepChain:
 
     def __init__(self, chain, eta: float = DEEP_CHAIN_ETA):
         self.chain = chain
-        self.eta = eta
-        self.mistakes = [0.0, 0.0]  # the shallow chain's, the deep chain's
+        self.hedge = ChainHedge(eta)  # compiled (river_boost.engine._experts)
+
+    @property
+    def eta(self) -> float:
+        return self.hedge.eta
+
+    @property
+    def mistakes(self) -> list:
+        """The shallow chain's and the deep chain's weighted mistakes."""
+        return self.hedge.mistakes
+
+    @mistakes.setter
+    def mistakes(self, values) -> None:
+        self.hedge.mistakes = values
 
     def deep_weight(self) -> float:
         """Hedge's weight ``v`` of the deep chain."""
-        z = self.eta * (self.mistakes[1] - self.mistakes[0])
-        if z > 0:  # the deep chain erred more: exp(-z) cannot overflow
-            e = math.exp(-z)
-            return e / (1.0 + e)
-        return 1.0 / (1.0 + math.exp(z))
+        return self.hedge.deep_weight()
 
     def combine(self, shallow: dict, deep: dict) -> dict:
-        v = self.deep_weight()
+        v = self.hedge.deep_weight()
         labels = [*shallow, *(c for c in deep if c not in shallow)]
         return {c: (1.0 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
 
     def record(self, missed: tuple, w: float, decay: float) -> None:
         """Whether each chain missed an example it then learned, of sample weight ``w``."""
-        m = self.mistakes
-        for k in (0, 1):
-            m[k] = decay * m[k] + (w if missed[k] else 0.0)
-
-
-class DeepChainBooster(Booster):
-    """The methods of a preset that takes ``deep_scale``: a :class:`DeepChain` beside its own
-    (``OSBoostOCP``, ``AdaBoostOLM``). It comes first among the preset's bases, before the
-    task's (``BinaryBooster``, ``MulticlassBooster``)."""
-
-    #: the deep chain (a class default: boosters built or pickled without one have none)
-    _deep: DeepChain | None = None
-
-    def _build(self, rule, params):
-        """The booster's own build (its task's), then the deep chain if ``deep_scale`` is
-        not 1."""
-        scale = params.get("deep_scale", 1.0)
-        check_scale("deep_scale", scale)
-        super()._build(rule, params)
-        self._deep = None if scale == 1.0 else self._deep_chain(rule, params, scale)
-
-    def _deep_chain(self, rule, params, scale: float) -> DeepChain:
-        """The same booster at weights scaled by ``scale``, ``ceil(N / 2)`` learners long."""
-        # the same booster at scaled weights; its seed drawn after the pool's, so that the
-        # booster's own chain is the booster without a deep chain
-        chain = object.__new__(type(self))
-        seed = self._engine.draw_rng.getrandbits(64) if self.seed is not None else None
-        model = self.model
-        tree_params = model._get_params()
-        # A tree counts weight to its next size check too: at the same pace per example.
-        # Deep trees fill their size limit first: half of it each keeps the deep chain's
-        # share of memory at a quarter of the booster's.
-        limits = {}
-        if "memory_estimate_period" in tree_params:
-            limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
-        if "max_size" in tree_params:
-            limits["max_size"] = tree_params["max_size"] / 2
-        if limits:
-            model = model.clone(limits)
-        chain_params = {
-            **params,
-            "n_models": (self.n_models + 1) // 2,
-            "model": model,
-            "deep_scale": 1.0,
-            "weight_scale": scale * params.get("weight_scale", 1.0),
-            "seed": seed,
-        }
-        chain_params.pop("self", None)
-        type(self)._build(chain, copy.deepcopy(rule), chain_params)
-        return DeepChain(chain)
-
-    def learn_one(self, x, y, w=1.0, **kwargs):
-        """Learn from the example ``x`` with label ``y`` and sample weight ``w`` (both chains,
-        then Hedge's mistakes).
-
-        The whole event is validated before anything changes: a rejected one (``ValueError``
-        or ``TypeError``) leaves the booster as it was."""
-        deep = self._deep
-        if deep is None:
-            return super().learn_one(x, y, w)
-        label = self._task.check_label(y)  # the event is checked before anything changes
-        weight = check_sample_weight(w)
-        engines = (self._engine, deep.chain._engine)
-        missed = tuple(e.task.best(e.predict_proba_one(x)) != label for e in engines)
-        for e in engines:
-            e.learn_one(x, y, w)
-        adapt = self._engine.adapt
-        decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
-        deep.record(missed, weight, decay)
-
-    def predict_proba_one(self, x, **kwargs):
-        """The probability of each label for ``x``."""
-        deep = self._deep
-        if deep is None:
-            return super().predict_proba_one(x)
-        return deep.combine(
-            self._engine.predict_proba_one(x), deep.chain._engine.predict_proba_one(x)
-        )
-
-    def predict_one(self, x, **kwargs):
-        """The predicted label for ``x``."""
-        if self._deep is None:
-            return super().predict_one(x)
-        return self._task.best(self.predict_proba_one(x))
-
-    @property
-    def deep_chain(self):
-        """The deep chain (a booster of the same kind), or ``None`` without ``deep_scale``."""
-        return None if self._deep is None else self._deep.chain
-
-    @property
-    def deep_chain_weight(self) -> float:
-        """Hedge's weight of the deep chain in the prediction (0 without one)."""
-        return 0.0 if self._deep is None else self._deep.deep_weight()
+        self.hedge.record(missed[0], missed[1], w, decay)
 
 
 class BinaryBooster(Booster, base.Classifier):

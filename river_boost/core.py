@@ -704,3 +704,4 @@ class WeakLearnerPool:
 Hedge = _experts.Hedge
 ProjectedOGD = _experts.ProjectedOGD
 SimplexOGD = _experts.SimplexOGD
+ChainHedge = _experts.ChainHedge

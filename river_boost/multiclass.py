@@ -19,7 +19,7 @@ import math
 
 from river import base
 
-from .booster import DeepChainBooster, MulticlassBooster
+from .booster import MulticlassBooster
 from .potentials import LogisticLoss, MulticlassZeroOnePotential
 
 __all__ = ["AdaBoostOLM", "OnlineMBBM"]
@@ -31,7 +31,7 @@ _TEST_PARAMS = (
 )
 
 
-class AdaBoostOLM(DeepChainBooster, MulticlassBooster):
+class AdaBoostOLM(MulticlassBooster):
     """AdaBoost.OLM: adaptive online multiclass boosting with the logistic loss.
 
     Algorithm 2 of Jung, Goetz & Tewari (2017). Along the learners the booster keeps the

@@ -510,9 +510,10 @@ class Reference:
         adapt = self.booster._engine.adapt
         fade = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.share != 0 else 1.0
         weight = check_sample_weight(w)
-        for k, predicted in enumerate(before):
-            missed = predicted != label
-            self.deep.mistakes[k] = fade * self.deep.mistakes[k] + (weight if missed else 0.0)
+        self.deep.mistakes = [
+            fade * m + (weight if predicted != label else 0.0)
+            for m, predicted in zip(self.deep.mistakes, before)
+        ]
 
     def predict_proba_one(self, x):
         if self.deep is None:

@@ -148,6 +148,9 @@ class _Node:
         self.mean_h = [0.0, 0.0]  # running mean of the raw confidence h per class
         self.n_h = [0, 0]
 
+    def __getstate__(self):  # balanced_mean()'s cache: a copy recomputes it
+        return {k: v for k, v in self.__dict__.items() if k != "_balanced_mean"}
+
     @property
     def frozen(self) -> bool:
         return self.model is None

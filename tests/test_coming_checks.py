@@ -10,8 +10,10 @@ the River API, ``clone``, ``_get_params``, ``repr`` and ``pickle``.
 
 Every preset runs with its default weak learner (the compiled forest) and with two River
 learners the forest does not compile (a Hoeffding tree with a histogram splitter, taught
-with importance weights, and Gaussian naive Bayes, taught by sampling), so that the boosters'
-Python path is checked too. The streams are River's bundled sets (Phishing, ImageSegments,
+with importance weights, and Bernoulli naive Bayes, which takes no weights: taught by
+sampling), so that the boosters' Python path is checked too. (GaussianNB passes them too, but
+each of its Gaussians holds an unseeded random generator, which makes its pickles large and
+two equal models' pickles differ.) The streams are River's bundled sets (Phishing, ImageSegments,
 Yeast): nothing is downloaded.
 """
 
@@ -42,11 +44,14 @@ def _river_tree():
     )
 
 
-# the weak learners: name -> the parameters they add (GaussianNB takes no weights: sampling)
+# the weak learners: name -> the parameters they add (BernoulliNB takes no weights: sampling)
 LEARNERS = {
     "default": lambda: {},
     "river_tree": lambda: {"model": _river_tree()},
-    "gaussian_nb": lambda: {"model": naive_bayes.GaussianNB(), "weighting": "sampling"},
+    "bernoulli_nb": lambda: {
+        "model": naive_bayes.BernoulliNB(true_threshold=0.5),
+        "weighting": "sampling",
+    },
 }
 
 
@@ -143,6 +148,16 @@ def same_params(a: dict, b: dict) -> bool:
     return norm(a) == norm(b)
 
 
+def test_the_river_learners_take_the_python_path():
+    """The River learners above are ones the compiled forest does not take (so the boosters
+    call them through River's API), the default weak learners ones it does."""
+    from river_boost.forest import HoeffdingForest
+
+    for learner, params in LEARNERS.items():
+        model = params().get("model", river_boost.core.default_model())
+        assert HoeffdingForest.supports(model) == (learner == "default")
+
+
 # ----------------------------------------------------------------------------- the bug
 
 
@@ -191,3 +206,52 @@ def test_clone_shares_no_state(case, include_attributes):
     assert_same_future(model, pickle.loads(snapshot), second + third)
     assert pickle.dumps(clone) == clone_snapshot, "the original's learning changed the clone"
     assert_same_future(clone, expected, third)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_predicting_changes_nothing(case):
+    """Predicting mid-stream (``predict_one``, ``predict_proba_one``, ``score_one``) on new
+    ``x``'s leaves the booster's pickle, the ``x``'s and the later predictions as they were."""
+    model = case.make()
+    n_first, n_second, n_third = lengths(model)
+    stream = stream_for(model, n_first + n_second + n_third)
+    learn(model, stream[:n_first])
+    snapshot = pickle.dumps(model)
+    for x, _ in stream[n_first:]:
+        before = copy.deepcopy(x)
+        predictions(model, x)
+        assert x == before, "a prediction changed its x"
+        assert pickle.dumps(model) == snapshot, "a prediction changed the booster"
+    # and what the pickle does not hold (caches) does not change what comes next
+    assert_same_future(model, pickle.loads(snapshot), stream[n_first:])
+
+
+# The compiled forest interns every feature name and nominal value of an x it loads, for a
+# prediction as for learning: its feature table and every tree's per-feature array grow, and so
+# does the pickle (1,000 predictions with new feature names doubled a 14 kB OSBoost). Later
+# predictions are unchanged. Loading is shared by a prediction and the learning that follows,
+# so the fix (registering at learning only) is not a local one.
+FOREST_REGISTERS_ON_PREDICT = pytest.mark.xfail(
+    strict=True,
+    reason="the compiled forest registers the features and nominal values of a predicted x",
+)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=FOREST_REGISTERS_ON_PREDICT) if c.learner == "default" else c
+        for c in CASES
+    ],
+    ids=_ids,
+)
+def test_predicting_new_features_changes_nothing(case):
+    """Predicting an ``x`` with features the booster never learned (a number, a string)
+    leaves its pickle as it was: predictions cannot make the booster grow."""
+    model = case.make()
+    stream = stream_for(model, lengths(model)[0] + 5)
+    learn(model, stream[:-5])
+    snapshot = pickle.dumps(model)
+    for i, (x, _) in enumerate(stream[-5:]):
+        predictions(model, {**x, f"new_{i}": 1.5, f"new_nominal_{i}": "mauve"})
+        assert pickle.dumps(model) == snapshot, "predicting new features changed the booster"

@@ -23,6 +23,7 @@ import copy
 import dataclasses
 import inspect
 import itertools
+import math
 import pickle
 
 import pytest
@@ -224,6 +225,186 @@ def test_predicting_changes_nothing(case):
         assert pickle.dumps(model) == snapshot, "a prediction changed the booster"
     # and what the pickle does not hold (caches) does not change what comes next
     assert_same_future(model, pickle.loads(snapshot), stream[n_first:])
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_get_params_matches_signature(case):
+    """``_get_params`` has exactly the keywords of ``__init__``, with the values given."""
+    params = case.params()
+    model = case.cls(**params)
+    signature = inspect.signature(case.cls).parameters
+    expected = {
+        name for name, p in signature.items() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+    got = model._get_params()
+    assert set(got) == expected
+    assert same_params({k: got[k] for k in params}, params)
+
+
+def assert_valid_prediction(model, x) -> None:
+    """A prediction River accepts for the booster's task, before or after learning."""
+    task = task_of(model)
+    label = model.predict_one(x)
+    proba = model.predict_proba_one(x)
+    assert isinstance(proba, dict)
+    if task == "ranking":  # {label: {False: p, True: 1 - p}}, {label: bool}, {label: score}
+        for p in proba.values():
+            assert set(p) == {False, True} and math.isclose(sum(p.values()), 1.0)
+            assert all(0.0 <= v <= 1.0 for v in p.values())
+        assert isinstance(label, dict) and set(label) <= set(proba)
+        assert all(isinstance(v, bool) for v in label.values())
+        scores = model.score_one(x)
+        assert isinstance(scores, dict) and set(scores) == set(proba)
+        assert all(math.isfinite(s) for s in scores.values())
+        return
+    assert all(0.0 <= p <= 1.0 for p in proba.values())
+    if task == "binary":  # River's binary check: both keys, from the first example on
+        assert set(proba) == {False, True}
+        assert label in (False, True)
+    if not proba:  # River's multiclass classifiers may have no opinion yet
+        assert label is None
+        return
+    assert math.isclose(sum(proba.values()), 1.0)
+    assert label in proba and proba[label] == max(proba.values())
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_predict_before_any_learning(case):
+    """A fresh booster predicts (a valid answer for its task, also for an empty or narrow
+    ``x``), and those predictions change nothing it does afterwards (a fresh twin's future)."""
+    model, twin = case.make(), case.make()
+    stream = stream_for(model, sum(lengths(model)))
+    first = stream[0][0]
+    for x in (first, {}, dict(itertools.islice(first.items(), 2))):
+        assert_valid_prediction(model, x)
+    for x, y in stream[: lengths(model)[0]]:
+        model.learn_one(x, y)
+        twin.learn_one(x, y)
+        assert_valid_prediction(model, x)
+    assert_same_future(model, twin, stream[lengths(model)[0] :])
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_repr_and_clone_round_trip(case):
+    """``repr`` shows the parameters, which a clone keeps: fresh, mid-stream, with attributes."""
+    model = case.make()
+    for _ in range(2):
+        for clone in (model.clone(), model.clone(include_attributes=True)):
+            assert repr(clone) == repr(model)
+            assert same_params(clone._get_params(), model._get_params())
+            assert type(clone) is type(model)
+        learn(model, stream_for(model, lengths(model)[0]))
+
+
+def _changed(value):
+    """A new value for a scalar parameter (as River's check picks it), or None."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    return None
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_clone_with_new_params_applies_them(case):
+    """``clone(new_params)`` gives a booster with those parameters, the others unchanged, that
+    learns as a booster built with them; every scalar parameter changed on its own applies."""
+    model = case.make()
+    stream = stream_for(model, lengths(model)[0])
+    learn(model, stream)
+    snapshot = pickle.dumps(model)
+    signature = inspect.signature(case.cls).parameters
+    new = {"seed": 7, **({"n_models": 4} if "n_models" in signature else {"n_levels": 4})}
+    clone = model.clone(new)
+    assert pickle.dumps(model) == snapshot
+    params = clone._get_params()
+    assert {k: params[k] for k in new} == new
+    assert same_params(
+        {k: v for k, v in params.items() if k not in new},
+        {k: v for k, v in model._get_params().items() if k not in new},
+    )
+    if "n_models" in new:
+        assert len(clone.models) == 4
+    assert_same_future(clone, case.make(**new), stream)
+    if "n_levels" in new:
+        assert len(clone.n_nodes) <= 4
+
+    for name, value in model._get_params().items():
+        changed = _changed(value)
+        if changed is None:
+            continue
+        try:
+            clone = model.clone({name: changed})
+        except (ValueError, TypeError):  # the constructor refuses the value
+            continue
+        assert getattr(clone, name) == changed
+        assert clone._get_params()[name] == changed
+
+
+def seen_labels(task: str, y) -> set:
+    return set(y) if task == "ranking" else {y}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_tracks_seen_labels(case):
+    """``predict_proba_one`` covers every label seen so far (binary: True and False always;
+    a ranker's ``score_one`` too), for any ``x``, all along the stream."""
+    model = case.make()
+    task = task_of(model)
+    seen = set()
+    for i, (x, y) in enumerate(stream_for(model, sum(lengths(model)))):
+        model.learn_one(x, y)
+        seen |= seen_labels(task, y)
+        if i % 5 == 4:
+            for probe in (x, {}):
+                proba = model.predict_proba_one(probe)
+                expected = {False, True} if task == "binary" else seen
+                assert expected <= set(proba), f"labels missing after {i + 1} examples"
+                if task == "ranking":
+                    assert seen <= set(model.score_one(probe))
+
+
+def _mutate(d: dict) -> None:
+    """Change a dict in place: every number and string, and drop one key."""
+    for k, v in d.items():
+        if isinstance(v, bool):
+            d[k] = not v
+        elif isinstance(v, (int, float)):
+            d[k] = v + 1e9
+        elif isinstance(v, str):
+            d[k] = v + "_mutated"
+    if d:
+        d.pop(next(iter(d)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_no_reference_to_the_callers_x_and_y(case):
+    """The booster keeps no reference to the ``x`` and ``y`` it is given: changing or clearing
+    them after ``learn_one`` or a prediction leaves its pickle as it was, a dict changed in
+    place is predicted as it now is, and the booster predicts as a twin fed copies."""
+    model, twin = case.make(), case.make()
+    ranking = task_of(model) == "ranking"
+    stream = stream_for(model, lengths(model)[0])
+    for i, (x, y) in enumerate(stream):
+        mine, my_y = dict(x), copy.deepcopy(y)
+        assert predictions(model, mine) == predictions(twin, x)
+        snapshot = pickle.dumps(model)
+        _mutate(mine)
+        assert pickle.dumps(model) == snapshot, "changing a predicted x changed the booster"
+        changed = predictions(twin, copy.deepcopy(mine))
+        assert predictions(model, mine) == changed, "a changed x was predicted as it was"
+        mine.clear()
+        mine.update(x)
+        model.learn_one(mine, my_y)
+        twin.learn_one(copy.deepcopy(x), copy.deepcopy(y))
+        snapshot = pickle.dumps(model)
+        for caller_object in (mine, my_y) if ranking else (mine,):
+            if i % 2:
+                _mutate(caller_object)
+            else:
+                caller_object.clear()
+        assert pickle.dumps(model) == snapshot, "changing a learned x or y changed the booster"
+    assert_same_future(model, twin, stream_for(model, sum(lengths(model)))[len(stream) :])
 
 
 # The compiled forest interns every feature name and nominal value of an x it loads, for a

@@ -103,7 +103,7 @@ def stream_for(model, n: int) -> list:
             "multiclass": datasets.ImageSegments,
             "ranking": datasets.Yeast,
         }[task]()
-        _STREAMS[task] = list(itertools.islice(data, 160))
+        _STREAMS[task] = list(itertools.islice(data, 240))
     return copy.deepcopy(_STREAMS[task][:n])
 
 
@@ -436,3 +436,26 @@ def test_predicting_new_features_changes_nothing(case):
     for i, (x, _) in enumerate(stream[-5:]):
         predictions(model, {**x, f"new_{i}": 1.5, f"new_nominal_{i}": "mauve"})
         assert pickle.dumps(model) == snapshot, "predicting new features changed the booster"
+
+
+def _every_test_configuration():
+    return [
+        pytest.param(cls, params, id=f"{cls.__name__}-{k}")
+        for cls in PRESETS
+        for k, params in enumerate(cls._unit_test_params())
+    ]
+
+
+@pytest.mark.parametrize("cls, params", _every_test_configuration())
+def test_clone_with_attributes_continues_as_the_original(cls, params):
+    """With every configuration River's checks try (drift adaptation, sampling, deep chains,
+    ...), a copy made mid-stream with ``include_attributes=True`` predicts and learns as the
+    original does, and leaves it as it was."""
+    model = cls(**params)
+    n = 60 if task_of(model) == "ranking" else 200
+    stream = stream_for(model, n + 40)
+    learn(model, stream[:n])
+    snapshot = pickle.dumps(model)
+    copied = model.clone(include_attributes=True)
+    assert_same_future(copied, pickle.loads(snapshot), stream[n:])
+    assert pickle.dumps(model) == snapshot

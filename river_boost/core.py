@@ -402,6 +402,9 @@ class FeatureSubsets:
         self.salts = salts
         self._masks: list[dict] = [{} for _ in salts]
 
+    def __getstate__(self):  # the masks cache a hash of the feature names: a copy recomputes
+        return {**self.__dict__, "_masks": [{} for _ in self._masks]}
+
     #: extra learner indices that see another learner's subset (background learners on a
     #: compiled forest sit past the ``N`` learners): index -> the learner they shadow
     aliases: dict = {}
@@ -478,6 +481,9 @@ class ModelLearners:
 
     def load(self, x: dict) -> None:
         self._x = x
+
+    def __getstate__(self):  # the loaded x is one example's: a copy is loaded before use
+        return {**self.__dict__, "_x": None}
 
     def predict_loaded_matrix(self, labels, trees=None) -> np.ndarray:
         rows = range(len(self.models)) if trees is None else trees

@@ -148,6 +148,9 @@ class _Node:
         self.mean_h = [0.0, 0.0]  # running mean of the raw confidence h per class
         self.n_h = [0, 0]
 
+    def __getstate__(self):  # balanced_mean()'s cache: a copy recomputes it
+        return {k: v for k, v in self.__dict__.items() if k != "_balanced_mean"}
+
     @property
     def frozen(self) -> bool:
         return self.model is None
@@ -411,6 +414,19 @@ class MartingaleBooster(base.Classifier):
     @property
     def _multiclass(self):
         return False
+
+    def clone(self, new_params: dict | None = None, include_attributes: bool = False):
+        """River's :meth:`~river.base.Base.clone`, with ``include_attributes`` copying the
+        state in one ``copy.deepcopy``: River copies each attribute on its own, which gave the
+        nodes' trees (in ``_levels``) a forest of their own, apart from the copy's ``_forest``
+        that the walk loads ``x`` into."""
+        clone = super().clone(new_params)
+        if include_attributes:
+            params = {**self._get_params(), **(new_params or {})}
+            state = copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in params})
+            for attr, value in state.items():
+                setattr(clone, attr, value)
+        return clone
 
     # ------------------------------------------------------------------ program structure
 

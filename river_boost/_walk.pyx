@@ -47,14 +47,8 @@ from river_boost._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0, logistic_wei
 from river_boost._costs cimport MBBMCosts, LogisticCosts
 cimport cython
 
+from time import perf_counter as _perf_counter
 
-cdef extern from "time.h" nogil:
-    ctypedef long time_t
-    struct timespec:
-        time_t tv_sec
-        long tv_nsec
-    int clock_gettime(int clk, timespec* tp)
-    int CLOCK_MONOTONIC
 
 cdef inline double py_min(double a, double b) noexcept:
     return b if b < a else a
@@ -149,9 +143,9 @@ cdef double _forest_seconds = 0.0
 
 
 cdef inline double _now() noexcept:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
+    # Python's monotonic clock, portable (C's clock_gettime is POSIX's, not MSVC's); called
+    # only while timing is on
+    return _perf_counter()
 
 
 def set_timing(bint on):

@@ -81,7 +81,7 @@ cdef inline int _argbest(const double* v, int k, bint maximize, list rank) excep
     for j in range(1, k):
         x = v[j]
         if ((x > best if maximize else x < best)
-                or (x == best and <long>rank[j] < <long>rank[best_j])):
+                or (x == best and <long long>rank[j] < <long long>rank[best_j])):
             best = x
             best_j = j
     return best_j
@@ -97,7 +97,7 @@ cdef int _least_cost(const double* v, int k, double tol, list rank) except -2:
             least = v[j]
     best_j = -1
     for j in range(k):
-        if v[j] <= least + tol and (best_j < 0 or <long>rank[j] < <long>rank[best_j]):
+        if v[j] <= least + tol and (best_j < 0 or <long long>rank[j] < <long long>rank[best_j]):
             best_j = j
     return best_j if best_j >= 0 else _argbest(v, k, False, rank)
 
@@ -239,7 +239,7 @@ cdef int _supported(list support, int k, char* ok) except -2:
     fewer than two do)."""
     cdef int j, n_ok = 0
     for j in range(k):
-        ok[j] = <long>support[j] >= MIN_SUPPORT
+        ok[j] = <long long>support[j] >= MIN_SUPPORT
         n_ok += ok[j]
     return -1 if n_ok == k or n_ok < 2 else n_ok
 
@@ -1020,7 +1020,7 @@ cdef class MulticlassEngine(Engine):
             yi = idx
             support = task.support
             support[yi] = support[yi] + 1
-            if <long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
+            if <long long>support[yi] == MIN_SUPPORT:  # the class now counts in the learners' votes
                 self._walk_stale()
         k = len(<list>task.classes)
         self.st.sq(S_N_SEEN)[0] += 1  # booster._n_seen
@@ -1400,7 +1400,7 @@ cdef class RankingEngine(Engine):
         for j in range(k):
             if rel[j]:
                 support[j] = support[j] + 1
-                if <long>support[j] == MIN_SUPPORT:  # the label now counts (walk_key changed)
+                if <long long>support[j] == MIN_SUPPORT:  # the label now counts (walk_key changed)
                     self._walk_stale()
         return True
 

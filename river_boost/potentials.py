@@ -928,7 +928,8 @@ class MulticlassZeroOnePotential(Potential):
         if math.fsum(lower[min(2 * n, -g + n)] for g in gaps if -g >= -n) < _DECIDED:
             return 0.0
         caps_off = np.asarray(gaps, dtype=np.int64) - 1  # sorted: tightest first
-        m = np.arange(n + 1)
+        # int64: capped_rows reads 8-byte ints (NumPy 1's default int has 4 on Windows)
+        m = np.arange(n + 1, dtype=np.int64)
         T = n - m
         p_m = _binomial_pmf_vector(n, self.p_right)
         bind = m + caps_off[0] < T

@@ -120,6 +120,29 @@ def test_the_banded_dp_refuses_what_it_cannot_read():
         )
 
 
+class _Int32Default:
+    """NumPy as NumPy 1 is on Windows, where its default int (``arange``'s) has 4 bytes."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def arange(*args, dtype=None, **kwargs):
+        return np.arange(*args, dtype=np.int32 if dtype is None else dtype, **kwargs)
+
+
+def test_the_banded_dp_does_not_rely_on_numpys_default_int(monkeypatch):
+    calls = []
+    real = _dp.capped_rows
+    monkeypatch.setattr(_dp, "capped_rows", lambda *args: calls.append(1) or real(*args))
+    k, gamma, n, gaps = 7, 0.1, 60, (0,) * 6
+    pot = MulticlassZeroOnePotential(k, gamma)
+    want = pot._compute_poisson(n, gaps)
+    monkeypatch.setattr(potentials, "np", _Int32Default())
+    assert pot._compute_poisson(n, gaps) == want
+    assert len(calls) == 2  # the DP ran, both times
+
+
 def test_the_dense_dp_refuses_a_wrong_number_of_gaps():
     with pytest.raises(ValueError, match="gaps"):
         _dp.potential(3, 4, 0.5, (0, 0, 0, 0))

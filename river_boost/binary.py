@@ -457,18 +457,16 @@ class OSBoostOCP(DeepChainBooster, BinaryBooster):
     ----------
     [shared: model]
     [shared: n_models]
-        20 by default (the other binary boosters take 10). On the bench's binary streams 20 learners
-        gain 0.70 points on average over 10 (all five streams, 10 seeds), and 0.45 on eight held-out
-        streams (seven of eight), at 0.56 of the throughput; 40 add little and lose on three
-        held-out streams (``benchmarks/RESULTS.md``, "How many learners").
+        20 by default (the other binary boosters take 10): the measured choice, more accurate
+        than 10 at about half the throughput (``benchmarks/RESULTS.md``, "How many learners:
+        OSBoost.OCP's default of 20").
     gamma
         Assumed edge, in ``(0, 1)``: OSBoost's weights and the hinge loss's margin ``theta``.
     [shared: weighting]
     learning_rate
-        ``c`` in the vote weights' step ``c / sqrt(t)``. The default was measured on Phishing
-        and Bananas (``benchmarks/RESULTS.md``: 0.1 and 0.3 tie, 0.03 and 1 are behind); the
-        code behind the papers' experiments steps ``1 / sqrt(N t)``, close to it for
-        ``N = 10`` to 20.
+        ``c`` in the vote weights' step ``c / sqrt(t)``. The default is the measured choice
+        (``benchmarks/RESULTS.md``, "OSBoost.OCP's learning rate"); the code behind the papers'
+        experiments steps ``1 / sqrt(N t)``, close to it for ``N = 10`` to 20.
     [shared: diversify]
     [shared: feature_fraction]
     [shared: min_weight]
@@ -477,12 +475,10 @@ class OSBoostOCP(DeepChainBooster, BinaryBooster):
         taught with its weights multiplied by ``deep_scale``, so that its Hoeffding trees split
         sooner and grow deeper; the booster predicts with Hedge over the two chains'
         prequential mistakes (:class:`~river_boost.booster.DeepChain`). 12 by default; 1 turns
-        it off (one chain, 2 to 3 times the throughput). Shallow trees with naive-Bayes leaves
-        win on noisy linear streams, deep trees on narrow non-linear ones: with both, on the
-        bench's binary streams (ten seeds) it gained 3.0 points on Bananas and 0.5 on Phishing
-        and lost nowhere, and on eleven held-out streams it gained on nine, up to 3.0 points
-        (``benchmarks/RESULTS.md``, "Two chains: shallow and deep trees"). 40 learners in one
-        chain gained far less for about the same time.
+        it off (one chain, faster). Shallow trees with naive-Bayes leaves win on noisy linear
+        streams, deep trees on narrow non-linear ones: with both, the booster gained on most
+        streams and lost on none of the bench's; a longer single chain gains less for the same
+        time (``benchmarks/RESULTS.md``, "Two chains: shallow and deep trees").
     [shared: seed/simplex]
     [shared: drift_detector]
         The new learner's vote weight starts again at ``1/N`` (the others make room for it on
@@ -564,9 +560,9 @@ class AdaBoostOL(BinaryBooster):
     - ``"random"``: the paper's algorithm: ``predict_one`` draws an expert (seeded) and returns
       its vote; ``predict_proba_one`` returns the distribution it draws from (as ``"vote"``).
 
-    The default was chosen by measurement (``benchmarks/RESULTS.md``): ``"hedge"`` is at
-    least as accurate as ``"vote"`` and, unlike it, gives graded probabilities (useful for
-    log loss and ROC AUC).
+    The default was chosen by measurement (``benchmarks/RESULTS.md``, "The documented
+    defaults"): ``"hedge"`` is as accurate as ``"vote"`` and, unlike it, gives graded
+    probabilities (useful for log loss and ROC AUC).
 
     Parameters
     ----------

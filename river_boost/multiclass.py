@@ -60,12 +60,9 @@ class AdaBoostOLM(DeepChainBooster, MulticlassBooster):
     ----------
     [shared: model]
     [shared: n_models]
-        20 by default (OnlineMBBM takes 10). Against 10, 20 learners gain 1.4 points on average on
-        the bench's multiclass streams (LED −0.06, at its Bayes rate), 1.5 on five held-out
-        multiclass streams (four of five, worst −0.01) and 2.7 on the drift suite's multiclass
-        streams with drift adaptation (4.5 without), at 0.4-0.6 of the throughput; 40 gain about one
-        point more at half the speed again (``benchmarks/RESULTS.md``, "How many learners:
-        AdaBoost.OLM's default of 20").
+        20 by default (OnlineMBBM takes 10): the measured choice, more accurate than 10 on
+        the bench's, held-out and drifting multiclass streams at about half the throughput
+        (``benchmarks/RESULTS.md``, "How many learners: AdaBoost.OLM's default of 20").
     classes
         Labels known in advance (optional); others join when first seen.
     [shared: weighting]
@@ -89,9 +86,8 @@ class AdaBoostOLM(DeepChainBooster, MulticlassBooster):
         same booster taught with its weights multiplied by ``deep_scale`` (deeper trees), runs
         beside this one, and Hedge over the two chains' prequential mistakes predicts
         (:class:`~river_boost.booster.DeepChain`, as ``OSBoostOCP``'s default).
-        ``deep_scale=12`` gained 2.2 points on ImageSegments and 1.2 on RandomRBF, changed
-        LED and Waveform by less than 0.05 and gained on five held-out multiclass streams
-        (+0.7 on average), but runs at 0.37-0.55 of the throughput, so it is an option
+        ``deep_scale=12`` gained on ImageSegments, RandomRBF and the held-out multiclass streams
+        and changed the others little, but at about half the throughput, so it is an option
         (``benchmarks/RESULTS.md``, "The learners' weight scale").
     [shared: seed]
     [shared: drift_detector]
@@ -161,11 +157,10 @@ class OnlineMBBM(MulticlassBooster):
     under ``(votes left, sorted gaps)``. Labels with equal scores are interchangeable, so a
     cost matrix costs ``G^2 + G`` potentials for ``G`` distinct scores. A potential with
     ``n <= 40`` votes left is the original dense DP (``O(n^3)``); above, an ``O(n^2)``
-    Poisson-conditioned DP (about 0.05-0.3 s at ``n = 999``), so ``n_models`` in the hundreds
-    runs, at seconds per example (``benchmarks/mbbm_many_learners.py``: about 1 s with 100
-    learners on ImageSegments, 3 s on a 30-class RandomRBF; with 1,000 learners 30-60 s, nearly
-    all of it in the ~12,000 potentials per example that no cache holds). For ensembles that
-    large, :class:`AdaBoostOLM` costs the same per learner whatever ``N``.
+    Poisson-conditioned DP, so ``n_models`` in the hundreds runs, but an example's cost grows
+    fast with ``N``, nearly all of it in the potentials no cache holds (``benchmarks/RESULTS.md``,
+    "OnlineMBBM's cost"). For ensembles that large, :class:`AdaBoostOLM` costs the same per
+    learner whatever ``N``.
 
     **Weight bound** ``w* = (k - 1) min(1, k M_n)`` with ``M_n`` the largest point
     probability of the gap between the right label's and one wrong label's remaining votes

@@ -58,13 +58,12 @@ class AdaOLMR(RankingBooster):
     Parameters
     ----------
     [shared: model/ranking]
-        Which leaves suit which trees (``benchmarks/RESULTS.md`` has the measurements): with
-        trees that split rarely (the default diversified trees), leaves should give
-        ``x``-dependent probabilities before the tree splits, as River's default adaptive
-        naive-Bayes leaves do; majority-class leaves would vote the same distribution for
-        every ``x`` until a split, and on a small set none may come. With trees that split
-        every few examples (``diversify="paper"``) majority-class leaves, VFDT's and the
-        paper's, ranked better.
+        Which leaves suit which trees: with trees that split rarely (the default diversified
+        trees), leaves should give ``x``-dependent probabilities before the tree splits, as
+        River's default adaptive naive-Bayes leaves do; majority-class leaves would vote the same
+        distribution for every ``x`` until a split, and on a small set none may come. With trees
+        that split every few examples (``diversify="paper"``) majority-class leaves, VFDT's and
+        the paper's, ranked better (``benchmarks/RESULTS.md``, "The paper's Table 3 protocol").
     [shared: n_models]
     prediction
         ``"hedge"`` or ``"random"``, see above.

@@ -547,7 +547,7 @@ class AdaBoostOL(BinaryBooster):
     weights ``alpha_i`` follow online gradient descent on the logistic loss with rate
     ``4 / sqrt(t)``, projected on ``[-2, 2]``, and the ``N`` experts (expert ``i`` votes
     ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``
-    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Experts`).
+    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Hedge`).
     With ``weighting="sampling"`` this is AdaBoost.OL.S.
 
     **Prediction.** The paper draws an expert from the Hedge distribution. Three options:

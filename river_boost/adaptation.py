@@ -24,8 +24,8 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   against the label, taken in the same walk) rises, no detection is acted on: a boosted
   learner's unweighted error rises on a stationary stream too, as the learners before it
   improve and the booster teaches it mostly the hard examples, so its detector fires there
-  (AdaBoost.OLM with 20 learners replaced four in the first 300 examples of every stationary
-  multiclass stream of the bench, and lost up to 0.5 points). The booster's error is watched
+  and the replacements cost accuracy (``benchmarks/RESULTS.md``, "Armed by the booster's own
+  error"). The booster's error is watched
   by ``ADWIN(delta=ARMING_DELTA)``; its first change for the worse arms the adaptation for
   the rest of the stream, and from then on the learners' detections are acted on as below
   (with the detections of the last ``ARMING_WINDOW`` examples: a learner's detector may fire
@@ -39,8 +39,8 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   ``ADWINBoostingClassifier`` does), and none while one learner in :data:`YOUNG_SHARE` (at
   least one) is younger than ``memory`` examples: a gradual change fires nearly every
   learner's detector, and an ensemble of blank trees is worse than old trees that keep
-  growing (on Agrawal's gradual change, replacing 14 of 10 learners' trees in 2,500
-  examples cost 3 points).
+  growing (``benchmarks/RESULTS.md``, "Choosing ``memory``", has what the cap saves on
+  Agrawal's gradual change).
 - **The learners after it.** As in SGBT and River's ``ADWINBoostingClassifier``, only the
   learner whose detector fired is replaced: the later learners keep their trees, their
   statistics and their detectors. The new learner votes as a blank tree until it grows, so
@@ -51,7 +51,8 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   ``i`` learns (restarting it if there was one) and takes its place on drift.
 - **Forgetting.** ``memory`` ``M``: the OGD rate of ``alpha`` never falls below
   ``learning_rate / sqrt(M)`` (from the first example: with the floor off until the arming,
-  AdaBoost.OLM recovered from a first change on LED ten points slower for 5,000 examples),
+  the booster recovered from a first change much slower; ``benchmarks/RESULTS.md``, "Armed by
+  the booster's own error"),
   and from the example that arms the adaptation on, edges are exponentially weighted
   (factor ``1 - 1/M`` per term) and Hedge is fixed-share Hedge with share ``1/M``, so that
   statistics follow a new concept within about ``M`` examples. ``None``
@@ -60,14 +61,12 @@ what it was without this module), ``warning_detector`` and ``memory``. With a de
   compiled walk relies on).
 - **Choosing ``memory``.** It also sets how fast learners may be replaced (at most one in
   five younger than ``memory`` examples), so it trades following a fast drift against
-  replacing trees that would have kept up with a slow one. Measured on the drift suite
-  (``river-boost bench --suite drift``, three seeds): the default 10,000 gained on every
-  booster and stream (+0.16 to +11.1 points, +2.2 on average); 2,000 gained more on average
-  (+3.4: up to +17 on LED's abrupt changes, +6 on the fast RandomRBF) but lost 1.5 points
-  for OnlineMBBM on the slowly moving RandomRBF, whose replaced trees vote unweighted while
-  they regrow. Take a smaller ``memory`` when concepts change often and abruptly. A
-  ``warning_detector`` (ADWIN with ``delta=0.01``) did not help there: +1.7 on average,
-  losses on 4 of the 33 pairs (one seed).
+  replacing trees that would have kept up with a slow one. On the drift suite the default
+  10,000 gained on nearly every booster and stream; 2,000 gained more where concepts change
+  often and abruptly but lost on a slowly moving stream, whose replaced trees vote while they
+  regrow (``benchmarks/RESULTS.md``, "Choosing ``memory``"). Take a smaller ``memory`` when
+  concepts change often and abruptly. A ``warning_detector`` (ADWIN with ``delta=0.01``) did
+  not help there.
 
 The martingale booster (:class:`river_boost.MartingaleBooster`) has no drift adaptation: its
 learners are the nodes of a branching program, created on demand and visited by the
@@ -125,11 +124,9 @@ __all__ = [
     "check_drift_params",
 ]
 
-#: ``memory`` taken when a detector is given and ``memory`` is None: on the drift suite (nine
-#: streams, every booster, three seeds) 10,000 gained on all 33 booster x stream pairs; 2,000
-#: gained more on average (+3.4 points against +2.2: fast drift, LED's abrupt changes) but
-#: lost on two pairs (OnlineMBBM on the slowly moving RandomRBF: -1.5; one seed of 5,000:
-#: one pair) (``benchmarks/RESULTS.md``, "Choosing memory")
+#: ``memory`` taken when a detector is given and ``memory`` is None: the measured choice on
+#: the drift suite, where a smaller one gained more on fast, abrupt changes but lost on slowly
+#: moving streams (``benchmarks/RESULTS.md``, "Choosing ``memory``")
 DEFAULT_MEMORY = 10_000
 #: ``delta`` of the ADWIN that watches the booster's own error and arms the adaptation: more
 #: sensitive than ADWIN's default 0.002, since it only allows the learners' detections to

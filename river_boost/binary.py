@@ -79,47 +79,16 @@ class PotentialBooster(BinaryBooster):
     potential
         A binary :class:`river_boost.potentials.Potential`. A potential built for a number of
         learners (``potential.n_models``) must be built for ``n_models``.
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted; with a surrogate potential also the vote weights' learning-rate
-        floor ``learning_rate / sqrt(memory)`` and fixed-share Hedge with share ``1 / memory``),
-        and how fast learners may be replaced (none while one in five is younger than ``memory``
-        examples); ``None``: :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller
-        follows frequent, abrupt changes faster. Needs a ``drift_detector``.
+    [shared: model]
+    [shared: n_models]
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory/potential]
 
     References
     ----------
@@ -210,49 +179,19 @@ class OnlineBBM(EdgeBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
+    [shared: model]
+    [shared: n_models]
     gamma
         Assumed edge of the weak learners, in ``(0, 1)``. Smaller values spread the weight over
         more examples; the paper tunes it by progressive validation (``river-boost tune``).
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------
@@ -309,46 +248,16 @@ class NHBoostDT(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: model]
+    [shared: n_models]
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------
@@ -422,48 +331,18 @@ class SquintBoost(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
+    [shared: model]
+    [shared: n_models]
     prior
         Prior on Squint's learning rate ``eta``: ``"improper"`` (default) or ``"uniform"``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------
@@ -517,48 +396,18 @@ class OSBoost(EdgeBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
+    [shared: model]
+    [shared: n_models]
     gamma
         Assumed edge, in ``(0, 1)``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------
@@ -606,70 +455,36 @@ class OSBoostOCP(BinaryBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``: 20 by default (the other binary boosters take 10). On
-        the bench's binary streams 20 learners gain 0.70 points on average over 10 (all five
-        streams, 10 seeds), and 0.45 on eight held-out streams (seven of eight), at 0.56 of
-        the throughput; 40 add little and lose on three held-out streams
-        (``benchmarks/RESULTS.md``, "How many learners").
+    [shared: model]
+    [shared: n_models]
+        20 by default (the other binary boosters take 10): the measured choice, more accurate
+        than 10 at about half the throughput (``benchmarks/RESULTS.md``, "How many learners:
+        OSBoost.OCP's default of 20").
     gamma
         Assumed edge, in ``(0, 1)``: OSBoost's weights and the hinge loss's margin ``theta``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
+    [shared: weighting]
     learning_rate
-        ``c`` in the vote weights' step ``c / sqrt(t)``. The default was measured on Phishing
-        and Bananas (``benchmarks/RESULTS.md``: 0.1 and 0.3 tie, 0.03 and 1 are behind); the
-        code behind the papers' experiments steps ``1 / sqrt(N t)``, close to it for
-        ``N = 10`` to 20.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
+        ``c`` in the vote weights' step ``c / sqrt(t)``. The default is the measured choice
+        (``benchmarks/RESULTS.md``, "OSBoost.OCP's learning rate"); the code behind the papers'
+        experiments steps ``1 / sqrt(N t)``, close to it for ``N = 10`` to 20.
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
     deep_scale
         A second chain of ``ceil(n_models / 2)`` learners beside this one, the same booster
         taught with its weights multiplied by ``deep_scale``, so that its Hoeffding trees split
         sooner and grow deeper; the booster predicts with Hedge over the two chains'
         prequential mistakes (:class:`~river_boost.booster.DeepChain`). 12 by default; 1 turns
-        it off (one chain, 2 to 3 times the throughput). Shallow trees with naive-Bayes leaves
-        win on noisy linear streams, deep trees on narrow non-linear ones: with both, on the
-        bench's binary streams (ten seeds) it gained 3.0 points on Bananas and 0.5 on Phishing
-        and lost nowhere, and on eleven held-out streams it gained on nine, up to 3.0 points
-        (``benchmarks/RESULTS.md``, "Two chains: shallow and deep trees"). 40 learners in one
-        chain gained far less for about the same time.
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`); the new learner's vote weight starts again
-        at ``1/N`` (the others make room for it on the simplex).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), the vote weights' learning-rate floor ``learning_rate /
-        sqrt(memory)``, and how fast learners may be replaced (none while one in five is
-        younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+        it off (one chain, faster). Shallow trees with naive-Bayes leaves win on noisy linear
+        streams, deep trees on narrow non-linear ones: with both, the booster gained on most
+        streams and lost on none of the bench's; a longer single chain gains less for the same
+        time (``benchmarks/RESULTS.md``, "Two chains: shallow and deep trees").
+    [shared: seed/simplex]
+    [shared: drift_detector]
+        The new learner's vote weight starts again at ``1/N`` (the others make room for it on
+        the simplex).
+    [shared: warning_detector]
+    [shared: memory/simplex]
 
     References
     ----------
@@ -732,7 +547,7 @@ class AdaBoostOL(BinaryBooster):
     weights ``alpha_i`` follow online gradient descent on the logistic loss with rate
     ``4 / sqrt(t)``, projected on ``[-2, 2]``, and the ``N`` experts (expert ``i`` votes
     ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``
-    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Experts`).
+    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Hedge`).
     With ``weighting="sampling"`` this is AdaBoost.OL.S.
 
     **Prediction.** The paper draws an expert from the Hedge distribution. Three options:
@@ -745,58 +560,27 @@ class AdaBoostOL(BinaryBooster):
     - ``"random"``: the paper's algorithm: ``predict_one`` draws an expert (seeded) and returns
       its vote; ``predict_proba_one`` returns the distribution it draws from (as ``"vote"``).
 
-    The default was chosen by measurement (``benchmarks/RESULTS.md``): ``"hedge"`` is at
-    least as accurate as ``"vote"`` and, unlike it, gives graded probabilities (useful for
-    log loss and ROC AUC).
+    The default was chosen by measurement (``benchmarks/RESULTS.md``, "The documented
+    defaults"): ``"hedge"`` is as accurate as ``"vote"`` and, unlike it, gives graded
+    probabilities (useful for log loss and ROC AUC).
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
+    [shared: model]
+    [shared: n_models]
+    [shared: weighting]
         ``"sampling"`` is AdaBoost.OL.S.
     prediction
         ``"hedge"``, ``"vote"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)``; the paper's analysis uses 4.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), the vote weights' learning-rate floor ``learning_rate /
-        sqrt(memory)`` and fixed-share Hedge (share ``1 / memory``), and how fast learners may
-        be replaced (none while one in five is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory/surrogate]
 
     References
     ----------

@@ -22,6 +22,7 @@ import random
 
 from river import base, drift
 
+from . import _params_doc
 from . import engine as _engine
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
@@ -65,9 +66,15 @@ class Booster(base.Estimator):
     that choose the task and the rule, and each lists its parameters River-style, the ten
     every preset shares among them (``model``, ``n_models``, ``weighting``, ``diversify``,
     ``feature_fraction``, ``min_weight``, ``seed``, ``drift_detector``, ``warning_detector``,
-    ``memory``). The properties below are the diagnostics every preset has.
+    ``memory``) written once, in :mod:`river_boost._params_doc`, and shown on every preset.
+    The properties below are the diagnostics every preset has.
 
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:  # the shared parameters' entries, written out (river_boost/_params_doc.py)
+            cls.__doc__ = _params_doc.expand(cls.__doc__)
 
     def _build(self, task, rule, params: dict):
         """Store the preset's parameters under their own names (River's convention: ``clone()``

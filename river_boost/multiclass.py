@@ -58,24 +58,14 @@ class AdaBoostOLM(MulticlassBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``: 20 by default (OnlineMBBM takes 10). Against 10, 20
-        learners gain 1.4 points on average on the bench's multiclass streams (LED −0.06, at
-        its Bayes rate), 1.5 on five held-out multiclass streams (four of five, worst −0.01)
-        and 2.7 on the drift suite's multiclass streams with drift adaptation (4.5 without),
-        at 0.4-0.6 of the throughput; 40 gain about one point more at half the speed again
+    [shared: model]
+    [shared: n_models]
+        20 by default (OnlineMBBM takes 10): the measured choice, more accurate than 10 on
+        the bench's, held-out and drifting multiclass streams at about half the throughput
         (``benchmarks/RESULTS.md``, "How many learners: AdaBoost.OLM's default of 20").
     classes
         Labels known in advance (optional); others join when first seen.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
+    [shared: weighting]
     weak_prediction
         ``"cost"`` (the paper: least expected cost under the learner's probabilities) or
         ``"argmax"`` (the learner's most probable label).
@@ -83,19 +73,9 @@ class AdaBoostOLM(MulticlassBooster):
         ``"hedge"``, ``"vote"`` or ``"random"``.
     learning_rate
         ``c`` in the OGD rate ``c / ((k - 1) sqrt(t))``; the paper's choice is ``2 sqrt(2)``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
     weight_scale
         Every weight a learner is taught with is multiplied by this: Hoeffding trees count
         summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
@@ -106,27 +86,13 @@ class AdaBoostOLM(MulticlassBooster):
         same booster taught with its weights multiplied by ``deep_scale`` (deeper trees), runs
         beside this one, and Hedge over the two chains' prequential mistakes predicts
         (:class:`~river_boost.booster.DeepChain`, as ``OSBoostOCP``'s default).
-        ``deep_scale=12`` gained 2.2 points on ImageSegments and 1.2 on RandomRBF, changed
-        LED and Waveform by less than 0.05 and gained on five held-out multiclass streams
-        (+0.7 on average), but runs at 0.37-0.55 of the throughput, so it is an option
+        ``deep_scale=12`` gained on ImageSegments, RandomRBF and the held-out multiclass streams
+        and changed the others little, but at about half the throughput, so it is an option
         (``benchmarks/RESULTS.md``, "The learners' weight scale").
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), the vote weights' learning-rate floor ``learning_rate /
-        sqrt(memory)`` and fixed-share Hedge (share ``1 / memory``), and how fast learners may
-        be replaced (none while one in five is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory/surrogate]
 
     References
     ----------
@@ -191,11 +157,10 @@ class OnlineMBBM(MulticlassBooster):
     under ``(votes left, sorted gaps)``. Labels with equal scores are interchangeable, so a
     cost matrix costs ``G^2 + G`` potentials for ``G`` distinct scores. A potential with
     ``n <= 40`` votes left is the original dense DP (``O(n^3)``); above, an ``O(n^2)``
-    Poisson-conditioned DP (about 0.05-0.3 s at ``n = 999``), so ``n_models`` in the hundreds
-    runs, at seconds per example (``benchmarks/mbbm_many_learners.py``: about 1 s with 100
-    learners on ImageSegments, 3 s on a 30-class RandomRBF; with 1,000 learners 30-60 s, nearly
-    all of it in the ~12,000 potentials per example that no cache holds). For ensembles that
-    large, :class:`AdaBoostOLM` costs the same per learner whatever ``N``.
+    Poisson-conditioned DP, so ``n_models`` in the hundreds runs, but an example's cost grows
+    fast with ``N``, nearly all of it in the potentials no cache holds (``benchmarks/RESULTS.md``,
+    "OnlineMBBM's cost"). For ensembles that large, :class:`AdaBoostOLM` costs the same per
+    learner whatever ``N``.
 
     **Weight bound** ``w* = (k - 1) min(1, k M_n)`` with ``M_n`` the largest point
     probability of the gap between the right label's and one wrong label's remaining votes
@@ -216,57 +181,27 @@ class OnlineMBBM(MulticlassBooster):
 
     Parameters
     ----------
-    model
-        The weak learner, cloned for every position (default:
-        :func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit
-        that binds, compiled). Any River classifier works.
-    n_models
-        Number of weak learners ``N``.
+    [shared: model]
+    [shared: n_models]
     gamma
         Assumed edge, in ``(0, 1)``.
     classes
         Labels known in advance (optional); others join when first seen.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
+    [shared: weighting]
     weak_prediction
         ``"cost"`` (the paper) or ``"argmax"``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: every feature, the measured choice for binary and multiclass
-        streams (random subsets lost accuracy on narrow streams and 2.9 points on mice_protein's
-        77 features). ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
+    [shared: diversify]
+    [shared: feature_fraction]
+    [shared: min_weight]
     weight_scale
         Every weight a learner is taught with is multiplied by this: Hoeffding trees count
         summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
         It helps on stationary streams and hurts on drifting ones (the multiclass guide has
         the measurements).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------

@@ -57,59 +57,26 @@ class AdaOLMR(RankingBooster):
 
     Parameters
     ----------
-    model
-        The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`).
-        Which leaves suit which trees (``benchmarks/RESULTS.md`` has the measurements): with
-        trees that split rarely (the default diversified trees), leaves should give
-        ``x``-dependent probabilities before the tree splits, as River's default adaptive
-        naive-Bayes leaves do; majority-class leaves would vote the same distribution for
-        every ``x`` until a split, and on a small set none may come. With trees that split
-        every few examples (``diversify="paper"``) majority-class leaves, VFDT's and the
-        paper's, ranked better.
-    n_models
-        Number of weak learners ``N``.
+    [shared: model/ranking]
+        Which leaves suit which trees: with trees that split rarely (the default diversified
+        trees), leaves should give ``x``-dependent probabilities before the tree splits, as
+        River's default adaptive naive-Bayes leaves do; majority-class leaves would vote the same
+        distribution for every ``x`` until a split, and on a small set none may come. With trees
+        that split every few examples (``diversify="paper"``) majority-class leaves, VFDT's and
+        the paper's, ranked better (``benchmarks/RESULTS.md``, "The paper's Table 3 protocol").
+    [shared: n_models]
     prediction
         ``"hedge"`` or ``"random"``, see above.
     learning_rate
         ``c`` in the OGD step ``c / sqrt(t)`` on ``alpha``; the paper's is 1.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: decided from the number of features ``d`` of the first
-        non-empty ``x``: every feature while ``d <= 32``, else about ``max(20, sqrt(d))`` random
-        features per learner (:func:`~river_boost.core.auto_feature_count`), as the paper's 20
-        covariates per learner. On the multi-label papers' sets (72-294 features) it cut the
-        test rank loss on emotions and scene by 0.02-0.03 and cost about 0.004 on yeast.
-        ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), the vote weights' learning-rate floor ``learning_rate /
-        sqrt(memory)`` and fixed-share Hedge (share ``1 / memory``), and how fast learners may
-        be replaced (none while one in five is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction/ranking]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory/surrogate]
 
     References
     ----------
@@ -178,53 +145,22 @@ class OnlineBMR(RankingBooster):
 
     Parameters
     ----------
-    model
-        The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`).
+    [shared: model/ranking]
         :class:`AdaOLMR`'s ``model`` says which leaves suit which trees.
-    n_models
-        Number of weak learners ``N``.
+    [shared: n_models]
     gamma
         Edge of the baseline learner; the paper tried {.2, .1, .01, .001} for few labels and
         {.05, .01, .005, .001} for many.
     loss
         ``"hinge"`` or ``"rank"``.
-    weighting
-        How the booster's weight ``p`` in ``[0, 1]`` for an example reaches a learner:
-        ``"importance"`` (what the papers found better) as an importance weight, rescaled so
-        that its running mean is 1 for each learner (Hoeffding trees count weight, not
-        examples); ``"sampling"``: the learner gets the example with probability ``p``.
-    diversify
-        ``True``: draw the trees' ``delta``, ``tau`` and ``grace_period`` at random, all but the
-        first learner's; ``"paper"``: as the papers' code (grace period 1-10, per-learner weight
-        scale 10-200); ``False``: clones of ``model`` as given.
-    feature_fraction
-        Fraction of the features each learner sees: a random subset per learner, hashed from the
-        seed and the feature's name, so that features appearing mid-stream are assigned too (1:
-        every feature). ``"auto"``: decided from the number of features ``d`` of the first
-        non-empty ``x``: every feature while ``d <= 32``, else about ``max(20, sqrt(d))`` random
-        features per learner (:func:`~river_boost.core.auto_feature_count`), as the paper's 20
-        covariates per learner. On the multi-label papers' sets (72-294 features) it cut the
-        test rank loss on emotions and scene by 0.02-0.03 and cost about 0.004 on yeast.
-        ``feature_subsets`` shows the decision.
-    min_weight
-        Importance weights below this are thinned without bias: passed as ``min_weight`` with
-        probability ``w / min_weight``, skipped otherwise (0 passes every weight).
-    seed
-        Random seed (sampling, thinning, diversification, feature subsets, random predictions).
-    drift_detector
-        ``None``: no drift adaptation. A River drift detector (``drift.ADWIN()``, ...): each
-        learner watches its own error with a clone of it and is replaced by a fresh learner when
-        it fires (:mod:`river_boost.adaptation`).
-    warning_detector
-        ``None``, or a River drift detector more sensitive than ``drift_detector`` (e.g.
-        ``drift.ADWIN(delta=0.01)``) whose signal starts a background learner that replaces the
-        learner on drift, as River's ARF does. Needs a ``drift_detector``.
-    memory
-        With a ``drift_detector``: about how many examples the learners' edges remember
-        (exponentially weighted), and how fast learners may be replaced (none while one in five
-        is younger than ``memory`` examples); ``None``:
-        :data:`~river_boost.adaptation.DEFAULT_MEMORY` (10,000). Smaller follows frequent,
-        abrupt changes faster. Needs a ``drift_detector``.
+    [shared: weighting]
+    [shared: diversify]
+    [shared: feature_fraction/ranking]
+    [shared: min_weight]
+    [shared: seed]
+    [shared: drift_detector]
+    [shared: warning_detector]
+    [shared: memory]
 
     References
     ----------

@@ -1,8 +1,12 @@
-"""Griffe extension for the API reference: the docstrings' Sphinx roles and reference lists.
+"""Griffe extension for the API reference: the shared parameters, the docstrings' Sphinx roles
+and reference lists.
 
 The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
 (``:class:`~river_boost.core.WeakLearnerPool```). mkdocstrings renders Markdown, so
 
+- a preset's ``[shared: name]`` marker lines become the shared parameters' entries, from the
+  texts in ``river_boost/_params_doc.py``, as they are at run time in the class's ``__doc__``
+  (griffe reads the source, where only the markers are);
 - a role becomes a cross-reference to the documented object when there is one (optional: a
   role naming an object the site does not document, e.g. River's, stays plain code), shown as
   its last component with ``~``, as Sphinx does;
@@ -13,17 +17,28 @@ The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
   are properties whose docstring is set at run time; griffe reads the source, so they get
   that docstring and the property label here, and show with the other diagnostics.
 
-Parameters need nothing from here: every booster writes each of its parameters out, River's
-way, and griffe's numpy parser reads them as they are (``tests/docs/test_docs_api.py``).
+Once the markers are expanded, every booster lists each of its parameters, River's way, and
+griffe's numpy parser reads them as they are (``tests/docs/test_docs_api.py``).
 """
 
 from __future__ import annotations
 
 import ast
 import html
+import importlib.util
+import pathlib
 import re
 
 import griffe
+
+# The shared parameters' texts, loaded from their file: the site is built from the source and
+# needs no compiled river_boost
+_SPEC = importlib.util.spec_from_file_location(
+    "_river_boost_params_doc",
+    pathlib.Path(__file__).resolve().parents[2] / "river_boost" / "_params_doc.py",
+)
+params_doc = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(params_doc)
 
 ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):`(~?)([\w.]+)`")
 FOOTNOTE = re.compile(r"^\[\^(\w+)\]:\s*", re.M)
@@ -45,7 +60,10 @@ class RiverBoostDocstrings(griffe.Extension):
         if obj.docstring is None:
             return
         module = obj.module.path if not obj.is_module else obj.path
-        value = FOOTNOTE.sub(lambda m: f"{m.group(1)}. ", obj.docstring.value)
+        value = obj.docstring.value
+        if obj.is_class:
+            value = params_doc.expand(value)
+        value = FOOTNOTE.sub(lambda m: f"{m.group(1)}. ", value)
         obj.docstring.value = ROLE.sub(lambda m: _role(m, module), value)
 
     def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:

@@ -107,3 +107,19 @@ def test_internal_classes_are_not_in_the_reference():
     text = "\n".join(page.read_text() for page in pages)
     for internal in ("EdgeBooster", "river_boost.engine"):
         assert internal not in text
+
+
+@pytest.mark.parametrize("name", BOOSTERS)
+def test_the_run_time_docstring_writes_out_every_parameter(name):
+    """``help()`` and River's tools read ``__doc__``: the shared parameters' markers
+    (``river_boost/_params_doc.py``) are written out there, every parameter in order."""
+    cls = getattr(river_boost, name)
+    assert "[shared:" not in cls.__doc__, f"{name}: a shared parameter's marker is left"
+    doc = griffe.Docstring(inspect.cleandoc(cls.__doc__), parser="numpy")
+    parsed = doc.parse(warn_unknown_params=False, warn_missing_types=False)
+    sections = [s for s in parsed if s.kind.value == "parameters"]
+    assert len(sections) == 1, f"{name}: {len(sections)} Parameters sections"
+    documented = {p.name: p.description for p in sections[0].value}
+    assert list(documented) == list(inspect.signature(cls).parameters), name
+    for pname, description in documented.items():
+        assert description.strip(), f"{name}.{pname} has no description"

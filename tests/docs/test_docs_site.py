@@ -120,6 +120,18 @@ def test_internal_classes_have_no_page(site):
         assert "EdgeBooster" not in page.read_text(), page
 
 
+def test_the_changelog_links_lead_to_the_figures(site):
+    """CHANGELOG.md links the RESULTS sections as the repository holds them; on the site
+    (docs/_ext/changelog_links.py) each link leads to the benchmark page's section."""
+    changelog = (site / "changelog" / "index.html").read_text()
+    benchmarks = (site / "benchmarks" / "index.html").read_text()
+    anchors = re.findall(r'href="\.\./benchmarks/#([\w-]+)"', changelog)
+    assert anchors, "the changelog links no figures"
+    for anchor in anchors:
+        assert f'id="{anchor}"' in benchmarks, f"the benchmark page has no section {anchor}"
+    assert not re.search(r'href="[^"]*RESULTS\.md', changelog), "a link to the repository's file"
+
+
 def test_the_notebooks_are_stored_with_their_outputs():
     import json
 

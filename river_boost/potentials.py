@@ -763,7 +763,6 @@ class MulticlassZeroOnePotential(Potential):
         self.cache_size = cache_size
         self.p_right = (1.0 - gamma) / n_classes + gamma
         self._cache = BoundedCache(cache_size)
-        self._matrices = BoundedCache(cache_size // 10)
         self._max_weights: dict = {}  # one per number of votes left: at most N
         self._gap_peaks: dict = {}  # _max_gap_pmf above TENSOR_MAX_N (_gap_pass)
         self._gap_tails = BoundedCache(100_000)  # laws of one gap (_gap_tail, _gap_pass)
@@ -804,19 +803,15 @@ class MulticlassZeroOnePotential(Potential):
         """``C[r, l] = phi_n^r(s + e_l)`` for all labels (a read-only ``k x k`` numpy array).
 
         Labels with equal scores are interchangeable, so a matrix needs only ``G^2 + G``
-        potentials for ``G`` distinct scores instead of ``k^2``: the compiled walk's
+        potentials for ``G`` distinct scores instead of ``k^2``: the compiled engine's
         assembly (``river_boost.engine._costs.MBBMCosts``), each potential read from this
-        potential's cache. Matrices are cached per ``(n, s)`` (bounded like the
-        potentials): a booster meets the same few vote vectors over and over.
+        potential's cache. (The engines keep the matrices they meet in their own table.)
         """
-        key = (n, tuple(int(v) for v in s))
-        C = self._matrices.get(key)
-        if C is None:
-            if len(key[1]) != self.n_classes:
-                raise ValueError(f"expected {self.n_classes} scores, got {len(key[1])}")
-            C = np.array(_costs.MBBMCosts(self, 1).cost_matrix(self, n, list(key[1])))
-            C.flags.writeable = False
-            self._matrices.put(key, C)
+        scores = [int(v) for v in s]
+        if len(scores) != self.n_classes:
+            raise ValueError(f"expected {self.n_classes} scores, got {len(scores)}")
+        C = np.array(_costs.MBBMCosts(self, 1).cost_matrix(self, n, scores))
+        C.flags.writeable = False
         return C
 
     def cost_row(self, n: int, s, r: int) -> list:

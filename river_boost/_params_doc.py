@@ -1,8 +1,9 @@
 """The parameters every booster preset shares, written once.
 
 Every preset (``OnlineBBM``, ``AdaBoostOL``, ``AdaBoostOLM``, ``AdaOLMR``, ...) takes the ten
-parameters in :data:`SHARED`. Its numpy docstring lists all its parameters in the signature's
-order, River's way, but for a shared one it writes a marker line where the entry goes::
+parameters in :data:`SHARED` (the binary and multiclass ones also ``deep_scale``). Its numpy
+docstring lists all its parameters in the signature's order, River's way, but for a shared one
+it writes a marker line where the entry goes::
 
     Parameters
     ----------
@@ -122,6 +123,15 @@ TEXTS = {
     "memory/simplex": _MEMORY.format(also=f", {_RATE_FLOOR}"),
     "memory/potential": _MEMORY.format(
         also=f"; with a surrogate potential also {_RATE_FLOOR} and {_FIXED_SHARE}"
+    ),
+    "deep_scale": (
+        "1 (the default): one chain of learners. Above 1: a second chain of ``ceil(n_models / "
+        "2)`` learners beside this one, the same booster taught with its weights multiplied by "
+        "``deep_scale``, so that its Hoeffding trees split sooner and grow deeper; the booster "
+        "predicts with Hedge over the two chains' prequential mistakes "
+        "(:class:`~river_boost.booster.DeepChain`; ``deep_chain`` is the second chain, with its "
+        "diagnostics). Measured for OSBoost.OCP and AdaBoost.OLM (``benchmarks/RESULTS.md``, "
+        '"Two chains: shallow and deep trees").'
     ),
 }
 

@@ -89,6 +89,7 @@ class PotentialBooster(BinaryBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory/potential]
+    [shared: deep_scale]
 
     References
     ----------
@@ -130,6 +131,7 @@ class PotentialBooster(BinaryBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(_checked(potential, n_models), locals())
 
@@ -151,6 +153,7 @@ class EdgeBooster(BinaryBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(self._potential(n_models, gamma), locals())
 
@@ -192,6 +195,7 @@ class OnlineBBM(EdgeBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory]
+    [shared: deep_scale]
 
     References
     ----------
@@ -258,6 +262,7 @@ class NHBoostDT(BinaryBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory]
+    [shared: deep_scale]
 
     References
     ----------
@@ -307,6 +312,7 @@ class NHBoostDT(BinaryBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(NormalHedgePotential(), locals())
 
@@ -343,6 +349,7 @@ class SquintBoost(BinaryBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory]
+    [shared: deep_scale]
 
     References
     ----------
@@ -380,6 +387,7 @@ class SquintBoost(BinaryBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(SquintPotential(prior), locals())
 
@@ -408,6 +416,7 @@ class OSBoost(EdgeBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory]
+    [shared: deep_scale]
 
     References
     ----------
@@ -581,6 +590,7 @@ class AdaBoostOL(BinaryBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory/surrogate]
+    [shared: deep_scale]
 
     References
     ----------
@@ -625,5 +635,6 @@ class AdaBoostOL(BinaryBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(LogisticLoss(), locals())

@@ -17,6 +17,7 @@ Every public booster is this walk with a task and a rule: a new booster is one r
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
 
@@ -129,8 +130,6 @@ class Booster(base.Estimator):
     def _deep_chain(self, scale: float) -> DeepChain:
         """The same preset, built by its own constructor, ``ceil(N / 2)`` learners long, its
         learners' weights multiplied by ``scale`` (see :class:`DeepChain`)."""
-        if self._engine.task.kind == "ranking":
-            raise ValueError("deep_scale: a deep chain is for binary and multiclass boosters")
         # its seed drawn after the pool's, so that the booster's own chain is the booster
         # without a deep chain
         seed = self._engine.draw_rng.getrandbits(64) if self.seed is not None else None
@@ -147,10 +146,21 @@ class Booster(base.Estimator):
         if limits:
             model = model.clone(limits)
         new = {"n_models": (self.n_models + 1) // 2, "model": model, "deep_scale": 1.0}
+        signature = inspect.signature(type(self)).parameters
+        potential = self.potential
+        if "potential" in signature and "n_models" in potential._get_params():
+            # a potential of your own built for the booster's length: the chain's length
+            new["potential"] = potential.clone({"n_models": new["n_models"]})
+        # the deep chain's weights scaled: through the preset's weight_scale if it has one,
+        # else each learner's scale multiplied (1 times the paper's per-learner draw)
+        own = "weight_scale" in signature
+        if own:
+            new["weight_scale"] = scale * self.weight_scale
         chain = self.clone({**new, "seed": seed})  # (River's clone: by the constructor)
-        scales = chain._engine.pool._weight_scales  # the deep chain's weights, scaled
-        for i in range(len(scales)):
-            scales[i] = scale * scales[i]
+        if not own:
+            scales = chain._engine.pool._weight_scales
+            for i in range(len(scales)):
+                scales[i] = scale * scales[i]
         return DeepChain(chain)
 
     def _experts(self, task, rule, params, memory) -> tuple:

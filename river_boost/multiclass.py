@@ -202,6 +202,7 @@ class OnlineMBBM(MulticlassBooster):
     [shared: drift_detector]
     [shared: warning_detector]
     [shared: memory]
+    [shared: deep_scale]
 
     References
     ----------
@@ -246,5 +247,6 @@ class OnlineMBBM(MulticlassBooster):
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
         memory: int | None = None,
+        deep_scale: float = 1.0,
     ):
         self._build(MulticlassZeroOnePotential(2, gamma), locals())

@@ -13,6 +13,7 @@ import pytest
 from river import checks, compose, datasets, evaluate, metrics, preprocessing, tree
 
 import river_boost as rb
+from river_boost import potentials
 from river_boost.core import clean_features
 
 from ..engine.test_experts import brute_simplex_projection
@@ -542,3 +543,35 @@ def test_two_chains_pickled_mid_stream_predict_as_the_original():
 def test_a_deep_scale_that_is_not_a_positive_number_is_refused(bad):
     with pytest.raises(ValueError, match="deep_scale"):
         rb.OSBoostOCP(deep_scale=bad)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [rb.PotentialBooster, rb.OnlineBBM, rb.NHBoostDT, rb.SquintBoost, rb.OSBoost, rb.AdaBoostOL],
+    ids=lambda c: c.__name__,
+)
+def test_every_binary_preset_takes_a_deep_chain(cls):
+    """deep_scale on any preset: a second chain of the same preset, half as long, its weights
+    scaled, with its own diagnostics; the booster's probabilities are Hedge's mixture of the
+    two chains', and a pickle taken mid-stream goes on identically."""
+    args = (potentials.BinomialPotential(n_models=5, gamma=0.1),)
+    args = args if cls is rb.PotentialBooster else ()
+    booster = cls(*args, n_models=5, deep_scale=4.0, seed=3)
+    deep = booster.deep_chain
+    assert type(deep) is cls and deep.n_models == 3 and deep.deep_chain is None
+    assert deep.pool.weight_scales == [4.0] * 3
+    stream = phishing(400)
+    for x, y in stream[:250]:
+        booster.learn_one(x, y)
+    assert deep.n_seen == booster.n_seen == 250
+    assert 0.0 < booster.deep_chain_weight < 1.0
+    x = stream[250][0]
+    v = booster.deep_chain_weight
+    mixed = booster.predict_proba_one(x)
+    own, other = booster._engine.predict_proba_one(x), deep.predict_proba_one(x)
+    assert mixed[True] == pytest.approx((1 - v) * own[True] + v * other[True])
+    twin = pickle.loads(pickle.dumps(booster))
+    for x, y in stream[250:]:
+        assert twin.predict_proba_one(x) == booster.predict_proba_one(x)
+        twin.learn_one(x, y)
+        booster.learn_one(x, y)

@@ -7,7 +7,7 @@ River's trees in Python nodes (off). Every metric the bench records must be iden
 the two (accuracy, the learning curve, the program's size, the update share): the script
 fails otherwise. Reported: median throughput of each over ``--repeats`` runs, and the ratio.
 
-The bench's timing proxy (``bench._instrument``) times the weak learners by wrapping the
+The bench's timing proxy (``bench.runner._instrument``) times the weak learners by wrapping the
 booster's forest in a ``_Timed`` forwarder (with Python nodes: its template). Here the booster
 is not wrapped, in either arm (no weak-learner time is reported).
 
@@ -21,6 +21,7 @@ import statistics
 import sys
 
 from river_boost import bench, forest, martingale
+from river_boost.bench import runner
 
 STREAMS = ["phishing", "bananas", "agrawal", "sea", "hyperplane"]
 
@@ -31,7 +32,7 @@ def _untimed(model, clock):
     return _instrument(model, clock)
 
 
-_instrument = bench._instrument
+_instrument = runner._instrument
 
 
 def run(stream: str, enabled: bool, seed: int):
@@ -52,7 +53,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args(argv)
-    bench._instrument = _untimed
+    runner._instrument = _untimed
     print(f"{'stream':<12}{'forest ex/s':>14}{'python ex/s':>14}{'speed-up':>10}  metrics")
     ratios = []
     for stream in args.streams.split(","):

@@ -76,7 +76,7 @@ from river import multioutput, tree
 import river_boost as rb
 from river_boost import bench, potentials
 from river_boost import engine as _walk
-from river_boost.bench import anchors
+from river_boost.bench import anchors, runner
 
 N_MODELS = 10
 SEED = 42
@@ -108,7 +108,7 @@ def run(model, data, ranking: bool, process=False):
         start = _clock(process)
         if ranking:
             for x, y in data:
-                out.append(bench._label_scores(model, x))
+                out.append(runner._label_scores(model, x))
                 model.learn_one(x, y)
         else:
             for x, y in data:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from river_boost import bench
-from river_boost.bench import cli, loaders
+from river_boost.bench import cli, loaders, runner
 
 from ..helpers import SHARED_DATA
 
@@ -182,7 +182,7 @@ def test_boosters_run_on_the_compiled_walk_and_their_forest_time_is_measured():
     for name in ("AdaBoost.OL", "AdaBoost.OL+drift"):
         model = bench.build(bench.ModelSpec(name), 3, 1)
         learners = model.pool.learners
-        model, measured = bench._instrument(model, [0.0])
+        model, measured = runner._instrument(model, [0.0])
         assert measured == "walk" and model.pool.learners is learners
     r = bench.run_one("phishing", bench.ModelSpec("AdaBoost.OL"), 1, 3, bench.Protocol(200))
     assert 0.0 < r.weak_seconds < r.seconds
@@ -194,8 +194,8 @@ def test_the_martingale_booster_keeps_its_compiled_forest_when_timed():
     from river_boost import forest, martingale
 
     spec, protocol = bench.ModelSpec("MartingaleBooster"), bench.Protocol(300)
-    model, measured = bench._instrument(bench.build(spec, 3, 1), [0.0])
-    assert measured is True and isinstance(model._forest, bench._Timed)
+    model, measured = runner._instrument(bench.build(spec, 3, 1), [0.0])
+    assert measured is True and isinstance(model._forest, runner._Timed)
     timed = bench.run_one("bananas", spec, 1, 3, protocol)
     assert 0.0 < timed.weak_seconds < timed.seconds
     forest.ENABLED = False  # River's trees in Python nodes, timed through the template

@@ -12,7 +12,8 @@ from river.datasets import synth
 
 import river_boost
 from river_boost import adaptation, bench, forest
-from river_boost.bench import REGISTRY, _chain
+from river_boost.bench import REGISTRY
+from river_boost.bench.streams import _chain
 
 from ..helpers import BINARY_PRESETS as BINARY
 from ..helpers import MULTICLASS_PRESETS as MULTICLASS

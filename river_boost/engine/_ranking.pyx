@@ -257,6 +257,6 @@ cdef class RankingEngine(Engine):
         for j in range(k):
             if rel[j]:
                 support[j] = support[j] + 1
-                if <long long>support[j] == MIN_SUPPORT:  # the label now counts (walk_key changed)
+                if <long long>support[j] == MIN_SUPPORT:  # the label now counts in the votes
                     self._walk_stale()
         return True

@@ -5,18 +5,12 @@
 
 The walk they share and the state it changes: river_boost.engine._engine."""
 
-from libc.stdlib cimport free, calloc
-from libc.string cimport memcpy
-from libc.math cimport exp, floor
-
 from river_boost.engine._constants cimport MIN_SUPPORT
-from river_boost.engine._engine cimport Engine, CWalk, P_VOTE_SHARE, P_HEDGE, P_VOTE, P_RANDOM
-from river_boost.engine._engine cimport P_FINAL, _check_w
-from river_boost.engine._rules cimport Rule, BinaryExample, MBBMRule
+from river_boost.engine._engine cimport Engine, CWalk, P_VOTE_SHARE, P_HEDGE, P_RANDOM, _check_w
+from river_boost.engine._rules cimport Rule, MBBMRule
 from river_boost.engine._costs cimport MBBMCosts, LogisticCosts
-from river_boost.engine._vec cimport vsum, vmax, vexp, vecmat, vsum_axis0, logistic_weight
-from river_boost.engine._votes cimport py_min, py_max, _first_max, _argbest, _least_cost
-from river_boost.engine._votes cimport _tie_tol, _supported, _hedge_lean
+from river_boost.engine._vec cimport vsum, vmax, vexp, vecmat
+from river_boost.engine._votes cimport _argbest, _least_cost, _tie_tol, _supported
 
 
 cdef class MulticlassEngine(Engine):

@@ -365,6 +365,10 @@ def pick_tuned(results):
 BACKENDS = ("joblib", "dask")
 
 
+#: the bench's modules a cached run depends on (the streams, the models, the runs)
+_RUN_CODE = ("streams.py", "registry.py", "runner.py")
+
+
 class ResultCache:
     """Results of River's own models (the ``baseline`` entries: a single Hoeffding tree,
     River's AdaBoost, BOLE, ARF and ClassifierChain), kept on disk between invocations.
@@ -373,7 +377,8 @@ class ResultCache:
     they are most of the default bench's time (River's AdaBoost, BOLE and ARF: about 60% of
     its CPU seconds). A run is read back only for the same stream, model, seed, number of
     models, protocol and data folder, under the same versions of river_boost, River, NumPy
-    and Python and the same ``bench.py``; anything else, or ``--no-cache``, runs it again.
+    and Python and the same code of the bench's streams, models and runs (``streams.py``,
+    ``registry.py``, this module); anything else, or ``--no-cache``, runs it again.
     Results read back keep their original ``seconds`` and say so (``RunResult.cached``).
     """
 
@@ -388,8 +393,11 @@ class ResultCache:
 
         self.folder = pathlib.Path(folder)
         self.hits = 0
-        # what every key also depends on: the versions and this file's code
-        code = hashlib.sha256(pathlib.Path(__file__).read_bytes()).hexdigest()
+        # what every key also depends on: the versions and the code that makes a run
+        here = pathlib.Path(__file__).parent
+        code = hashlib.sha256(
+            b"".join((here / name).read_bytes() for name in _RUN_CODE)
+        ).hexdigest()
         versions = (__version__, river.__version__, numpy.__version__, platform.python_version())
         self._salt = repr((versions, code))
 

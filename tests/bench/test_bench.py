@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
@@ -151,6 +152,23 @@ def test_the_cache_misses_on_other_options_and_survives_a_damaged_file(tmp_path)
         path.write_bytes(b"not a pickle")
     rerun = bench.run_grid(runs, n_models=2, protocol=protocol, cache=cache)
     assert cache.hits == 1 and rerun[0].accuracy == first[0].accuracy
+
+
+def test_the_cache_key_covers_the_code_of_the_streams_the_models_and_the_runs(
+    tmp_path, monkeypatch
+):
+    """A cached River run is read back only under the same code of the bench's streams, models
+    and runs: a change to any of the three modules gives other keys."""
+    salts = [runner.ResultCache(tmp_path)._salt]
+    real = pathlib.Path.read_bytes
+    for name in ("streams.py", "registry.py", "runner.py"):
+
+        def changed(self, name=name):
+            return real(self) + (b"# changed" if self.name == name else b"")
+
+        monkeypatch.setattr(pathlib.Path, "read_bytes", changed)
+        salts.append(runner.ResultCache(tmp_path)._salt)
+    assert len(set(salts)) == 4
 
 
 def test_n_models_default_runs_boosters_at_their_defaults_and_river_at_ten(tmp_path):

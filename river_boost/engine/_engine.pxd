@@ -78,7 +78,6 @@ cdef class Engine:
     cdef double* en
     cdef double* ed
     cdef double* tmp
-    cdef double* partials
     cdef char* has_edge
     cdef double* nk  # ranking: each learner's cost vector (n x k)
     cdef int* oi     # the offers: learner, weight

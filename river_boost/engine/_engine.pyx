@@ -249,7 +249,6 @@ cdef class Engine:
         free(self.en)
         free(self.ed)
         free(self.tmp)
-        free(self.partials)
         free(self.has_edge)
         free(self.nk)
         free(self.oi)
@@ -310,10 +309,9 @@ cdef class Engine:
         self.en = <double*>calloc(n + 1, sizeof(double))
         self.ed = <double*>calloc(n + 1, sizeof(double))
         self.tmp = <double*>calloc(n + 1, sizeof(double))
-        self.partials = <double*>calloc(n + 2, sizeof(double))
         self.has_edge = <char*>calloc(n + 1, sizeof(char))
         if (self.teach == NULL or self.grads == NULL or self.edges == NULL or self.en == NULL
-                or self.ed == NULL or self.tmp == NULL or self.partials == NULL
+                or self.ed == NULL or self.tmp == NULL
                 or self.has_edge == NULL):
             raise MemoryError()
         self._nkbuf(2)

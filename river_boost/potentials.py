@@ -10,14 +10,13 @@ margin after the first ``i - 1`` learners, with ``z_j = y * h_j(x)`` in ``{-1, +
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 
 import numpy as np
 from river import base
-from scipy.stats import binom as binom_dist
 
 from .core import BoundedCache, check_choice, check_open_unit
 from .engine import _costs, _dp, _rules
+from .engine import laws as _laws
 
 __all__ = [
     "Potential",
@@ -33,7 +32,6 @@ __all__ = [
     "binomial_log_pmf",
     "logistic_weight",
     "sigmoid",
-    "sigmoid_array",
     "logistic_loss",
     "osboost_weight",
     "rank_loss",
@@ -67,11 +65,17 @@ def binomial_log_pmf(n: int, k: int, q: float) -> float:
 
 
 def logistic_weight(s: float) -> float:
-    """``1 / (1 + exp(s))``: minus the derivative of the logistic loss, without overflow."""
-    if s >= 0:
-        e = math.exp(-s)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(s))
+    """``1 / (1 + exp(s))``: minus the derivative of the logistic loss, without overflow
+    (``exp(-s) / (1 + exp(-s))`` for ``s >= 0``; compiled, the walk's own).
+
+    Examples
+    --------
+
+    >>> logistic_weight(0.0), logistic_weight(1000.0)
+    (0.5, 0.0)
+
+    """
+    return _rules.logistic_weight(s)
 
 
 def sigmoid(z: float) -> float:
@@ -97,15 +101,16 @@ def logistic_loss(s: float) -> float:
 
 def osboost_weight(s: float, gamma: float) -> float:
     """Online smooth boosting weight (Chen, Lin & Lu 2012): 1 if ``s <= 0``, else
-    ``(1 - gamma)^(s/2)``."""
-    if s <= 0:
-        return 1.0
-    return (1.0 - gamma) ** (s / 2.0)
+    ``(1 - gamma)^(s/2)`` (compiled, the walk's own).
 
+    Examples
+    --------
 
-def sigmoid_array(z):
-    """``1 / (1 + exp(-z))`` elementwise (numpy), without overflow."""
-    return 0.5 * (1.0 + np.tanh(0.5 * np.asarray(z, dtype=float)))
+    >>> osboost_weight(-1.0, 0.19), round(osboost_weight(2.0, 0.19), 2)
+    (1.0, 0.81)
+
+    """
+    return _rules.osboost_weight(s, gamma)
 
 
 # ----------------------------------------------------------------------------- the interface
@@ -145,7 +150,8 @@ class Potential(base.Base):
     The ``*_step`` methods turn these into what the walk needs, in the papers' terms; a
     surrogate loss (:class:`LogisticLoss`) overrides them, since the adaptive algorithms also
     learn the learners' vote weights ``alpha`` from its gradient (``surrogate = True``). A new
-    potential is one class (``docs/new-booster.md``).
+    potential is one class (``docs/new-booster.md``). The library's potentials compute with the
+    walk's compiled rules (``engine._rules``), a subclass's ``super()`` calls included.
 
     """
 
@@ -284,6 +290,19 @@ class Potential(base.Base):
 _LOG2 = math.log(2.0)
 
 
+def _compiled_steps(cls, potential, ex) -> list:
+    """The steps of the example ``ex`` by the compiled rule of the library's class ``cls``
+    (``river_boost.engine._rules``), run with ``potential``'s parameters: the state the
+    Python ``*_step`` methods of ``cls`` pass along (one code for the math: the walk's)."""
+    return _rules.compiled_rule(cls, potential, ex.n_models).steps(ex)
+
+
+def _replay(i: int, steps: list) -> tuple:
+    """Learner ``i``'s step from :func:`_compiled_steps`, as a ``*_step`` method returns it."""
+    teach, edge, gradient = steps[i]
+    return teach, edge, steps, gradient
+
+
 def binary_edge(w: float, p: float, z: int) -> tuple:
     """The binary papers' edge ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``: one example's share
     ``(w p z, 2 w p)``, ``z = +1/-1`` for a right/wrong vote before learning."""
@@ -334,46 +353,29 @@ class BinomialPotential(Potential):
             raise ValueError(f"n_models must be >= 1, got {n_models}")
         self.n_models = n_models
         self.gamma = check_open_unit("gamma", gamma)
-        q = (1.0 + gamma) / 2.0
-        self._log_q = math.log(q)
-        self._log_1q = math.log1p(-q)
-        self._log_fact = [math.lgamma(m + 1) for m in range(n_models + 1)]
-        # k at which each learner's weight peaks over reachable margins, and that peak's log.
-        self._argmax_k = []
-        self._log_max = []
-        for i in range(1, n_models + 1):
-            n = n_models - i
-            lo = max(0, (n_models - 2 * i + 2) // 2)
-            hi = min(n, n_models // 2)
-            k = min(max(math.floor((n + 1) * q), lo), hi)
-            self._argmax_k.append(k)
-            self._log_max.append(self._log_pmf(n, k))
 
-    def _log_pmf(self, n: int, k: int) -> float:
-        if k < 0 or k > n:
-            return -math.inf
-        lf = self._log_fact
-        return lf[n] - lf[k] - lf[n - k] + k * self._log_q + (n - k) * self._log_1q
-
-    def _k(self, i: int, s: float) -> int:
-        return math.floor((self.n_models - i - s + 1) / 2)
+    def _tables(self):
+        """The compiled tables of ``log k!`` and each learner's peak weight (built once per
+        ``(n_models, gamma)``; the walk reads the same)."""
+        return _rules.binomial_tables(self.n_models, self.gamma)
 
     def value(self, i: int, s: float) -> float:
         n = self.n_models - i
         top = math.floor((n - s) / 2)
         if top < 0:
             return 0.0
-        return math.fsum(math.exp(self._log_pmf(n, k)) for k in range(0, min(top, n) + 1))
+        log_pmf = self._tables().log_pmf
+        return math.fsum(math.exp(log_pmf(n, k)) for k in range(0, min(top, n) + 1))
 
     def weight(self, i: int, s: float) -> float:
-        return 0.5 * math.exp(self._log_pmf(self.n_models - i, self._k(i, s)))
+        return 0.5 * math.exp(self.log_weight(i, s) + _LOG2)
 
     def max_weight(self, i: int) -> float:
-        return 0.5 * math.exp(self._log_max[i - 1])
+        return 0.5 * math.exp(self._tables().peak(i)[1])
 
     def argmax_margin(self, i: int) -> int:
         """A reachable margin ``s^{i-1}`` at which learner ``i``'s weight is maximal."""
-        k = self._argmax_k[i - 1]
+        k = self._tables().peak(i)[0]
         # k = floor((N - i - s + 1) / 2) and s has the parity of i - 1.
         s = self.n_models - i + 1 - 2 * k
         if (s - (i - 1)) % 2:
@@ -381,18 +383,17 @@ class BinomialPotential(Potential):
         return s
 
     def log_weight(self, i: int, s) -> float:
-        return self._log_pmf(self.n_models - i, self._k(i, s)) - _LOG2
+        tables = self._tables()
+        return tables.log_pmf(self.n_models - i, tables.k_at(i, s)) - _LOG2
 
     def log_max_weight(self, i: int, worst=None) -> float:
         # The exact maximum over every reachable margin, whatever ``worst`` is.
-        return self._log_max[i - 1] - _LOG2
+        return self._tables().peak(i)[1] - _LOG2
 
     def sampling_probability(self, i: int, s, worst=None) -> float:
-        log_w = self._log_pmf(self.n_models - i, self._k(i, s))
-        if log_w == -math.inf:
-            return 0.0
         # Margins unreachable with alpha = 1 (none in OnlineBBM) could exceed the peak: clip.
-        return min(1.0, math.exp(log_w - self._log_max[i - 1]))
+        log_ratio = self._tables().log_weight_ratio(i, s)
+        return 0.0 if log_ratio == -math.inf else min(1.0, math.exp(log_ratio))
 
 
 class NormalHedgePotential(Potential):
@@ -427,15 +428,14 @@ class NormalHedgePotential(Potential):
     """
 
     def advance(self, s, z, edge):
-        return s + 0.5 * z - edge
+        return _rules.nh_advance(s, z, edge)
 
     def log_value(self, i: int, s: float) -> float:
         """``log Phi_i(s) = [s]_-^2 / (3 i)``."""
-        m = min(0.0, s)
-        return m * m / (3.0 * i)
+        return _rules.nh_log_value(i, s)
 
     def log_weight(self, i, s):
-        return self.weight_from_values(self.log_value(i, s - 1), self.log_value(i, s + 1))
+        return _rules.nh_log_weight(i, s)
 
     def log_max_weight(self, i, worst):
         return self.log_weight(i, worst)
@@ -515,7 +515,7 @@ class SquintPotential(Potential):
         return (0.0, 0.0)
 
     def advance(self, state, z, edge):
-        r = edge - 0.5 * z
+        r = _rules.squint_regret(z, edge)
         return (state[0] + r, state[1] + r * r)
 
     def log_weight(self, i, state):
@@ -549,7 +549,7 @@ class OSBoostPotential(Potential):
         self._theta = gamma / (2.0 + gamma)
 
     def advance(self, state, z, edge):
-        return state + (z - self._theta)
+        return _rules.osboost_advance(state, z, self._theta)
 
     def log_weight(self, i, state):
         return 0.0 if state <= 0 else (state / 2.0) * math.log1p(-self.gamma)
@@ -558,7 +558,7 @@ class OSBoostPotential(Potential):
         return 0.0
 
     def sampling_probability(self, i, state, worst=None):
-        return osboost_weight(state, self.gamma)
+        return _rules.osboost_weight(state, self.gamma)
 
 
 class OSBoostOCPPotential(OSBoostPotential):
@@ -603,15 +603,10 @@ class OSBoostOCPPotential(OSBoostPotential):
     simplex = True
 
     def binary_start(self, ex):
-        # the full weighted vote F_N = sum_i alpha_i h_i is the last expert's score
-        return 0.0, ex.sign * ex.scores[-1] < self._theta  # (OSBoost's state, hinge active)
+        return _compiled_steps(OSBoostOCPPotential, self, ex)
 
     def binary_step(self, i, state, ex):
-        s, active = state
-        z = ex.sign * ex.votes[i]
-        p = osboost_weight(s, self.gamma)
-        gradient = -ex.w * z if active else 0.0
-        return p, binary_edge(ex.w, p, z), (s + (z - self._theta), active), gradient
+        return _replay(i, state)
 
 
 class LogisticLoss(Potential):
@@ -649,59 +644,31 @@ class LogisticLoss(Potential):
     needs_edges = False
 
     def binary_start(self, ex):
-        return 0.0, 0.5  # (s^0, 1 / (1 + exp(s^0)))
+        return _compiled_steps(LogisticLoss, self, ex)
 
     def binary_step(self, i, state, ex):
-        s, p = state
-        z = ex.sign * ex.votes[i]
-        s += ex.alphas[i] * z
-        # 1 / (1 + exp(s^i)) is both minus the derivative of ln(1 + exp(-(s^{i-1} + alpha z)))
-        # over alpha, for alpha_i's gradient, and learner i+1's weight.
-        q = logistic_weight(s)
-        return p, binary_edge(ex.w, p, z), (s, q), -ex.w * z * q
+        return _replay(i, state)
 
     @staticmethod
     def cost_matrix_of(s):
         """(9): ``C[r, l] = 1 / (1 + exp(s[r] - s[l]))`` off the diagonal, rows sum to 0."""
-        C = sigmoid_array(s[None, :] - s[:, None])
-        np.fill_diagonal(C, 0.0)
-        np.fill_diagonal(C, -C.sum(axis=1))
-        return C
+        return np.array(_costs.LogisticCosts().logistic_cost_matrix([float(v) for v in s]))
 
     def multiclass_start(self, ex):
-        return np.zeros(ex.k)
+        return _compiled_steps(LogisticLoss, self, ex)
 
     def multiclass_vote_costs(self, n, s, k):
         C = self.cost_matrix_of(s)
         return C, C
 
     def multiclass_step(self, i, s, ex):
-        yi, lab, w = ex.yi, ex.votes[i], ex.w
-        # -C[y, j] for j != y: the logistic weights of the wrong labels
-        sig = sigmoid_array(s - s[yi])
-        sig[yi] = 0.0
-        total = float(sig.sum())
-        c_yl = float(sig[lab]) if lab != yi else -total
-        alpha = ex.alphas[i]
-        if lab == yi:  # f'(alpha) of L^y(s + alpha e_y)
-            others = np.delete(s, yi)
-            grad = -float(sigmoid_array(others - (s[yi] + alpha)).sum())
-        else:
-            grad = float(sigmoid_array(s[lab] - s[yi] + alpha))
-        return total / (ex.k - 1), (w * c_yl, -w * total), ex.scores[i], w * grad
+        return _replay(i, s)
 
     def ranking_start(self, ex):
-        s = np.zeros(ex.k)
-        return s, logistic_rank_gradient(s, ex.relevant)
+        return _compiled_steps(LogisticLoss, self, ex)
 
     def ranking_step(self, i, state, ex):
-        _, cost = state
-        h, w = ex.rows[i], ex.w
-        edge = (-w * float(cost @ h), w * 0.5 * float(np.abs(cost).sum()))
-        s = ex.scores[i]
-        nxt = logistic_rank_gradient(s, ex.relevant)  # f_i'(alpha_i) = c^{i+1} . h^i
-        # max c - c[l] <= 1/|Y^c| + 1/|Y| <= 2
-        return (cost, 2.0), edge, (s, nxt), w * float(nxt @ h)
+        return _replay(i, state)
 
 
 class MulticlassZeroOnePotential(Potential):
@@ -865,17 +832,10 @@ class MulticlassZeroOnePotential(Potential):
         """The laws of ``D`` for every ``n' <= n`` come out of one pass of ``n`` convolutions
         with ``(q, 1 - p - q, p)``: keep their upper tails (``_gap_tail``, a bounded cache that
         pickles empty) and peaks (``_max_gap_pmf``) for every ``n' > TENSOR_MAX_N``."""
-        tails, peaks = self._gap_tails, self._gap_peaks
-        q = (1.0 - self.gamma) / self.n_classes
-        kernel = np.array([q, max(0.0, 1.0 - self.p_right - q), self.p_right])
-        law = np.ones(1)
-        for j in range(1, n + 1):
-            law = np.convolve(law, kernel)
+        for j, law in _laws.gap_laws(n, self.n_classes, self.gamma, self.p_right):
             if j > TENSOR_MAX_N or j == n:
-                peaks[j] = float(law.max())
-                tails.put(j, _tails(law))
-        if n == 0:
-            tails.put(0, _tails(law))
+                self._gap_peaks[j] = float(law.max())
+                self._gap_tails.put(j, _laws.tails(law))
 
     # -------------------------------------------------------------- exact computation
 
@@ -894,156 +854,14 @@ class MulticlassZeroOnePotential(Potential):
         return _dp.potential(n, self.n_classes, self.p_right, gaps)
 
     def _compute_poisson(self, n: int, gaps: tuple) -> float:
-        """Banded DP over the binding labels, one row per ``m`` (the right label's votes).
-
-        Given ``m``, the ``T = n - m`` wrong votes are uniform over ``K = k - 1`` labels: the
-        law of ``K`` independent ``Poisson(lam)`` counts conditioned on their sum being ``T``,
-        for any ``lam``. So ``Q(m) = P(every X_l <= m + g_l - 1 | m)`` is
-        ``P(Y_l <= cap_l for all l, sum Y = T) / P(Poisson(K lam) = T)``. With one ``lam`` for
-        every ``m`` the kernel is the same for all rows (only the caps differ): the numerator
-        is a convolution of Poisson pmfs cut at the caps, label by label (tightest first, a
-        band of about ``20 sqrt(lam)`` entries), and once no mass of the kernel lies above a
-        row's cap that label and all looser ones are one ``Poisson((K - j) lam)`` factor,
-        applied when the row is closed. Cost: about ``rows x band x width`` per binding
-        label, ``O(n^2)`` for ``n`` votes instead of the dense DP's ``O(n^3)``.
-
-        Terms below ``DROP`` (``P(m)``, kernel entries, partial sums) are left out: far under
-        the float64 rounding of ``1 - win`` (tested against the dense DP and brute force).
-
-        The rows' DP is compiled (``river_boost.engine._dp.capped_rows``); the laws it reads are the
-        cached ones of this module (:func:`_poisson_pmf_range`, :func:`_poisson_pmf_at`).
-        """
-        K = self.n_classes - 1
-        # Decided potentials, from the law of one gap D = X_r - X_l: r wins at most as often
-        # as it beats the closest label, and loses at most sum_l P(D <= -g_l). Below 2^-60
-        # the result rounds to exactly 1 or 0 (the DP would give 1.0, or 0 up to rounding).
-        upper, lower = self._gap_tail(n)  # P(D >= d), P(D <= d) at index d + n
-        if upper[min(2 * n + 1, max(0, n + 1 - gaps[0]))] < _DECIDED:
-            return 1.0
-        if math.fsum(lower[min(2 * n, -g + n)] for g in gaps if -g >= -n) < _DECIDED:
-            return 0.0
-        caps_off = np.asarray(gaps, dtype=np.int64) - 1  # sorted: tightest first
-        # int64: capped_rows reads 8-byte ints (NumPy 1's default int has 4 on Windows)
-        m = np.arange(n + 1, dtype=np.int64)
-        T = n - m
-        p_m = _binomial_pmf_vector(n, self.p_right)
-        bind = m + caps_off[0] < T
-        terms = p_m[~bind].tolist()  # no wrong label can reach r: Q = 1
-        rows = np.flatnonzero(bind & (p_m > DROP))
-        if rows.size:
-            terms += _dp.capped_rows(
-                K, caps_off, m[rows], T[rows], p_m[rows], _poisson_pmf_range, _poisson_pmf_at, DROP
-            )
-        win = math.fsum(terms)
-        return min(1.0, max(0.0, 1.0 - win))
+        """The banded DP over the binding labels, ``O(n^2)`` per binding label
+        (:func:`river_boost.engine.laws.banded_potential`, where the method is described)."""
+        return _laws.banded_potential(n, self.n_classes, self.p_right, gaps, self._gap_tail(n))
 
 
 #: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its dense DP (the banded one
 #: above)
 TENSOR_MAX_N = _dp.TENSOR_MAX_N
-#: terms below this are left out of the large-``n`` DP (see ``_compute_poisson``)
-DROP = 1e-30
-_DECIDED = 2.0**-60
-
-
-def _tails(law):
-    """Upper (with one extra 0 at the end) and lower cumulative sums of a pmf, within 1."""
-    upper = np.append(np.minimum(np.cumsum(law[::-1])[::-1], 1.0), 0.0)
-    return upper, np.minimum(np.cumsum(law), 1.0)
-
-
-class _LawCache:
-    """Pure, read-only pmf vectors of the large-``n`` DP by key, the oldest dropped first
-    beyond ``max_bytes`` of data (module level: never pickled). A booster asks the same
-    laws over and over (the same ``n``, the same Poisson rate for the same tightest gap):
-    cached, a law is computed once instead of once per potential, with the same floats."""
-
-    def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self.nbytes = 0
-        self._laws = OrderedDict()  # the oldest dropped in constant time (see BoundedCache)
-
-    def get(self, key, build):
-        law = self._laws.get(key)
-        if law is None:
-            law = build()
-            law.flags.writeable = False
-            while self._laws and self.nbytes + law.nbytes > self.max_bytes:
-                self.nbytes -= self._laws.popitem(last=False)[1].nbytes
-            self._laws[key] = law
-            self.nbytes += law.nbytes
-        return law
-
-
-#: at most 8 MB of laws: about 2,000 vectors at ``n = 500``
-_LAWS = _LawCache(8 * 2**20)
-
-
-def _binomial_pmf_vector(n: int, q: float):
-    """``P(Binomial(n, q) = m)`` for ``m = 0..n`` to about 1e-15 relative (scipy's Boost
-    ``binom.pmf``; ``exp(lgamma ...)`` loses ~1e-13 to cancellation at ``n = 1000``);
-    cached (read-only)."""
-    return _LAWS.get(("binom", n, q), lambda: binom_dist.pmf(np.arange(n + 1), n, q))
-
-
-def _poisson_pmf_range(lam: float, top: int):
-    """``_poisson_pmf(lam, np.arange(top + 1))``, cached (read-only)."""
-    return _LAWS.get(("poisson", lam, top), lambda: _poisson_pmf(lam, np.arange(top + 1)))
-
-
-def _poisson_pmf_at(lam: float, x):
-    """``_poisson_pmf(lam, x)`` for an integer array ``x``, cached under its bytes
-    (read-only)."""
-    x = np.ascontiguousarray(x, dtype=np.int64)
-    return _LAWS.get(("poisson at", lam, x.tobytes()), lambda: _poisson_pmf(lam, x))
-
-
-_STIRLERR_SMALL = np.array(
-    [0.0]
-    + [
-        math.lgamma(x + 1.0) - (x + 0.5) * math.log(x) + x - 0.5 * math.log(2 * math.pi)
-        for x in range(1, 16)
-    ]
-)
-
-
-def _stirlerr(x):
-    """``log(x!) - log(sqrt(2 pi x) (x / e)^x)`` for integers ``x >= 1`` (Loader 2000)."""
-    xs = np.minimum(x, 15).astype(np.int64)
-    big = np.maximum(x, 16.0)
-    nn = big * big
-    series = (
-        1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - 1.0 / (1188 * nn)) / nn) / nn) / nn
-    ) / big
-    return np.where(x <= 15, _STIRLERR_SMALL[xs], series)
-
-
-def _bd0(x, mu: float):
-    """``x log(x / mu) + mu - x`` without cancellation (Loader 2000)."""
-    x = np.asarray(x, dtype=float)
-    near = np.abs(x - mu) < 0.1 * (x + mu)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        far = x * np.log(x / mu) + mu - x
-    v = np.where(near, (x - mu) / (x + mu), 0.0)
-    total = (x - mu) * v
-    term = 2.0 * x * v
-    v2 = v * v
-    for j in range(1, 40):
-        term = term * v2
-        nxt = total + term / (2 * j + 1)
-        if np.array_equal(nxt, total):
-            break
-        total = nxt
-    return np.where(near, total, far)
-
-
-def _poisson_pmf(lam: float, x):
-    """``P(Poisson(lam) = x)`` elementwise for integers ``x >= 0``, to about 1e-15 relative
-    (Loader's saddle-point form, as R's ``dpois``)."""
-    x = np.asarray(x, dtype=float)
-    one = np.maximum(x, 1.0)
-    out = np.exp(-_stirlerr(one) - _bd0(one, lam)) / np.sqrt(2.0 * math.pi * one)
-    return np.where(x == 0, math.exp(-lam), out)
 
 
 class RankingPairPotential(Potential):
@@ -1122,44 +940,20 @@ class RankingPairPotential(Potential):
 
     def pair_terms(self, gaps, n: int, n_relevant: int, n_labels: int) -> np.ndarray:
         """``E f(g + D)`` for every gap ``g = s[r] - s[l]`` in ``gaps`` (any shape)."""
-        P, SP, SD = self.difference_law(n, n_relevant, n_labels)
-        g = np.asarray(gaps, dtype=float)
-        if self.loss == "hinge":
-            # d > -(1 + g)  <=>  d >= floor(-(1 + g)) + 1 (clipped before the cast: any gap)
-            i0 = np.clip(np.floor(-(1.0 + g)) + 1 + n, 0, 2 * n + 1).astype(np.int64)
-            return (1.0 + g) * SP[i0] + SD[i0]
-        i0 = np.clip(np.floor(-g) + 1 + n, 0, 2 * n + 1).astype(np.int64)
-        out = SP[i0].copy()
-        tie = (g == np.round(g)) & (np.abs(g) <= n)
-        out[tie] += 0.5 * P[(-g[tie]).astype(np.int64) + n]
-        return out
-
-    def _gaps(self, s, relevant):
-        s, relevant = np.asarray(s, dtype=float), np.asarray(relevant, dtype=bool)
-        return s[~relevant][None, :] - s[relevant][:, None], relevant
+        return _costs.PairCosts(self, n + 1).pair_terms(gaps, n, n_relevant, n_labels)
 
     def value(self, s, relevant, n: int) -> float:
         """``phi^n(s)`` (1): the expected final loss with ``n`` baseline votes to come."""
-        G, relevant = self._gaps(s, relevant)
+        s, relevant = np.asarray(s, dtype=float), np.asarray(relevant, dtype=bool)
+        G = s[~relevant][None, :] - s[relevant][:, None]
         terms = self.pair_terms(G, n, int(relevant.sum()), len(relevant))
         return float(terms.sum() / G.size)
 
     def cost_vector(self, s, relevant, n: int) -> np.ndarray:
-        """``c[j] = phi^n(s + e_j)`` for every label ``j`` (2)."""
-        G, relevant = self._gaps(s, relevant)
-        args = (n, int(relevant.sum()), len(relevant))
-        F = self.pair_terms(G, *args)
-        total, w = F.sum(), 1.0 / G.size
-        c = np.empty(len(relevant))
-        # a vote for relevant l lowers its row's gaps by 1; for irrelevant r, raises its column
-        c[relevant] = total - F.sum(axis=1) + self.pair_terms(G - 1.0, *args).sum(axis=1)
-        c[~relevant] = total - F.sum(axis=0) + self.pair_terms(G + 1.0, *args).sum(axis=0)
-        return w * c
-
-
-def _pairs(scores: np.ndarray, relevant: np.ndarray):
-    """Score differences ``s[r] - s[l]`` for every (relevant l, irrelevant r) pair."""
-    return scores[~relevant][None, :] - scores[relevant][:, None]
+        """``c[j] = phi^n(s + e_j)`` for every label ``j`` (2): a vote for a relevant label
+        lowers its row of gaps by 1, a vote for an irrelevant one raises its column (the
+        walk's own computation)."""
+        return _costs.PairCosts(self, n + 1).cost_vector_of(s, relevant, n)
 
 
 def rank_loss(scores, relevant, tie: float = 0.5) -> float:
@@ -1197,11 +991,4 @@ def logistic_rank_gradient(scores, relevant) -> np.ndarray:
     [-0.5, 0.25, 0.25]
 
     """
-    scores, relevant = np.asarray(scores, dtype=float), np.asarray(relevant, dtype=bool)
-    d = _pairs(scores, relevant)
-    sig = sigmoid_array(d)  # sigmoid(s[r] - s[l])
-    w = 1.0 / d.size
-    grad = np.empty(len(scores))
-    grad[relevant] = -w * sig.sum(axis=1)
-    grad[~relevant] = w * sig.sum(axis=0)
-    return grad
+    return _rules.logistic_rank_gradient(scores, relevant)

@@ -2,6 +2,7 @@
 
 cdef Py_ssize_t mbbm_cache_bytes() noexcept
 cdef int normalised_costs(const double* C, int k, double* D) except -1
+cdef object label_pairs(object relevant, int k)
 
 
 cdef class LogisticCosts:

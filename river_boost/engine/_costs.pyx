@@ -429,18 +429,15 @@ cdef void _hinge_terms3(const double* g, int q, int n, const double* SP, const d
         Fp[j] = _hinge_term(1.0 + (gj + 1.0), n, top, SP, SD)
 
 
-def _hinge_terms_for_test(object pot, gaps, int n, int nr, int k):
-    """_hinge_terms3 of the gaps with ``pot``'s difference law for (n, nr, k): a test hook."""
-    cdef int q = len(gaps), j
-    cdef double[::1] g = _np.ascontiguousarray(gaps, dtype=_np.float64)
-    cdef double[::1] SP, SD
-    out = _np.empty((3, q if q > 0 else 1))
-    cdef double[:, ::1] o = out
-    P_, SP_, SD_ = pot.difference_law(n, nr, k)
-    SP, SD = SP_, SD_
-    if q:
-        _hinge_terms3(&g[0], q, n, &SP[0], &SD[0], &o[0, 0], &o[1, 0], &o[2, 0])
-    return out[:, :q]
+cdef object label_pairs(object relevant, int k):
+    """``relevant`` as ``k`` int8 flags, checked to hold a (relevant, irrelevant) pair: the
+    ranking losses' sums run over those pairs."""
+    rel = _np.ascontiguousarray(relevant, dtype=bool).astype(_np.int8)
+    if rel.shape[0] != k:
+        raise ValueError("scores and relevant differ in length")
+    if not 0 < int(rel.sum()) < k:
+        raise ValueError("a ranking loss needs a relevant and an irrelevant label")
+    return rel
 
 
 cdef class PairLaw:
@@ -489,6 +486,37 @@ cdef class PairCosts:
 
     def __reduce__(self):  # a cache
         return (PairCosts, (self.rule, self.n))
+
+    def pair_terms(self, gaps, int n, int nr, int k):
+        """RankingPairPotential.pair_terms: ``E f(g + D)`` for every gap ``g`` (any shape),
+        ``D`` the difference law of ``(n, nr, k)`` (``n`` below this table's learners)."""
+        cdef double[::1] g
+        cdef double[::1] o
+        cdef Py_ssize_t j, q
+        cdef long long top = 2 * <long long>n + 1
+        cdef PairLaw law = self.law(n, nr, k)
+        arr = _np.asarray(gaps, dtype=_np.float64)
+        flat = _np.ascontiguousarray(arr.ravel())
+        out = _np.empty_like(flat)
+        g, o, q = flat, out, flat.shape[0]
+        if q == 0:
+            return out.reshape(arr.shape)
+        if self.hinge:
+            for j in range(q):
+                o[j] = _hinge_term(1.0 + g[j], n, top, law.SP, law.SD)
+        else:
+            self.rank_terms(&g[0], <int>q, n, law.P, law.SP, 0.0, &o[0])
+        return out.reshape(arr.shape)
+
+    def cost_vector_of(self, s, relevant, int n_left):
+        """RankingPairPotential.cost_vector(s, relevant, n_left), as the walk computes it."""
+        cdef double[::1] sv = _np.ascontiguousarray(s, dtype=_np.float64)
+        cdef int k = sv.shape[0]
+        cdef signed char[::1] r = label_pairs(relevant, k)
+        out = _np.empty(k)
+        cdef double[::1] o = out
+        self.cost_vector(&sv[0], <const char*>&r[0], k, n_left, &o[0])
+        return out
 
     cdef int _scratch(self, int k) except -1:
         """Room for the gaps and their three terms (4 k^2 doubles) and 6 k more."""

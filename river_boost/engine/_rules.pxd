@@ -52,6 +52,7 @@ cdef class Rule:
     cdef Py_ssize_t bufcap
 
     cdef double* scratch(self, Py_ssize_t size) except NULL
+    cdef list _label_steps(self, object ex)
 
     # Multiclass and ranking forms. vote_costs: the cost matrix C for a learner with n_left
     # votes after it and the scores s (``changed``: the label whose score changed since the
@@ -70,10 +71,18 @@ cdef class Rule:
     cdef double binary_step(self, int i, int z, double* out) except? -1.0
 
 
-cdef class BinomialRule(Rule):
-    cdef int n_models
+cdef class BinomialTables:
+    cdef readonly int n_models
     cdef double log_q, log_1q
     cdef double[::1] log_fact, log_max
+    cdef int[::1] argmax_k
+    cpdef double log_pmf(self, int n, int k)
+    cpdef int k_at(self, int i, double s)
+    cpdef double log_weight_ratio(self, int i, double s)
+
+
+cdef class BinomialRule(Rule):
+    cdef BinomialTables tables
     cdef double s
 
 
@@ -121,5 +130,11 @@ cdef class PythonRule(Rule):
     cdef bint own_step
 
 
+cpdef double nh_log_value(int i, double s) noexcept
+cpdef double nh_log_weight(int i, double s) except? -1.0
+cpdef double nh_advance(double s, int z, double edge) noexcept
+cpdef double squint_regret(int z, double edge) noexcept
+cpdef double osboost_weight(double s, double gamma) noexcept
+cpdef double osboost_advance(double s, int z, double theta) noexcept
 cpdef double squint_log_integral(double R, double V, bint uniform) except? -1.0
 cpdef double weight_from_values(double log_phi_minus, double log_phi_plus) except? -1.0

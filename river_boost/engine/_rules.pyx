@@ -16,8 +16,10 @@ from libc.stdlib cimport malloc, free
 cimport scipy.special.cython_special as csc
 
 from river_boost.engine._vec cimport vsum, vmax, vmin, vsum_axis0, sigmoid, split_labels
-from river_boost.engine._vec cimport logistic_weight
+from river_boost.engine._vec cimport logistic_weight as c_logistic_weight
+from river_boost.engine._costs cimport label_pairs
 
+import functools as _functools
 import math as _math
 
 import numpy as _np
@@ -68,6 +70,93 @@ cdef class Rule:
     def __reduce__(self):  # built again from the potential (rule_for)
         return (rule_for, (self.potential, self.n))
 
+    def steps(self, object ex):
+        """Every learner's step of one labelled example, as the compiled walk takes them.
+
+        ``ex`` is the walk's Python view of the example (:class:`river_boost.tasks.Example`);
+        returns one ``(teach, edge, gradient)`` per learner in the terms of the
+        :class:`~river_boost.potentials.Potential` steps: ``teach`` the probability (ranking:
+        the cost vector and its bound), ``edge`` the share ``(numerator, denominator)`` or
+        None, ``gradient`` the loss's gradient in ``alpha_i`` (None unless a surrogate). The
+        library's potentials answer their Python ``*_step`` methods from here: one code.
+        """
+        cdef int i, n = ex.n_models
+        cdef double[3] out
+        cdef BinaryExample bex
+        cdef double p
+        if getattr(ex, "sign", None) is None:
+            return self._label_steps(ex)
+        votes = _np.ascontiguousarray(ex.votes, dtype=_np.intc)
+        cdef int[::1] v = votes
+        cdef double[::1] rows = _doubles(ex.rows)
+        cdef double[::1] edges = _doubles(ex.edges)
+        cdef double[::1] scores = None if ex.scores is None else _doubles(ex.scores)
+        cdef double[::1] alphas = None if ex.alphas is None else _doubles(ex.alphas)
+        if v.shape[0] < n or rows.shape[0] < n or edges.shape[0] < n:
+            raise ValueError(f"an example of {n} learners needs {n} votes, rows and edges")
+        bex.n = n
+        bex.sign = 1 if ex.sign > 0 else -1
+        bex.w = ex.w
+        bex.votes = &v[0] if n else NULL
+        bex.p_true = &rows[0] if n else NULL
+        bex.edges = &edges[0] if n else NULL
+        bex.scores = &scores[0] if scores is not None and n else NULL
+        bex.alphas = &alphas[0] if alphas is not None and n else NULL
+        result = []
+        self.binary_begin(&bex)
+        for i in range(n):
+            out[0] = out[1] = out[2] = 0.0
+            p = self.binary_step(i, bex.sign * v[i], out)
+            result.append((p, None if out[1] < 0 else (out[0], out[1]),
+                           out[2] if self.surrogate else None))
+        return result
+
+    cdef list _label_steps(self, object ex):
+        """:meth:`steps` of a multiclass or ranking example."""
+        cdef int i, j, n = ex.n_models, k = ex.k
+        cdef LabelExample lex
+        cdef Steps st
+        ranking = getattr(ex, "relevant", None) is not None
+        H = _np.ascontiguousarray(_np.asarray(ex.rows, dtype=_np.float64).reshape(n, k))
+        S = (_np.zeros((n, k)) if ex.scores is None
+             else _np.ascontiguousarray(_np.asarray(ex.scores, dtype=_np.float64).reshape(n, k)))
+        weak_cost = not ranking and ex.costs is not None
+        C = (_np.ascontiguousarray(_np.asarray(ex.costs, dtype=_np.float64).reshape(n, k, k))
+             if weak_cost else _np.zeros((1, 1, 1)))
+        votes = _np.ascontiguousarray(_np.zeros(n) if ranking else ex.votes, dtype=_np.intc)
+        rel = _np.ascontiguousarray(ex.relevant if ranking else _np.zeros(k), dtype=_np.int8)
+        edges = _doubles(ex.edges)
+        alphas = None if ex.alphas is None else _doubles(ex.alphas)
+        teach, en, ed, grads = _np.zeros(n), _np.zeros(n), _np.zeros(n), _np.zeros(n)
+        costs = _np.zeros((n + 1, k))  # one row more: Ada.OLMR's last gradient
+        has_edge = _np.zeros(n, dtype=_np.int8)
+        cdef double[:, ::1] Hv = H, Sv = S, costs_v = costs
+        cdef double[:, :, ::1] Cv = C
+        cdef int[::1] vv = votes
+        cdef signed char[::1] relv = rel, hev = has_edge
+        cdef double[::1] ev = edges, av = alphas, tv = teach, env = en, edv = ed, gv = grads
+        if n == 0:
+            return []
+        lex.n, lex.k, lex.w = n, k, ex.w
+        lex.yi = -1 if ranking else ex.yi
+        lex.weak_cost = weak_cost
+        lex.votes = &vv[0]
+        lex.vec = &Hv[0, 0]
+        lex.scores = &Sv[0, 0]
+        lex.costs = &Cv[0, 0, 0]
+        lex.alphas = NULL if alphas is None else &av[0]
+        lex.edges = &ev[0]
+        lex.relevant = <const char*>&relv[0] if ranking else NULL
+        st.teach, st.costs, st.en, st.ed = &tv[0], &costs_v[0, 0], &env[0], &edv[0]
+        st.has_edge, st.grads = <char*>&hev[0], &gv[0]
+        self.label_steps(&lex, &st)
+        result = []
+        for i in range(n):
+            t = (costs[i].copy(), float(teach[i])) if ranking else float(teach[i])
+            result.append((t, (float(en[i]), float(ed[i])) if has_edge[i] else None,
+                           float(grads[i]) if self.surrogate else None))
+        return result
+
 
 cdef inline double binary_edge(const BinaryExample* ex, double p, int z, double* out) noexcept:
     """The binary papers' edge share of one example, ``(w p z, 2 w p)``
@@ -80,16 +169,67 @@ cdef inline double binary_edge(const BinaryExample* ex, double p, int z, double*
 
 # ----------------------------------------------------------------------------- boost by majority
 
+cdef class BinomialTables:
+    """Online BBM's tables for ``N`` learners and edge ``gamma``
+    (:class:`~river_boost.potentials.BinomialPotential`, which reads them through
+    :func:`binomial_tables`): ``log k!`` and, for each learner, the peak of its weight over
+    the margins it can meet (``k`` clamped into the reachable range; the class docstring)."""
+
+    def __init__(self, int n_models, double gamma):
+        cdef int i, n, lo, hi, k
+        cdef double q = (1.0 + gamma) / 2.0
+        if n_models < 1:
+            raise ValueError(f"n_models must be >= 1, got {n_models}")
+        self.n_models = n_models
+        # Python's math: the tables (not the walk) decide the floats, as they always have
+        self.log_q = _math.log(q)
+        self.log_1q = _math.log1p(-q)
+        self.log_fact = _np.array([_math.lgamma(m + 1) for m in range(n_models + 1)])
+        self.argmax_k = _np.empty(n_models, dtype=_np.intc)
+        self.log_max = _np.empty(n_models)
+        for i in range(1, n_models + 1):
+            n = n_models - i
+            lo = max(0, (n_models - 2 * i + 2) // 2)
+            hi = min(n, n_models // 2)
+            k = min(max(<int>_math.floor((n + 1) * q), lo), hi)
+            self.argmax_k[i - 1] = k
+            self.log_max[i - 1] = self.log_pmf(n, k)
+
+    cpdef double log_pmf(self, int n, int k):
+        """``log P(Binomial(n, q) = k)``; ``-inf`` outside ``0 <= k <= n``."""
+        if k < 0 or k > n:
+            return NEG_INF
+        return (self.log_fact[n] - self.log_fact[k] - self.log_fact[n - k]
+                + k * self.log_q + (n - k) * self.log_1q)
+
+    cpdef int k_at(self, int i, double s):
+        """``k = floor((N - i - s + 1) / 2)`` for learner ``i`` (1-based) at margin ``s``."""
+        return <int>floor((self.n_models - i - s + 1.0) / 2.0)
+
+    cpdef double log_weight_ratio(self, int i, double s):
+        """``log(w_i(s) / max_s w_i)``: learner ``i``'s sampling probability, as a log
+        (``-inf``: weight exactly 0; above 0 only at margins unreachable with alpha = 1)."""
+        if i < 1 or i > self.n_models:
+            raise ValueError(f"the potential was made for {self.n_models} learners")
+        return self.log_pmf(self.n_models - i, self.k_at(i, s)) - self.log_max[i - 1]
+
+    def peak(self, int i):
+        """``(k, log P(Binomial(N - i, q) = k))`` at learner ``i``'s peak."""
+        return int(self.argmax_k[i - 1]), float(self.log_max[i - 1])
+
+
+@_functools.lru_cache(maxsize=64)
+def binomial_tables(int n_models, double gamma):
+    """The :class:`BinomialTables` of ``(n_models, gamma)``, built once per pair (read-only)."""
+    return BinomialTables(n_models, gamma)
+
+
 cdef class BinomialRule(Rule):
     """:class:`~river_boost.potentials.BinomialPotential` (Online BBM): learner ``i`` is taught
     with probability ``P(Binomial(n, q) = k) / max``, ``k = floor((n - s + 1) / 2)``."""
 
     def __init__(self, object potential, int n):
-        self.n_models = potential.n_models
-        self.log_q = potential._log_q
-        self.log_1q = potential._log_1q
-        self.log_fact = _doubles(potential._log_fact)
-        self.log_max = _doubles(potential._log_max)
+        self.tables = binomial_tables(potential.n_models, potential.gamma)
 
     cdef int binary_begin(self, const BinaryExample* ex) except -1:
         self.ex = ex
@@ -97,14 +237,9 @@ cdef class BinomialRule(Rule):
         return 0
 
     cdef double binary_step(self, int i, int z, double* out) except? -1.0:
-        cdef int n = self.n_models - (i + 1)
-        cdef double k = floor((n - self.s + 1.0) / 2.0), log_w, p = 0.0
-        if i >= self.n_models:
-            raise ValueError(f"the potential was made for {self.n_models} learners")
-        if 0 <= k <= n:
-            log_w = (self.log_fact[n] - self.log_fact[<int>k] - self.log_fact[n - <int>k]
-                     + k * self.log_q + (n - k) * self.log_1q)
-            p = min(1.0, exp(log_w - self.log_max[i]))
+        # Margins unreachable with alpha = 1 (none in OnlineBBM) could exceed the peak: clip.
+        cdef double log_r = self.tables.log_weight_ratio(i + 1, self.s)
+        cdef double p = 0.0 if log_r == NEG_INF else min(1.0, exp(log_r))
         self.s += z
         return binary_edge(self.ex, p, z, out)
 
@@ -124,13 +259,20 @@ cpdef double weight_from_values(double log_phi_minus, double log_phi_plus) excep
     return log_phi_minus + log1p(-ratio) - LOG2
 
 
-cdef inline double nh_log_value(int i, double s) noexcept:
+cpdef double nh_log_value(int i, double s) noexcept:
+    """NormalHedge's ``log Phi_i(s) = [s]_-^2 / (3 i)``."""
     cdef double m = min(0.0, s)
     return m * m / (3.0 * i)
 
 
-cdef inline double nh_log_weight(int i, double s) except? -1.0:
+cpdef double nh_log_weight(int i, double s) except? -1.0:
+    """``log((Phi_i(s - 1) - Phi_i(s + 1)) / 2)`` (:func:`weight_from_values`)."""
     return weight_from_values(nh_log_value(i, s - 1.0), nh_log_value(i, s + 1.0))
+
+
+cpdef double nh_advance(double s, int z, double edge) noexcept:
+    """The drift-adjusted margin after a learner with edge ``edge`` voted ``z``."""
+    return s + 0.5 * z - edge
 
 
 cdef class NormalHedgeRule(Rule):
@@ -147,8 +289,8 @@ cdef class NormalHedgeRule(Rule):
         cdef double edge = self.ex.edges[i]
         if lw != NEG_INF:
             p = min(1.0, exp(lw - nh_log_weight(i + 1, self.worst)))
-        self.s = self.s + 0.5 * z - edge
-        self.worst = self.worst - 0.5 - edge
+        self.s = nh_advance(self.s, z, edge)
+        self.worst = nh_advance(self.worst, -1, edge)
         return binary_edge(self.ex, p, z, out)
 
 
@@ -222,6 +364,11 @@ cpdef double squint_log_integral(double R, double V, bint uniform) except? -1.0:
     return m + log(total) - log(V)
 
 
+cpdef double squint_regret(int z, double edge) noexcept:
+    """Squint's instantaneous regret ``r = edge - z / 2`` of a learner's vote ``z``."""
+    return edge - 0.5 * z
+
+
 cdef class SquintRule(Rule):
     """:class:`~river_boost.potentials.SquintPotential` (SquintBoost): the state is the regret
     and variance ``(R, V)``; the probability is the weight over the all-wrong example's."""
@@ -242,16 +389,26 @@ cdef class SquintRule(Rule):
         cdef double edge = self.ex.edges[i], r
         if lw != NEG_INF:
             p = min(1.0, exp(lw - squint_log_integral(self.Rw, self.Vw, self.uniform)))
-        r = edge - 0.5 * z
+        r = squint_regret(z, edge)
         self.R += r
         self.V += r * r
-        r = edge + 0.5
+        r = squint_regret(-1, edge)
         self.Rw += r
         self.Vw += r * r
         return binary_edge(self.ex, p, z, out)
 
 
 # ----------------------------------------------------------------------------- OSBoost
+
+cpdef double osboost_weight(double s, double gamma) noexcept:
+    """Online smooth boosting's weight: 1 for ``s <= 0``, else ``(1 - gamma)^(s/2)``."""
+    return 1.0 if s <= 0 else pow(1.0 - gamma, s / 2.0)
+
+
+cpdef double osboost_advance(double s, int z, double theta) noexcept:
+    """OSBoost's state after a vote ``z``: ``s + (z - theta)``."""
+    return s + (z - theta)
+
 
 cdef class OSBoostRule(Rule):
     """:class:`~river_boost.potentials.OSBoostPotential` (online smooth boosting): the state
@@ -267,8 +424,8 @@ cdef class OSBoostRule(Rule):
         return 0
 
     cdef double binary_step(self, int i, int z, double* out) except? -1.0:
-        cdef double p = 1.0 if self.s <= 0 else pow(1.0 - self.gamma, self.s / 2.0)
-        self.s += z - self.theta
+        cdef double p = osboost_weight(self.s, self.gamma)
+        self.s = osboost_advance(self.s, z, self.theta)
         return binary_edge(self.ex, p, z, out)
 
 
@@ -305,7 +462,7 @@ cdef class LogisticRule(Rule):
     cdef double binary_step(self, int i, int z, double* out) except? -1.0:
         cdef double p = self.p, q
         self.s += self.ex.alphas[i] * z
-        q = logistic_weight(self.s)
+        q = c_logistic_weight(self.s)
         out[2] = -self.ex.w * z * q
         self.p = q
         return binary_edge(self.ex, p, z, out)
@@ -680,9 +837,7 @@ cdef int _python_share(Steps* out, int i, object edge, object gradient) except -
 cdef object _COMPILED = None
 
 
-def rule_for(object potential, int n):
-    """The compiled rule of ``potential``: its own class for the library's potentials (matched
-    by exact type: a subclass may change any method), :class:`PythonRule` otherwise."""
+cdef dict _compiled():
     global _COMPILED
     if _COMPILED is None:
         from river_boost import potentials as P
@@ -697,10 +852,39 @@ def rule_for(object potential, int n):
             P.MulticlassZeroOnePotential: MBBMRule,
             P.RankingPairPotential: PairRule,
         }
-    return _COMPILED.get(type(potential), PythonRule)(potential, n)
+    return _COMPILED
+
+
+def rule_for(object potential, int n):
+    """The compiled rule of ``potential``: its own class for the library's potentials (matched
+    by exact type: a subclass may change any method), :class:`PythonRule` otherwise."""
+    return _compiled().get(type(potential), PythonRule)(potential, n)
+
+
+def compiled_rule(object cls, object potential, int n):
+    """The compiled rule of the library's potential class ``cls``, run with ``potential``'s
+    parameters: what ``cls``'s own Python steps answer from (a subclass's ``super()`` calls
+    included)."""
+    return _compiled()[cls](potential, n)
+
+
+def logistic_weight(double s):
+    """``1 / (1 + exp(s))`` (:func:`river_boost.potentials.logistic_weight`)."""
+    return c_logistic_weight(s)
+
+
+def logistic_rank_gradient(scores, relevant):
+    """The gradient (8) of the logistic rank surrogate at ``scores``
+    (:func:`river_boost.potentials.logistic_rank_gradient`)."""
+    cdef double[::1] s = _doubles(scores)
+    cdef int k = s.shape[0]
+    cdef signed char[::1] r = label_pairs(relevant, k)
+    out = _np.empty(k)
+    work = _np.empty(k * k + 3 * k)
+    cdef double[::1] o = out, wv = work
+    rank_gradient(&s[0], <const char*>&r[0], k, &o[0], &wv[0])
+    return out
 
 
 cdef double[::1] _doubles(object values):
-    import numpy as np
-
-    return np.ascontiguousarray(values, dtype=np.float64)
+    return _np.ascontiguousarray(values, dtype=_np.float64)

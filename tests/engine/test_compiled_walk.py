@@ -26,6 +26,7 @@ import river_boost as rb
 from river_boost import adaptation, core, forest, potentials
 
 from ..oracles import python_walk
+from ..oracles import rules as oracle_rules
 
 # ----------------------------------------------------------------------------- streams
 
@@ -414,8 +415,8 @@ def test_a_perturbed_rule_is_detected(monkeypatch):
     data = _binary_stream(300, seed=3)
     compiled = _build(rb.AdaBoostOL, {})
     python = _build(rb.AdaBoostOL, {})
-    weight = potentials.logistic_weight
-    monkeypatch.setattr(potentials, "logistic_weight", lambda s: weight(s) * (1.0 + 1e-6))
+    weight = oracle_rules.logistic_weight
+    monkeypatch.setattr(oracle_rules, "logistic_weight", lambda s: weight(s) * (1.0 + 1e-6))
     differ, compiled, python = _compare(compiled, python, data)
     assert differ > 0 or not _same(_diagnostics(compiled), _diagnostics(python))
 
@@ -972,8 +973,8 @@ def _close_matrix(got, expected) -> bool:
 
 def test_logistic_cost_matrices_are_the_losss():
     """AdaBoost.OLM's cost matrices (one tanh per pair of labels) are those of
-    LogisticLoss.cost_matrix_of, with ties, scores far apart (saturated sigmoids), tiny and
-    signed-zero differences."""
+    of the readable (9) (tests/oracles/rules.py), with ties, scores far apart (saturated
+    sigmoids), tiny and signed-zero differences."""
     engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
     assert engine is not None
     rng = np.random.default_rng(7)
@@ -984,14 +985,15 @@ def test_logistic_cost_matrices_are_the_losss():
             s[rng.integers(k)] = s[0]  # a tie
             cases.append(s.tolist())
     for s in cases:
-        expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
+        expected = oracle_rules.logistic_cost_matrix(s)
         assert _close_matrix(engine.logistic_cost_matrix(s), expected), s
+        assert _close_matrix(potentials.LogisticLoss.cost_matrix_of(s), expected), s
 
 
 def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
     """The walk builds learner i's cost matrix from learner i - 1's pairs, computing again
     only the pairs of the label whose score changed: every matrix along a walk is still
-    LogisticLoss.cost_matrix_of of its scores, with ties made and broken, saturated
+    the readable (9) of its scores, with ties made and broken, saturated
     sigmoids, a score that changes by 0 and signed zeros."""
     engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
     assert engine is not None
@@ -1013,8 +1015,7 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
         got = engine.logistic_costs_along(scores)
         assert len(got) == len(scores)
         for s, matrix in zip(scores, got):
-            expected = potentials.LogisticLoss.cost_matrix_of(np.array(s))
-            assert _close_matrix(matrix, expected), s
+            assert _close_matrix(matrix, oracle_rules.logistic_cost_matrix(s)), s
     with pytest.raises(ValueError, match="one label"):
         engine.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
@@ -1353,15 +1354,14 @@ def test_onlinebmr_takes_its_difference_laws_from_the_potential_on_both_walks(mo
     assert asked[0] > 0 and asked[1] > 0
 
 
-def test_the_ranking_walks_hinge_terms_are_the_potentials():
-    """OnlineBMR's hinge pair terms of g, g - 1 and g + 1, computed in one pass over the gaps:
-    the floats of RankingPairPotential.pair_terms, for gaps of every size (far beyond any
-    reachable score: a gap below -(n + 1) costs exactly 0), integers, halves and the edges
-    of the law included."""
-    from river_boost.engine import _costs
-
+@pytest.mark.parametrize("loss", ["hinge", "rank"])
+def test_the_ranking_walks_pair_terms_and_costs_are_the_papers(loss):
+    """OnlineBMR's pair terms (RankingPairPotential.pair_terms, compiled) and cost vectors
+    (the walk's one pass over the gaps g, g - 1 and g + 1) against the readable ones, for
+    gaps of every size (far beyond any reachable score: a hinge gap below -(n + 1) costs
+    exactly 0), integers, halves and the edges of the law included."""
     rng = random.Random(13)
-    pot = potentials.RankingPairPotential(gamma=0.1)
+    pot = potentials.RankingPairPotential(gamma=0.1, loss=loss)
     for n in (0, 1, 4, 9, 25):
         gaps = [rng.uniform(-n - 3, n + 3) for _ in range(300)]
         gaps += [
@@ -1369,11 +1369,20 @@ def test_the_ranking_walks_hinge_terms_are_the_potentials():
         ]
         gaps += [0.0, -0.0, 2.0**50, -(2.0**50), 2.0**50 - 1, 2.0**53, -(2.0**60), 1e300, -1e300]
         G = np.array(gaps)
-        got = _costs._hinge_terms_for_test(pot, gaps, n, 3, 8)
-        for row, shift in zip(got, (0.0, -1.0, 1.0), strict=True):
-            ref = pot.pair_terms(G + shift if shift else G, n, 3, 8)
-            assert row.tobytes() == ref.tobytes(), (n, shift)
-            assert row[-1] == 0.0 and row[-3] == 0.0  # -1e300, -(2**60): never above 0
+        for shift in (0.0, -1.0, 1.0):
+            got = pot.pair_terms(G + shift, n, 3, 8)
+            ref = oracle_rules.pair_terms(pot, G + shift, n, 3, 8)
+            np.testing.assert_allclose(got, ref, rtol=1e-12, atol=0)
+            assert got[-1] == 0.0 and got[-3] == 0.0  # -1e300, -(2**60): never above 0
+        for _ in range(20):
+            s = np.array([rng.choice(gaps[:500]) for _ in range(8)])
+            relevant = np.array([True, False, True, False, False, True, False, False])
+            np.testing.assert_allclose(
+                pot.cost_vector(s, relevant, n),
+                oracle_rules.pair_cost_vector(pot, s, relevant, n),
+                rtol=1e-9,
+                atol=1e-15,
+            )
 
 
 def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monkeypatch):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from river_boost import potentials
-from river_boost.engine import _dp
+from river_boost.engine import _dp, laws
 from river_boost.potentials import MulticlassZeroOnePotential, RankingPairPotential
 
 from ..oracles import dp_oracle
@@ -104,10 +104,10 @@ def test_the_banded_dp_is_the_oracles():
 
 
 def test_the_banded_dp_refuses_what_it_cannot_read():
-    laws = (potentials._poisson_pmf_range, potentials._poisson_pmf_at, potentials.DROP)
+    readers = (laws.poisson_pmf_range, laws.poisson_pmf_at, laws.DROP)
     with pytest.raises(ValueError, match="matching"):
         _dp.capped_rows(
-            3, np.zeros(2, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3), *laws
+            3, np.zeros(2, dtype=np.int64), np.arange(3), np.arange(3), np.ones(3), *readers
         )
     with pytest.raises(ValueError, match="float64"):
         _dp.capped_rows(
@@ -116,7 +116,7 @@ def test_the_banded_dp_refuses_what_it_cannot_read():
             np.arange(3),
             np.arange(3),
             np.ones(3, dtype=np.float32),
-            *laws,
+            *readers,
         )
 
 
@@ -138,7 +138,7 @@ def test_the_banded_dp_does_not_rely_on_numpys_default_int(monkeypatch):
     k, gamma, n, gaps = 7, 0.1, 60, (0,) * 6
     pot = MulticlassZeroOnePotential(k, gamma)
     want = pot._compute_poisson(n, gaps)
-    monkeypatch.setattr(potentials, "np", _Int32Default())
+    monkeypatch.setattr(laws, "np", _Int32Default())
     assert pot._compute_poisson(n, gaps) == want
     assert len(calls) == 2  # the DP ran, both times
 

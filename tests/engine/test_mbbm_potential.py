@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from river_boost import potentials
+from river_boost.engine import laws
 from river_boost.potentials import MulticlassZeroOnePotential
 
 
@@ -103,35 +104,35 @@ def test_decided_potentials_are_exactly_zero_or_one():
 def test_the_cached_laws_are_the_computed_ones_read_only_and_bounded():
     """The large-n DP reads its binomial and Poisson laws through a cache bounded in bytes:
     the very arrays the functions compute, read-only, the oldest dropped first."""
-    laws = potentials._LawCache(max_bytes=8 * (101 + 51))
+    cache = laws.LawCache(max_bytes=8 * (101 + 51))
     built = []
 
     def build(n):
         def make():
             built.append(n)
-            return potentials._poisson_pmf(2.5, np.arange(n + 1))
+            return laws.poisson_pmf(2.5, np.arange(n + 1))
 
         return make
 
-    first = laws.get(("p", 100), build(100))
-    assert first.tobytes() == potentials._poisson_pmf(2.5, np.arange(101)).tobytes()
+    first = cache.get(("p", 100), build(100))
+    assert first.tobytes() == laws.poisson_pmf(2.5, np.arange(101)).tobytes()
     assert not first.flags.writeable
-    assert laws.get(("p", 100), build(100)) is first and built == [100]
-    laws.get(("p", 50), build(50))
-    laws.get(("p", 60), build(60))  # over the budget: the oldest (n = 100) goes
-    assert laws.nbytes <= laws.max_bytes and built == [100, 50, 60]
-    laws.get(("p", 100), build(100))
+    assert cache.get(("p", 100), build(100)) is first and built == [100]
+    cache.get(("p", 50), build(50))
+    cache.get(("p", 60), build(60))  # over the budget: the oldest (n = 100) goes
+    assert cache.nbytes <= cache.max_bytes and built == [100, 50, 60]
+    cache.get(("p", 100), build(100))
     assert built == [100, 50, 60, 100]
     # the module's functions: cached arrays equal to fresh computations
     for n, q in ((50, 0.3), (999, 0.14)):
         assert (
-            potentials._binomial_pmf_vector(n, q).tobytes()
-            == potentials.binom_dist.pmf(np.arange(n + 1), n, q).tobytes()
+            laws.binomial_pmf_vector(n, q).tobytes()
+            == laws.binom_dist.pmf(np.arange(n + 1), n, q).tobytes()
         )
     x = np.arange(40, 7, -1)
-    expected = potentials._poisson_pmf(31.0, x).tobytes()
-    assert potentials._poisson_pmf_at(31.0, x).tobytes() == expected
-    assert potentials._poisson_pmf_at(31.0, x) is potentials._poisson_pmf_at(31.0, x.copy())
-    assert potentials._poisson_pmf_range(3.5, 20).tobytes() == (
-        potentials._poisson_pmf(3.5, np.arange(21)).tobytes()
+    expected = laws.poisson_pmf(31.0, x).tobytes()
+    assert laws.poisson_pmf_at(31.0, x).tobytes() == expected
+    assert laws.poisson_pmf_at(31.0, x) is laws.poisson_pmf_at(31.0, x.copy())
+    assert laws.poisson_pmf_range(3.5, 20).tobytes() == (
+        laws.poisson_pmf(3.5, np.arange(21)).tobytes()
     )

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from river_boost import potentials
+from river_boost.engine import laws
 
 
 def binomial(a: int, x: int, q: float) -> float:
@@ -81,13 +81,13 @@ def max_gap_pmf(k: int, gamma: float, p_right: float, n: int) -> float:
 
 def capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
     """``P(m) Q(m)`` for the rows ``mr`` of the banded DP (see ``_compute_poisson``)."""
-    DROP = potentials.DROP
+    DROP = laws.DROP
     lam = float(Tr.mean()) / K
-    pi = potentials._poisson_pmf_range(lam, int(Tr.max()))
+    pi = laws.poisson_pmf_range(lam, int(Tr.max()))
     kept = np.flatnonzero(pi > DROP)
     x_lo, x_hi = int(kept[0]), int(kept[-1])
     kernel = pi[x_lo : x_hi + 1]
-    den = potentials._poisson_pmf_at(K * lam, Tr)
+    den = laws.poisson_pmf_at(K * lam, Tr)
     out = []
 
     def close(U, y0, used, lo, hi):  # rows lo..hi-1 with `used` labels placed
@@ -102,7 +102,7 @@ def capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
             if top < 0:
                 rest = np.zeros(free.shape)
             else:
-                pmf = np.append(potentials._poisson_pmf_range((K - used) * lam, top), 0.0)
+                pmf = np.append(laws.poisson_pmf_range((K - used) * lam, top), 0.0)
                 rest = pmf[np.where(free >= 0, free, top + 1)]
         num = (U[: hi - lo] * rest).sum(axis=1)
         out.extend((p_r[lo:hi] * np.minimum(num / den[lo:hi], 1.0)).tolist())
@@ -140,17 +140,17 @@ def poisson_potential(pot, n: int, gaps) -> float:
     :func:`capped_rows`, the decided cases and ``P(m)`` as ``_compute_poisson`` has them."""
     K = pot.n_classes - 1
     upper, lower = pot._gap_tail(n)
-    if upper[min(2 * n + 1, max(0, n + 1 - gaps[0]))] < potentials._DECIDED:
+    if upper[min(2 * n + 1, max(0, n + 1 - gaps[0]))] < laws.DECIDED:
         return 1.0
-    if math.fsum(lower[min(2 * n, -g + n)] for g in gaps if -g >= -n) < potentials._DECIDED:
+    if math.fsum(lower[min(2 * n, -g + n)] for g in gaps if -g >= -n) < laws.DECIDED:
         return 0.0
     caps_off = np.asarray(gaps, dtype=np.int64) - 1
     m = np.arange(n + 1)
     T = n - m
-    p_m = potentials._binomial_pmf_vector(n, pot.p_right)
+    p_m = laws.binomial_pmf_vector(n, pot.p_right)
     bind = m + caps_off[0] < T
     terms = p_m[~bind].tolist()
-    rows = np.flatnonzero(bind & (p_m > potentials.DROP))
+    rows = np.flatnonzero(bind & (p_m > laws.DROP))
     if rows.size:
         terms += capped_rows(K, caps_off, m[rows], T[rows], p_m[rows])
     return min(1.0, max(0.0, 1.0 - math.fsum(terms)))

@@ -1,6 +1,6 @@
 """The boosters' walk in plain Python: the reference the compiled walk is tested against.
 
-The package runs one walk, compiled (``river_boost.engine._walk``). This module is the same
+The package runs one walk, compiled (``river_boost.engine``). This module is the same
 walk written the slow, readable way, on the same state (what the booster's engine holds: the
 task, the rule, the pool, the per-learner counters, the experts) and with the same random
 draws, so that a booster can be copied mid-stream and the copy stepped here:
@@ -8,9 +8,10 @@ draws, so that a booster can be copied mid-stream and the copy stepped here:
 with it, within 1e-9 relative. It is not a second implementation to keep equal to the last
 bit: it follows the documented math in its own order.
 
-The rules' steps are the potentials' Python methods (:class:`river_boost.potentials.Potential`,
-which a rule of your own also runs on in the compiled walk); this module adds what the tasks,
-the weak-learner pool and the experts do around them:
+The rules' steps are the readable rules of ``rules.py`` for the library's potentials (whose
+own steps are compiled), and a rule of your own's Python methods (which it also runs on in the
+compiled walk); this module adds what the tasks, the weak-learner pool and the experts do
+around them:
 
 - the *prediction walk* (:func:`walk`): each learner's ``predict_proba_one`` read as a vote,
   the experts' scores (the first ``i`` votes weighted by ``alpha``), and for cost-sensitive
@@ -33,6 +34,8 @@ from river_boost.core import check_sample_weight
 from river_boost.engine import _clean
 from river_boost.potentials import rank_loss, sigmoid
 from river_boost.tasks import COST_TIE, MIN_SUPPORT, Example, Walk
+
+from .rules import readable
 
 # ----------------------------------------------------------------------------- the pool
 #
@@ -352,7 +355,7 @@ def walk(b, x):
         prepared(e, x)  # validated all the same: bad input is an error at any time
         return None
     alphas = e.ogd.values if e.ogd is not None else None
-    return task_walk(e.task, learner_probas(e, x), alphas, e.rule, b.n_models)
+    return task_walk(e.task, learner_probas(e, x), alphas, readable(e.rule), b.n_models)
 
 
 def learn_one(b, x, y, w=1.0):
@@ -372,7 +375,7 @@ def learn_one(b, x, y, w=1.0):
     if not task.ready:  # fewer than two classes: every learner learns
         teach(e, x, [(i, y, 1.0) for i in range(n)], w)
         return
-    rule, ogd, hedge, adapt = e.rule, e.ogd, e.hedge, e.adapt
+    rule, ogd, hedge, adapt = readable(e.rule), e.ogd, e.hedge, e.adapt
     ex = Example(
         walk(b, x),
         w,

@@ -14,6 +14,8 @@ except ImportError as _e:
     ) from _e
 
 from . import booster, core, metrics, potentials, tasks
+from ._pickles import PickleFormatError
+from ._version import __version__
 from .binary import (
     AdaBoostOL,
     NHBoostDT,
@@ -26,8 +28,6 @@ from .binary import (
 from .martingale import MartingaleBooster
 from .multiclass import AdaBoostOLM, OnlineMBBM
 from .multilabel import AdaOLMR, OnlineBMR
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AdaBoostOL",
@@ -48,4 +48,5 @@ __all__ = [
     "potentials",
     "tasks",
     "__version__",
+    "PickleFormatError",
 ]

@@ -25,6 +25,7 @@ from river import base, drift
 
 from . import _params_doc
 from . import engine as _engine
+from ._pickles import Stamped
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
@@ -60,7 +61,7 @@ def _from_pool(name: str) -> property:
     )
 
 
-class Booster(base.Estimator):
+class Booster(Stamped, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets

@@ -18,6 +18,7 @@ import random
 from river import base
 
 from . import forest as _forest_mod
+from ._pickles import Stamped
 from .core import (
     FeatureCleaner,
     accepts_sample_weight,
@@ -219,7 +220,7 @@ class _Node:
                 self.model.learn_one(x, y)
 
 
-class MartingaleBooster(base.Classifier):
+class MartingaleBooster(Stamped, base.Classifier):
     """Online adaptive martingale boosting: a branching program that grows with the stream.
 
     After Long & Servedio's *adaptive martingale boosting* (batch), made online:

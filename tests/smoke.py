@@ -19,7 +19,7 @@ import itertools
 import pathlib
 import sys
 
-from river import datasets
+from river import base, datasets
 
 import river_boost
 from river_boost import booster as _booster
@@ -47,6 +47,7 @@ def boosters():
         name: getattr(river_boost, name)
         for name in river_boost.__all__
         if inspect.isclass(getattr(river_boost, name))
+        and issubclass(getattr(river_boost, name), base.Estimator)
     }
     assert found, "river_boost.__all__ lists no booster class"
     return found

@@ -48,6 +48,8 @@ cimport cython
 
 from time import perf_counter as _perf_counter
 
+from river_boost import _pickles
+
 
 # ----------------------------------------------------------------------------- timing
 
@@ -257,19 +259,25 @@ cdef class Engine:
         free(self.op)
 
     def __reduce__(self):
-        # (the state after the object: the pool refers back to its engine)
+        # (the state after the object: the pool refers back to its engine), stamped with the
+        # pickle format (river_boost._pickles)
         state = (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
                  self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
                  self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
                  self.background, self.nominal)
-        return (_new_engine, (type(self),), state)
+        return (_new_engine, (type(self),), (_pickles.stamp(), state))
 
     def __setstate__(self, state):
-        (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
-         self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
-         self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
-         self.background, self.nominal) = state
+        fields = _pickles.unstamped(state, "engine", 18)
+        try:
+            (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
+             self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
+             self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
+             self.background, self.nominal) = fields
+        except TypeError as error:
+            raise _pickles.PickleFormatError(f"a pickled engine's state: {error}") from None
         self.n = len(self.offered)
+        _check_loaded(self)
         self._ready()
 
     cdef int _ready(self) except -1:
@@ -710,3 +718,33 @@ cdef bint _replace(Engine self, int i) except -1:
 def _new_engine(cls):
     """An engine for ``__setstate__`` to fill (unpickling, copying)."""
     return cls.__new__(cls)
+
+
+_KINDS = {"BinaryEngine": "binary", "MulticlassEngine": "multiclass",
+          "RankingEngine": "ranking"}
+
+
+cdef int _check_loaded(Engine e) except -1:
+    """An unpickled engine's parts agree with one another, before the walk reads them
+    without bounds checks (a pickle changed after it was written is an error, not a crash)."""
+    from river_boost.potentials import Potential
+
+    cdef int n = e.n
+    ok = (
+        e.task is not None and e.task.kind == _KINDS.get(type(e).__name__, e.task.kind)
+        and isinstance(e.rule, Potential)
+        and all(len(a) == n and a.typecode == "q" for a in (e.n_offered, e.n_zero,
+                                                             e.n_updates))
+        and all(len(a) == n and a.typecode == "d" for a in (e.offered, e.edge_num, e.edge_den))
+        and getattr(e.pool, "n_models", None) == n
+        and len(e.pool._weight_scales) == n
+        and getattr(e.pool.learners, "n_models", n) >= n
+        and (e.ogd is None or e.ogd.n == n) and (e.hedge is None or e.hedge.n == n)
+        and e.n_seen >= 0 and 0.0 <= e.edge_decay <= 1.0
+        and all(0 <= i < n and 0 <= j for i, j in e.background.items())
+    )
+    if not ok:
+        raise _pickles.PickleFormatError(
+            "a pickled engine whose parts disagree (learners, counters, task or rule): it was "
+            "changed after it was written")
+    return 0

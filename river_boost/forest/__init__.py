@@ -137,6 +137,7 @@ from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 __all__ = ["ENABLED", "BoundedHoeffdingTree", "HoeffdingForest"]
 
+from .. import _pickles
 from ._forest import ForestCore as _ForestCore
 
 # BoundedHoeffdingTree's size limit (MiB per tree) and the weight between two measurements:
@@ -335,7 +336,8 @@ def _tree_params(model) -> tuple:
     )
 
 
-def _rebuild(cls, models, feature_filter, state):
+def _rebuild(cls, models, feature_filter, state, stamp=None):
+    _pickles.check(stamp, "forest")  # before the compiled code reads the state
     forest = cls(models, feature_filter)
     if "flat_trees" in state:  # pickled flat (see _flat_state)
         state = dict(state)
@@ -496,7 +498,7 @@ class HoeffdingForest(_ForestCore):
             ts[:-1] + (None if ts[-1] is None else _flat_nodes(ts[-1]),)
             for ts in state.pop("trees")
         ]
-        return (_rebuild, (type(self), self._models, self.feature_filter, state))
+        return (_rebuild, (type(self), self._models, self.feature_filter, state, _pickles.stamp()))
 
     def __repr__(self):
         return f"HoeffdingForest(n_models={self.n_models})"

@@ -35,6 +35,7 @@ PRESETS = [
     getattr(river_boost, name)
     for name in river_boost.__all__
     if isinstance(getattr(river_boost, name), type)
+    and issubclass(getattr(river_boost, name), base.Estimator)
 ]
 
 

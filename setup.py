@@ -8,6 +8,9 @@ requirements.
 """
 
 import os
+import pathlib
+import re
+import tomllib
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -52,4 +55,33 @@ def _extensions():
     return cythonize(exts, compiler_directives={"language_level": "3"})
 
 
-setup(ext_modules=_extensions())
+# A link of the README to a file of the repository, ``[text](docs/guide/drift.md)``: such
+# links work on a clone and on the code host, not on the package index's page
+_RELATIVE_LINK = re.compile(r"\[([^\]]+)\]\((?!https?://|#|mailto:)([^)\s]+)\)")
+
+
+def long_description(root: pathlib.Path = pathlib.Path(__file__).parent) -> str:
+    """The README for the package index, whose page cannot follow the README's relative
+    links: each points into the repository named by ``[project.urls] Source`` in
+    pyproject.toml (at this version's tag), or, without one, is kept as its text alone."""
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    source = project.get("urls", {}).get("Source", "").rstrip("/")
+    version = re.search(
+        r'__version__ = "([^"]+)"', (root / "river_boost" / "_version.py").read_text()
+    ).group(1)
+
+    def absolute(match):
+        text, target = match.groups()
+        if not source:
+            return text
+        return f"[{text}]({source}/blob/v{version}/{target.lstrip('./')})"
+
+    return _RELATIVE_LINK.sub(absolute, (root / "README.md").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":  # (the tests import long_description alone)
+    setup(
+        ext_modules=_extensions(),
+        long_description=long_description(),
+        long_description_content_type="text/markdown",
+    )

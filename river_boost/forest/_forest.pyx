@@ -62,8 +62,9 @@ import numbers as _numbers
 import numpy as _np
 
 from river_boost.forest._forest_structs cimport (
-    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, Leaf, Node, Tree, Work, grow_cap,
-    work_free,
+    CRIT_GINI, CRIT_HELLINGER, CRIT_INFO_GAIN, F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM,
+    LEAF_MAJORITY_CLASS, LEAF_NAIVE_BAYES, LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY,
+    SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Tree, Work, grow_cap, work_free,
     xcalloc, xrealloc,
 )
 from river_boost.forest._leaves cimport leaf_predict
@@ -73,6 +74,18 @@ from river_boost.forest._trees cimport (
     tree_free, tree_init, tree_learn, walk_to_leaf,
 )
 
+
+# The codes as forest/__init__.py needs them: River's parameter strings (_tree_params), and the
+# kinds of the split nodes _export_tree gives, by River's branch (to_river builds them)
+LEAF_PREDICTIONS = {
+    "mc": LEAF_MAJORITY_CLASS, "nb": LEAF_NAIVE_BAYES, "nba": LEAF_NAIVE_BAYES_ADAPTIVE,
+}
+SPLIT_CRITERIA = {"info_gain": CRIT_INFO_GAIN, "gini": CRIT_GINI, "hellinger": CRIT_HELLINGER}
+SPLIT_KINDS = {
+    "NumericBinaryBranch": SPLIT_NUMERIC_BINARY,
+    "NominalBinaryBranch": SPLIT_NOMINAL_BINARY,
+    "NominalMultiwayBranch": SPLIT_NOMINAL_MULTIWAY,
+}
 
 # ----------------------------------------------------------------------------- the forest
 # Three classes, each a role: ForestTrees (storage), ForestInput (x), ForestCore (learning and

@@ -317,7 +317,7 @@ def _unsupported(model) -> str | None:
 
 
 def _tree_params(model) -> tuple:
-    """The parameters of one tree, in the order ForestCore._init_core unpacks them."""
+    """The parameters of one tree, in the order _trees.tree_init unpacks them."""
     return (
         float(model.grace_period),
         float(model.delta),

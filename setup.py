@@ -22,7 +22,16 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 
 # The compiled forest (river_boost/forest/), one module per role (_forest.pyx says which);
 # _forest cimports the others
-FOREST_MODULES = ("_criteria", "_splitters", "_registry", "_leaves", "_trees", "_forest")
+FOREST_MODULES = (
+    "_criteria",
+    "_splitters",
+    "_registry",
+    "_leaves",
+    "_trees",
+    "_storage",
+    "_input",
+    "_forest",
+)
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;
 # _binary, _multiclass, _ranking, the tasks' engines) and their parts: the constants, the
 # experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic

@@ -138,6 +138,9 @@ from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 __all__ = ["ENABLED", "BoundedHoeffdingTree", "HoeffdingForest"]
 
 from .. import _pickles
+from ._forest import LEAF_PREDICTIONS as _LEAF
+from ._forest import SPLIT_CRITERIA as _CRITERION
+from ._forest import SPLIT_KINDS as _SPLIT_KINDS
 from ._forest import ForestCore as _ForestCore
 
 # BoundedHoeffdingTree's size limit (MiB per tree) and the weight between two measurements:
@@ -273,8 +276,9 @@ class BoundedHoeffdingTree(_river_tree.HoeffdingTreeClassifier):
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, BoundedHoeffdingTree)
 _SPLITTER_TYPES = (GaussianSplitter,)
-_LEAF = {"mc": 0, "nb": 1, "nba": 2}
-_CRITERION = {"info_gain": 0, "gini": 1, "hellinger": 2}
+# the codes of the split kinds in an exported tree (to_river), by River's branch
+_NUMERIC_BINARY = _SPLIT_KINDS[NumericBinaryBranch.__name__]
+_NOMINAL_BINARY = _SPLIT_KINDS[NominalBinaryBranch.__name__]
 
 
 def _unsupported(model) -> str | None:
@@ -314,7 +318,7 @@ def _unsupported(model) -> str | None:
 
 
 def _tree_params(model) -> tuple:
-    """The parameters of one tree, in the order ForestCore._init_core unpacks them."""
+    """The parameters of one tree, in the order _trees.tree_init unpacks them."""
     return (
         float(model.grace_period),
         float(model.delta),
@@ -593,9 +597,9 @@ class HoeffdingForest(_ForestCore):
             _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = node
             kids = [build(c) for c in children]
             stats = stats_of(bst_c, bst_w)
-            if kind == 0:
+            if kind == _NUMERIC_BINARY:
                 return NumericBinaryBranch(stats, features[fid], thr, depth, *kids)
-            if kind == 1:
+            if kind == _NOMINAL_BINARY:
                 return NominalBinaryBranch(stats, features[fid], values[fid][vid], depth, *kids)
             return NominalMultiwayBranch(
                 stats, features[fid], [values[fid][v] for v in ch_vid], depth, *kids

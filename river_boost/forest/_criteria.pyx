@@ -1,11 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
-"""The split criteria of the compiled forest (tree.criterion choice per tree: t.crit 0 info
-gain, 1 Gini, 2 Hellinger), bit for bit: see _forest.pyx for how exactness is kept."""
+"""The split criteria of the compiled forest (each tree's t.crit: info gain, Gini or
+Hellinger), bit for bit: see _forest.pyx for how exactness is kept."""
 
 from libc.math cimport INFINITY
 
-from river_boost.forest._forest_structs cimport Dists, Leaf, Tree
+from river_boost.forest._forest_structs cimport CRIT_GINI, CRIT_INFO_GAIN, Dists, Leaf, Tree
 from river_boost.forest._pymath cimport py_div, py_log2, py_pow, py_sqrt, py_sum
 
 cdef double NEG_INF = -INFINITY
@@ -48,7 +48,7 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
     cdef double total, acc, g, rel, s
     cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
     cdef int found
-    if t.crit == 0:  # info gain
+    if t.crit == CRIT_INFO_GAIN:
         if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
             return NEG_INF
         total = 0.0
@@ -58,7 +58,7 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
         for i in range(nd):
             acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
         return pre_entropy - py_div(acc, total)
-    elif t.crit == 1:  # gini
+    elif t.crit == CRIT_GINI:
         if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
             return NEG_INF
         total = 0.0
@@ -74,7 +74,7 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
                     acc -= rel * rel
             g += py_div(ds[i], total) * acc
         return 1.0 - g
-    else:  # hellinger
+    else:  # CRIT_HELLINGER
         if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
             return NEG_INF
         # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
@@ -106,7 +106,7 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
 
 cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
     cdef int n
-    if t.crit == 1:
+    if t.crit == CRIT_GINI:
         return 1.0
     n = lf.n_st
     if n <= 2:

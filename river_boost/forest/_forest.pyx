@@ -14,10 +14,15 @@ with its interface in a ``.pxd``:
 - ``_splitters``: the split observers (River's GaussianSplitter, NominalSplitterClassif);
 - ``_criteria``: the split criteria (info gain, Gini, Hellinger);
 - ``_leaves``: a leaf's statistics, prediction (majority class, naive Bayes) and split decision;
-- ``_trees``: tree storage: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
+- ``_trees``: one tree: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
 - ``_registry``: features, values and labels by id (the Python objects the C side refers to);
-- this module: ``ForestCore`` (over ``ForestInput`` and ``ForestTrees``), the Python entry
-  points, and the C entry points of the boosters' engines (``_forest.pxd``).
+- ``_storage``: ``TreeStorage``, the forest's trees (the table of C structs, their models,
+  the registry, the scratch buffers): trees added, reset, copied, removed, learning and
+  predicting on a converted ``x``, their counts and state;
+- ``_input``: ``Input``, ``x`` converted once (the ``XV`` view) and each tree's view of it;
+- this module: ``ForestCore``, which owns a ``TreeStorage`` and an ``Input`` (composition,
+  as scikit-learn's splitter owns its criterion), the Python entry points, and the C
+  entry points of the boosters' engines (``_forest.pxd``).
 
 A function of another module is called through a pointer (no inlining across modules); the
 small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and
@@ -49,241 +54,88 @@ Where CPython's semantics matter, they are reproduced explicitly:
   ``copy_tree``, in the order ``copy.deepcopy`` added them).
 """
 
-from cpython.dict cimport PyDict_Next
-from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.long cimport PyLong_Check
-from cpython.object cimport PyObject
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memmove, memset
-
-import numbers as _numbers
+from libc.string cimport memset
 
 import numpy as _np
 
 from river_boost.forest._forest_structs cimport (
-    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, Leaf, Node, Tree, Work, grow_cap,
-    work_free,
-    xcalloc, xrealloc,
+    CRIT_GINI, CRIT_HELLINGER, CRIT_INFO_GAIN, LEAF_MAJORITY_CLASS, LEAF_NAIVE_BAYES,
+    LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY,
+    xcalloc,
 )
-from river_boost.forest._leaves cimport leaf_predict
-from river_boost.forest._registry cimport Registry
-from river_boost.forest._trees cimport (
-    count_nodes, count_reactivable, export_node, import_node, node_free, tree_allocated,
-    tree_free, tree_init, tree_learn, walk_to_leaf,
-)
+from river_boost.forest._input cimport Input
+from river_boost.forest._storage cimport TreeStorage
 
+
+# The codes as forest/__init__.py needs them: River's parameter strings (_tree_params), and the
+# kinds of the split nodes _export_tree gives, by River's branch (to_river builds them)
+LEAF_PREDICTIONS = {
+    "mc": LEAF_MAJORITY_CLASS, "nb": LEAF_NAIVE_BAYES, "nba": LEAF_NAIVE_BAYES_ADAPTIVE,
+}
+SPLIT_CRITERIA = {"info_gain": CRIT_INFO_GAIN, "gini": CRIT_GINI, "hellinger": CRIT_HELLINGER}
+SPLIT_KINDS = {
+    "NumericBinaryBranch": SPLIT_NUMERIC_BINARY,
+    "NominalBinaryBranch": SPLIT_NOMINAL_BINARY,
+    "NominalMultiwayBranch": SPLIT_NOMINAL_MULTIWAY,
+}
 
 # ----------------------------------------------------------------------------- the forest
-# Three classes, each a role: ForestTrees (storage), ForestInput (x), ForestCore (learning and
-# prediction); forest.HoeffdingForest subclasses ForestCore.
+# forest.HoeffdingForest subclasses ForestCore (and pickles it: its __reduce__, through
+# _get_state and _set_state).
 
-cdef class ForestTrees:
-    """The forest's storage: its trees (C structs), their models, the registries of
-    features, values and labels, and the scratch buffers; trees added, reset, copied and
-    removed. :class:`ForestCore` adds the input conversion and the learning and prediction
-    entry points."""
+cdef class ForestCore:
+    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`.
 
-    cdef Tree* trees
-    cdef int n
-    # trees that come and go: capacity of `trees`
-    cdef int tcap
-    # capacity of the trees' per-feature arrays (Tree.fstate) and of the view's (xv.vst, ...)
-    cdef int fcap
-    cdef XV xv
-    cdef Work wk
-    cdef Registry reg
+    It owns its trees (a :class:`TreeStorage`) and its input (an :class:`Input` over them):
+    the learning and prediction entry points convert ``x`` with the one and walk the other."""
 
-    cdef readonly list _models
-    cdef readonly object feature_filter
-    # x conversion cache: the previous x's keys, by position
-    cdef list lkeys
-    cdef int* lfid
-    cdef int lcap
-    cdef object _Number
-    # load(x): whether xv holds an x loaded by load() (every other conversion unloads it,
-    # and so does a tree that makes a loaded numeric feature nominal: see _mark_nominal)
-    cdef bint loaded
-    cdef long long n_conversions  # conversions of an x so far (which one is loaded: the API)
-    # > 0 while the feature filter runs: a filter that calls back into the forest must not
-    # convert another x or reallocate the trees under the caller
-    cdef int in_filter
+    cdef TreeStorage store
+    cdef Input inp
 
     def __cinit__(self):
-        self.trees = NULL
-        self.n = 0
-        memset(&self.xv, 0, sizeof(XV))
-        memset(&self.wk, 0, sizeof(Work))
-        self.lfid = NULL
-        self.tcap = 0
-        self.loaded = False
-        self.in_filter = 0
+        # an empty forest until _init_core
+        self.store = TreeStorage([], [])
+        self.inp = Input(self.store, None)
 
-    def __dealloc__(self):
-        cdef int i
-        if self.trees != NULL:
-            for i in range(self.n):
-                tree_free(&self.trees[i])
-            free(self.trees)
-        free(self.xv.f)
-        free(self.xv.d)
-        free(self.xv.v)
-        free(self.xv.isnum)
-        free(self.xv.vj)
-        free(self.xv.vst)
-        free(self.xv.vpos)
-        work_free(&self.wk)
-        free(self.lfid)
+    def _init_core(self, list params, models, feature_filter):
+        """params: one tuple per tree (see forest.py: _tree_params)."""
+        self.store = TreeStorage(params, list(models))
+        self.inp = Input(self.store, feature_filter)
 
     def _allocated_bytes(self):
         """Bytes of C memory the forest holds: its trees (nodes, leaves, splitters and
         per-tree buffers, by allocated capacity), the tree table and the trees' class ranks;
         not the per-call scratch buffers, which do not grow with the trees."""
-        cdef long long b = self.tcap * sizeof(Tree) + self.reg.allocated()
-        cdef int i
-        for i in range(self.n):
-            b += tree_allocated(&self.trees[i])
-        return b
-
-    def _init_core(self, list params, models, feature_filter):
-        """params: one tuple per tree (see forest.py: _tree_params)."""
-        cdef int i
-        self._models = list(models)
-        self.feature_filter = feature_filter
-        self.n = len(params)
-        self.tcap = self.n
-        self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
-        for i in range(self.n):
-            tree_init(&self.trees[i], <tuple>params[i])
-        self.reg = Registry(self.n)
-        self.fcap = 0
-        self.lkeys = []
-        self.lcap = 0
-        self._Number = _numbers.Number
+        return self.store.allocated_bytes()
 
     @property
     def n_models(self):
-        return self.n
+        return self.store.n
 
-    # ------------------------------------------------------------------ registries
+    @property
+    def _models(self):
+        return self.store.models
 
-    cdef int _new_feature(self, object name) except -1:
-        """Register a feature (its id), and grow the trees' and the view's feature arrays."""
-        cdef int fid = self.reg.add_feature(name)
-        cdef int nc, i, k
-        cdef object nominal
-        cdef bint any_nom = False
-        if fid + 1 > self.fcap:
-            nc = grow_cap(self.fcap, fid + 1)
-            for i in range(self.n):
-                self.trees[i].fstate = <unsigned char*>xrealloc(self.trees[i].fstate, nc)
-                for k in range(self.fcap, nc):
-                    self.trees[i].fstate[k] = 0
-                self.trees[i].fcap = nc
-            self.xv.vst = <unsigned int*>xrealloc(self.xv.vst, nc * sizeof(unsigned int))
-            self.xv.vpos = <int*>xrealloc(self.xv.vpos, nc * sizeof(int))
-            for k in range(self.fcap, nc):
-                self.xv.vst[k] = 0
-            self.xv.fcap = nc
-            self.fcap = nc
-        for i in range(self.n):
-            nominal = self._models[i].nominal_attributes
-            if nominal is not None and name in nominal:
-                self.trees[i].fstate[fid] |= F_NOMATTR
-                any_nom = True
-        self.reg.f_nomany[fid] = any_nom
-        return fid
-
-    cdef int _class_id(self, object y) except -1:
-        """The label's id (registered if new; the trees' class arrays grow)."""
-        cdef object cid = self.reg.cmap.get(y)
-        cdef int c, i, nc
-        if cid is not None:
-            return <int>cid
-        c = self.reg.add_class(y)
-        for i in range(self.n):
-            if c >= self.trees[i].ccap:
-                nc = grow_cap(self.trees[i].ccap, c + 1)
-                self.trees[i].has_cls = <char*>xrealloc(self.trees[i].has_cls, nc)
-                memset(self.trees[i].has_cls + self.trees[i].ccap, 0, nc - self.trees[i].ccap)
-                self.trees[i].ccap = nc
-        return c
-
-    # ------------------------------------------------------------------ checks
-
-    cdef int _check_free(self) except -1:
-        if self.in_filter:
-            raise RuntimeError(
-                "the feature filter called back into the forest; keeps(i, feature) must not "
-                "use it"
-            )
-        return 0
-
-    cdef int _check_index(self, int i) except -1:
-        if i < 0 or i >= self.n:
-            raise IndexError(f"tree index {i} out of range")
-        return 0
+    @property
+    def feature_filter(self):
+        return self.inp.feature_filter
 
     # ------------------------------------------------------------------ trees that come and go
 
-    cdef int _mark_nominal(self, int i) except -1:
-        """Tree i's nominal attributes among the known features, from its model."""
-        cdef Tree* t = &self.trees[i]
-        cdef int fid
-        nominal = self._models[i].nominal_attributes
-        for fid in range(self.reg.nf):
-            if nominal is not None and self.reg.fnames[fid] in nominal:
-                t.fstate[fid] |= F_NOMATTR
-                if not self.reg.f_nomany[fid]:
-                    # the loaded x registered no value ids for this feature's numbers
-                    self.reg.f_nomany[fid] = 1
-                    self.loaded = False
-            else:
-                t.fstate[fid] &= ~F_NOMATTR
-        return 0
-
     def _add_core(self, tuple params, model):
         """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
-        cdef int i, nc
-        cdef Tree* t
-        self._check_free()
-        if self.n >= self.tcap:
-            nc = grow_cap(self.tcap, self.n + 1)
-            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
-            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
-            self.tcap = nc
-        self.reg.add_tree()
-        i = self.n
-        t = &self.trees[i]
-        memset(t, 0, sizeof(Tree))
-        tree_init(t, params)
-        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
-        t.fcap = self.fcap
-        t.ccap = grow_cap(0, self.reg.nc)
-        t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
-        self._models.append(model)
-        self.n += 1
-        self._mark_nominal(i)
-        return i
+        self.inp.check_free()
+        if self.store.add(params, model):
+            self.inp.loaded = False
+        return self.store.n - 1
 
     def _reset_core(self, int i, tuple params, model, bint refilter):
         """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
-        cdef Tree* t
-        cdef int fid
-        self._check_free()
-        self._check_index(i)
-        t = &self.trees[i]
-        node_free(t.root)
-        t.root = NULL
-        tree_init(t, params)
-        memset(t.has_cls, 0, t.ccap)
-        for fid in range(t.fcap):
-            # the filter's decisions stay (the tree keeps its index), unless refilter; the
-            # kinds it learned go with its statistics
-            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
-        self.reg.forget_sorted(i)
-        self._models[i] = model
-        self._mark_nominal(i)
+        self.inp.check_free()
+        self.store.check_index(i)
+        if self.store.reset(i, params, model, refilter):
+            self.inp.loaded = False
 
     def copy_tree(self, int src, int dst):
         """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
@@ -298,360 +150,76 @@ cdef class ForestTrees:
         from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
         ``trees[i] = copy.deepcopy(trees[i])``.
         """
-        cdef Tree* s
-        cdef Tree* d
-        cdef Tree keep
-        cdef Node* root = NULL
-        self._check_free()
-        self._check_index(src)
-        self._check_index(dst)
-        s = &self.trees[src]
-        if s.root != NULL:
-            # the state export/import that pickling uses (and tests): an exact copy
-            root = import_node(export_node(s.root, True, self.reg), self.reg.nf)
-        model = self._models[src].clone()
-        s = &self.trees[src]
-        d = &self.trees[dst]
-        node_free(d.root)
-        if src == dst:
-            d.root = root
-            d.nbc_leaf = NULL  # it pointed into the freed nodes
-            return
-        keep = d[0]
-        d[0] = s[0]
-        d.root = root
-        d.fstate = keep.fstate
-        d.fcap = keep.fcap
-        memcpy(d.fstate, s.fstate, self.reg.nf * sizeof(unsigned char))
-        d.has_cls = keep.has_cls
-        d.ccap = keep.ccap
-        memset(d.has_cls, 0, d.ccap)
-        memcpy(d.has_cls, s.has_cls, self.reg.nc * sizeof(char))
-        # dst's own naive-Bayes cache buffers, emptied (src's entry points into src's leaves)
-        d.nbc_out = keep.nbc_out
-        d.nbc_cap = keep.nbc_cap
-        d.nbc_f = keep.nbc_f
-        d.nbc_v = keep.nbc_v
-        d.nbc_d = keep.nbc_d
-        d.nbc_xcap = keep.nbc_xcap
-        d.nbc_leaf = NULL
-        d.nbc_ver = 0
-        d.ver = 0
-        self.reg.forget_sorted(dst)
-        self._models[dst] = model
+        self.inp.check_free()
+        self.store.check_index(src)
+        self.store.check_index(dst)
+        self.store.copy(src, dst)
 
     def remove(self, int i):
         """Remove tree ``i`` and free its memory; the trees after it move down one index
         (like ``del list[i]``), each with its own state and feature view (decisions made so
         far travel with the tree; features a tree has not met yet are asked of the
         ``feature_filter`` with its new index)."""
-        self._check_free()
-        self._check_index(i)
-        tree_free(&self.trees[i])
-        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
-        self.n -= 1
-        memset(&self.trees[self.n], 0, sizeof(Tree))
-        self.reg.remove_tree(i)
-        del self._models[i]
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.store.remove(i)
 
-    # ------------------------------------------------------------------ diagnostics
+    # ------------------------------------------------------------------ diagnostics and state
 
     def _counts(self, int i):
-        cdef long long nn = 0, nl = 0, h = 0
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        if t.root == NULL:
-            return None, None, 0
-        count_nodes(t.root, &nn, &nl, &h, 0)
-        return nn, nl, h
+        return self.store.counts(i)
 
     @property
     def n_nodes(self):
-        return [self._counts(i)[0] for i in range(self.n)]
+        return [self.store.counts(i)[0] for i in range(self.store.n)]
 
     @property
     def n_leaves(self):
-        return [self._counts(i)[1] for i in range(self.n)]
+        return [self.store.counts(i)[1] for i in range(self.store.n)]
 
     @property
     def height(self):
-        return [self._counts(i)[2] for i in range(self.n)]
+        return [self.store.counts(i)[2] for i in range(self.store.n)]
 
     @property
     def n_active_leaves(self):
-        return [self.trees[i].n_active for i in range(self.n)]
+        return [self.store.trees[i].n_active for i in range(self.store.n)]
 
     @property
     def n_inactive_leaves(self):
-        return [self.trees[i].n_inactive for i in range(self.n)]
-
-    # ------------------------------------------------------------------ state export / import
-
-    def _get_state(self):
-        cdef int i
-        cdef Tree* t
-        trees = []
-        for i in range(self.n):
-            t = &self.trees[i]
-            trees.append((
-                t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-                t.growth_allowed, t.train_weight,
-                bytes([t.fstate[k] for k in range(self.reg.nf)]),
-                [c for c in range(self.reg.nc) if t.has_cls[c]],
-                None if t.root == NULL else export_node(t.root, False, self.reg),
-            ))
-        return {
-            "version": 1,
-            "features": list(self.reg.fnames),
-            "values": [list(v) for v in self.reg.fvalobjs],
-            "labels": list(self.reg.labels),
-            "trees": trees,
-        }
-
-    def _set_state(self, dict state):
-        cdef int i, k
-        cdef Tree* t
-        if state.get("version") != 1:
-            raise ValueError("unknown HoeffdingForest state version")
-        for name in state["features"]:
-            self._new_feature(name)
-        for k, vals in enumerate(state["values"]):
-            for v in vals:
-                self.reg.value_id(k, v)
-        for y in state["labels"]:
-            self._class_id(y)
-        for i, ts in enumerate(state["trees"]):
-            t = &self.trees[i]
-            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-             t.growth_allowed, t.train_weight, fstate, has, root) = ts
-            for k in range(len(fstate)):
-                t.fstate[k] = fstate[k]
-            for c in has:
-                t.has_cls[<int>c] = 1
-            if root is not None:
-                t.root = import_node(root, self.reg.nf)
-            self._count_leaves(t)
-            t.nbc_leaf = NULL
-            self.reg.sorted_cls[i] = None
-
-    cdef int _count_leaves(self, Tree* t) except -1:
-        """Set the kept leaf counts from a walk over the leaves (after an import)."""
-        cdef long long nn = 0, nl = 0, h = 0
-        t.n_reactivable = 0
-        if t.root != NULL:
-            count_nodes(t.root, &nn, &nl, &h, 0)
-            t.n_reactivable = count_reactivable(t.root, t.max_depth)
-        t.n_leaves = nl
-        return 0
+        return [self.store.trees[i].n_inactive for i in range(self.store.n)]
 
     def _leaf_counts(self, int i):
         """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
         by walking the leaves (for the tests: they must agree)."""
-        cdef Tree* t
-        cdef long long nn = 0, nl = 0, h = 0
-        self._check_index(i)
-        t = &self.trees[i]
-        if t.root == NULL:
-            walked = (0, 0)
-        else:
-            count_nodes(t.root, &nn, &nl, &h, 0)
-            walked = (nl, count_reactivable(t.root, t.max_depth))
-        return (t.n_leaves, t.n_reactivable), walked
+        return self.store.leaf_counts(i)
 
     def _export_tree(self, int i):
         """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        return None if t.root == NULL else export_node(t.root, False, self.reg)
+        return self.store.export_tree(i)
 
     def _tree_scalars(self, int i):
-        cdef Tree* t
-        self._check_index(i)
-        t = &self.trees[i]
-        return {
-            "n_active_leaves": t.n_active,
-            "n_inactive_leaves": t.n_inactive,
-            "inactive_leaf_size_estimate": t.inactive_est,
-            "active_leaf_size_estimate": t.active_est,
-            "size_estimate_overhead_fraction": t.overhead,
-            "growth_allowed": bool(t.growth_allowed),
-            "train_weight_seen_by_model": t.train_weight,
-            "classes": [self.reg.labels[c] for c in range(self.reg.nc) if t.has_cls[c]],
-        }
+        return self.store.tree_scalars(i)
 
     @property
     def _features(self):
-        return list(self.reg.fnames)
+        return list(self.store.reg.fnames)
 
     @property
     def _values(self):
-        return [list(v) for v in self.reg.fvalobjs]
+        return [list(v) for v in self.store.reg.fvalobjs]
 
     @property
     def _labels(self):
-        return list(self.reg.labels)
+        return list(self.store.reg.labels)
 
+    def _get_state(self):
+        return self.store.get_state()
 
-cdef class ForestInput(ForestTrees):
-    """The forest's input: ``x`` converted once to ids and floats (the view ``xv``), each
-    tree's view of it (its feature filter, River's type checks), and ``load``."""
+    def _set_state(self, dict state):
+        self.store.set_state(state)
 
-    # ------------------------------------------------------------------ x conversion
-
-    cdef int _convert(self, object x) except -1:
-        """x -> (fid, number, value id) arrays, in x's order."""
-        cdef PyObject* key
-        cdef PyObject* val
-        cdef Py_ssize_t pos = 0
-        cdef int j = 0
-        self.n_conversions += 1
-        if type(x) is not dict:
-            x = dict(x)
-        self._reserve(len(<dict>x))
-        while PyDict_Next(x, &pos, &key, &val):
-            self._convert_item(j, key, val)
-            j += 1
-        self.xv.nx = j
-        return 0
-
-    cdef int _reserve(self, Py_ssize_t n) except -1:
-        """Room for n features in the converted x."""
-        cdef XV* xv = &self.xv
-        cdef int nc
-        if n > xv.cap:
-            nc = grow_cap(xv.cap, n)
-            xv.f = <int*>xrealloc(xv.f, nc * sizeof(int))
-            xv.d = <double*>xrealloc(xv.d, nc * sizeof(double))
-            xv.v = <int*>xrealloc(xv.v, nc * sizeof(int))
-            xv.isnum = <char*>xrealloc(xv.isnum, nc * sizeof(char))
-            xv.vj = <int*>xrealloc(xv.vj, nc * sizeof(int))
-            xv.cap = nc
-        if xv.cap > self.lcap:
-            self.lfid = <int*>xrealloc(self.lfid, xv.cap * sizeof(int))
-            self.lcap = xv.cap
-        return 0
-
-    cdef inline int _convert_item(self, int j, PyObject* key, PyObject* val) except -1:
-        """The j-th feature of the converted x (_reserve made room)."""
-        cdef XV* xv = &self.xv
-        cdef list lkeys = self.lkeys
-        cdef int fid
-        cdef object k, v, fo
-        cdef bint isnum
-        cdef double d
-        # the feature id: the previous x usually had the same key objects in the same order
-        if j < PyList_GET_SIZE(lkeys) and <PyObject*>PyList_GET_ITEM(lkeys, j) == key:
-            fid = self.lfid[j]
-        else:
-            k = <object>key
-            fo = self.reg.fmap.get(k)
-            if fo is None:
-                fid = self._new_feature(k)
-            else:
-                fid = <int>fo
-            if j < PyList_GET_SIZE(lkeys):
-                lkeys[j] = k
-            else:
-                lkeys.append(k)
-            self.lfid[j] = fid
-        xv.f[j] = fid
-        v = <object>val
-        if PyFloat_Check(v):
-            isnum = True
-            d = PyFloat_AS_DOUBLE(v)
-        elif PyLong_Check(v):  # int and bool
-            isnum = True
-            d = float(v)
-        elif v is None:
-            raise ValueError(
-                f"feature {self.reg.fnames[fid]!r} is None: drop the key to mark a feature "
-                "missing (None values are not supported by the compiled forest)"
-            )
-        elif isinstance(v, self._Number):
-            isnum = True
-            d = float(v)
-        else:
-            isnum = False
-            d = 0.0
-        xv.isnum[j] = isnum
-        xv.d[j] = d
-        if not isnum or self.reg.f_nomany[fid]:
-            xv.v[j] = self.reg.value_id(fid, v)
-        else:
-            xv.v[j] = -1
-        return 0
-
-    cdef int _view(self, int i, bint learning) except -1:
-        """The features tree i sees (feature_filter), with River's type checks.
-
-        A feature's kind (number or not) is recorded for tree i when the tree first *learns*
-        it: a tree that only predicted a feature has no statistics of it, so River would take
-        either kind later, and so does the forest. A kind mismatch with a recorded kind raises
-        before anything is recorded for this x.
-        """
-        cdef XV* xv = &self.xv
-        cdef Tree* t = &self.trees[i]
-        cdef int j, k, fid, nv = 0
-        cdef bint keep, pending = False
-        cdef unsigned char st
-        xv.stamp += 1
-        if xv.stamp == 0:  # wrapped around
-            memset(xv.vst, 0, xv.fcap * sizeof(unsigned int))
-            xv.stamp = 1
-        for j in range(xv.nx):
-            fid = xv.f[j]
-            st = t.fstate[fid]
-            if not (st & F_DECIDED):
-                if self.feature_filter is None:
-                    keep = True
-                else:
-                    self.in_filter += 1
-                    try:
-                        keep = self.feature_filter.keeps(i, self.reg.fnames[fid])
-                    finally:
-                        self.in_filter -= 1
-                st |= F_DECIDED
-                if keep:
-                    st |= F_KEEP
-                t.fstate[fid] = st
-            if not (st & F_KEEP):
-                continue
-            if not (st & F_NOMATTR):
-                if st & F_KIND:
-                    if (not xv.isnum[j]) != ((st & F_NONNUM) != 0):
-                        raise TypeError(
-                            f"feature {self.reg.fnames[fid]!r} of tree {i} mixes numbers and "
-                            "non-numbers; River would fail or treat it inconsistently"
-                        )
-                elif learning:
-                    pending = True
-            xv.vj[nv] = j
-            nv += 1
-            xv.vst[fid] = xv.stamp
-            xv.vpos[fid] = j
-        xv.nv = nv
-        if pending:
-            for k in range(nv):
-                j = xv.vj[k]
-                fid = xv.f[j]
-                st = t.fstate[fid]
-                if not (st & (F_NOMATTR | F_KIND)):
-                    st |= F_KIND
-                    if not xv.isnum[j]:
-                        st |= F_NONNUM
-                    t.fstate[fid] = st
-        return 0
-
-    cdef int _check_loaded(self) except -1:
-        if not self.loaded:
-            raise RuntimeError(
-                "no x is loaded: call load(x) first (learn_one, predict_proba_one, "
-                "predict_proba_all and predict_proba_matrix unload it, and so does a failed "
-                "load or a tree added or reset with new nominal attributes)"
-            )
-        return 0
+    # ------------------------------------------------------------------ the loaded x
 
     def load(self, x):
         """Convert ``x`` once, for any number of :meth:`predict_loaded`,
@@ -682,54 +250,7 @@ cdef class ForestInput(ForestTrees):
     @property
     def is_loaded(self):
         """Whether an ``x`` is loaded (see :meth:`load`)."""
-        return bool(self.loaded)
-
-
-cdef class ForestCore(ForestInput):
-    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`."""
-
-    # ------------------------------------------------------------------ learning
-
-    cdef int _learn(self, int i, int cid, double w) except -1:
-        """HoeffdingTreeClassifier.learn_one for tree i on the current view."""
-        cdef Tree* t = &self.trees[i]
-        if not t.has_cls[cid]:
-            t.has_cls[cid] = 1
-            self.reg.sorted_cls[i] = None  # (its ranks are recomputed with it)
-        return tree_learn(t, i, &self.xv, &self.wk, self.reg, cid, w)
-
-    def learn_one(self, int i, x, y, w=1.0):
-        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
-
-        Parameters
-        ----------
-        i
-            The tree.
-        x
-            Features: numbers (numeric features) or other hashables (nominal features); a
-            feature absent from ``x`` is missing. ``view_i`` keeps the features the
-            ``feature_filter`` gives tree ``i``.
-        y
-            The class label (hashable; labels must be mutually orderable, as River sorts them).
-        w
-            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
-
-        Notes
-        -----
-        Converts ``x`` (and so unloads an ``x`` loaded by :meth:`load`). To teach several
-        trees the same ``x``, :meth:`load` it once and call :meth:`learn_loaded`.
-        """
-        cdef double wd = float(w)
-        cdef int cid
-        self._check_free()
-        self._check_index(i)
-        self.loaded = False
-        cid = self._class_id(y)
-        self._convert(x)
-        self._view(i, True)
-        self._learn(i, cid, wd)
-
-    # ------------------------------------------------------------------ the loaded x
+        return bool(self.inp.loaded)
 
     def learn_loaded(self, int i, y, w=1.0):
         """Tree ``i`` learns the loaded ``x`` with label ``y`` and weight ``w``: exactly
@@ -745,11 +266,11 @@ cdef class ForestCore(ForestInput):
     def predict_loaded(self, int i):
         """Tree ``i``'s ``predict_proba_one`` of the loaded ``x``: exactly
         :meth:`predict_proba_one` ``(i, x)``, a dict as River returns it."""
-        self._check_free()
-        self._check_index(i)
-        self._check_loaded()
-        self._view(i, False)
-        return self._proba_dict(i)
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.check_loaded()
+        self.inp.view(i, False)
+        return self.store.proba_dict(i, &self.inp.xv)
 
     def predict_loaded_row(self, int i, labels):
         """Tree ``i``'s probabilities of ``labels`` for the loaded ``x``, without a dict.
@@ -763,13 +284,13 @@ cdef class ForestCore(ForestInput):
         cdef int* rc = NULL
         cdef int k, n, c
         cdef list out = []
-        self._check_free()
-        self._check_index(i)
-        self._check_loaded()
-        self._view(i, False)
-        n = self._predict(i, &res, &rc)
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.check_loaded()
+        self.inp.view(i, False)
+        n = self.store.predict(i, &self.inp.xv, &res, &rc)
         for label in labels:
-            co = self.reg.cmap.get(label)
+            co = self.store.reg.cmap.get(label)
             c = -1 if co is None else <int>co
             v = 0.0
             for k in range(n):
@@ -795,8 +316,8 @@ cdef class ForestCore(ForestInput):
             Shape ``(len(trees), len(labels))``: entry ``[r, k]`` is
             ``predict_loaded(trees[r]).get(labels[k], 0.0)``, the same float.
         """
-        self._check_free()
-        self._check_loaded()
+        self.inp.check_free()
+        self.inp.check_loaded()
         return self._matrix(labels, trees)
 
     cdef object _matrix(self, labels, trees):
@@ -804,11 +325,11 @@ cdef class ForestCore(ForestInput):
         cdef int i, R, L = len(labels)
         cdef list idx
         if trees is None:
-            idx = list(range(self.n))
+            idx = list(range(self.store.n))
         else:
             idx = [int(i) for i in trees]
             for i in idx:
-                self._check_index(i)
+                self.store.check_index(i)
         R = len(idx)
         out = _np.zeros((R, L), dtype=_np.float64)
         cdef double[:, ::1] M = out
@@ -826,12 +347,12 @@ cdef class ForestCore(ForestInput):
         try:
             memset(out, 0, R * L * sizeof(double))
             for kk in range(L):
-                co = self.reg.cmap.get(labels[kk])
+                co = self.store.reg.cmap.get(labels[kk])
                 col[kk] = -1 if co is None else <int>co
             for r in range(R):
                 i = r if idx is None else <int>idx[r]
-                self._view(i, False)
-                n = self._predict(i, &res, &rc)
+                self.inp.view(i, False)
+                n = self.store.predict(i, &self.inp.xv, &res, &rc)
                 for kk in range(L):
                     c = col[kk]
                     if c < 0:
@@ -844,38 +365,38 @@ cdef class ForestCore(ForestInput):
             free(col)
         return 0
 
-    # ------------------------------------------------------------------ prediction
+    # ------------------------------------------------------------------ an x per call
 
-    cdef int _predict(self, int i, double** res, int** rc) except -1:
-        """The leaf's prediction for tree i: (values, classes, n); n = 0 for River's {}."""
-        cdef Tree* t = &self.trees[i]
-        cdef Leaf* lf
-        if t.root == NULL:
-            return 0
-        lf = walk_to_leaf(t.root, &self.xv).lf
-        n = leaf_predict(t, lf, &self.xv, &self.wk)
-        rc[0] = lf.st_c
-        res[0] = self.wk.votes
-        return n
+    def learn_one(self, int i, x, y, w=1.0):
+        """Tree ``i`` learns ``(x, y)``: ``trees[i].learn_one(view_i(x), y, w=w)``.
 
-    cdef dict _proba_dict(self, int i):
-        cdef double* res = NULL
-        cdef int* rc = NULL
-        cdef int n = self._predict(i, &res, &rc)
-        cdef int k
-        cdef list labels = self.reg.labels
-        cdef list s = self.reg.tree_sorted(i, &self.trees[i])
-        cdef dict proba = {}
-        # {c: 0.0 for c in sorted(classes)}, then update with the leaf's prediction
-        if n <= 0:
-            for c in s:
-                proba[labels[<int>c]] = 0.0
-            return proba
-        for c in s:
-            proba[labels[<int>c]] = 0.0
-        for k in range(n):
-            proba[labels[rc[k]]] = res[k]
-        return proba
+        Parameters
+        ----------
+        i
+            The tree.
+        x
+            Features: numbers (numeric features) or other hashables (nominal features); a
+            feature absent from ``x`` is missing. ``view_i`` keeps the features the
+            ``feature_filter`` gives tree ``i``.
+        y
+            The class label (hashable; labels must be mutually orderable, as River sorts them).
+        w
+            The sample weight. River's behaviour for ``w <= 0`` is reproduced (it may raise).
+
+        Notes
+        -----
+        Converts ``x`` (and so unloads an ``x`` loaded by :meth:`load`). To teach several
+        trees the same ``x``, :meth:`load` it once and call :meth:`learn_loaded`.
+        """
+        cdef double wd = float(w)
+        cdef int cid
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.loaded = False
+        cid = self.store.class_id(y)
+        self.inp.convert(x)
+        self.inp.view(i, True)
+        self.store.learn(i, &self.inp.xv, cid, wd)
 
     def predict_proba_all(self, x):
         """Every tree's ``predict_proba_one``: ``[trees[i].predict_proba_one(view_i(x)) for i]``.
@@ -888,22 +409,22 @@ cdef class ForestCore(ForestInput):
         """
         cdef int i
         cdef list out = []
-        self._check_free()
-        self.loaded = False
-        self._convert(x)
-        for i in range(self.n):
-            self._view(i, False)
-            out.append(self._proba_dict(i))
+        self.inp.check_free()
+        self.inp.loaded = False
+        self.inp.convert(x)
+        for i in range(self.store.n):
+            self.inp.view(i, False)
+            out.append(self.store.proba_dict(i, &self.inp.xv))
         return out
 
     def predict_proba_one(self, int i, x):
         """``trees[i].predict_proba_one(view_i(x))``."""
-        self._check_free()
-        self._check_index(i)
-        self.loaded = False
-        self._convert(x)
-        self._view(i, False)
-        return self._proba_dict(i)
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.loaded = False
+        self.inp.convert(x)
+        self.inp.view(i, False)
+        return self.store.proba_dict(i, &self.inp.xv)
 
     def predict_proba_matrix(self, x, labels):
         """Every tree's probabilities as an array, without building dicts.
@@ -921,9 +442,9 @@ cdef class ForestCore(ForestInput):
             Shape ``(n_models, len(labels))``: entry ``[i, k]`` is
             ``predict_proba_all(x)[i].get(labels[k], 0.0)``, the same float.
         """
-        self._check_free()
-        self.loaded = False
-        self._convert(x)
+        self.inp.check_free()
+        self.inp.loaded = False
+        self.inp.convert(x)
         return self._matrix(labels, None)
 
 # ----------------------------------------------------------------------------- the engines' API
@@ -932,35 +453,37 @@ cdef class ForestCore(ForestInput):
 
 
 cdef int forest_load(object forest, object x) except -1:
-    cdef ForestCore f = <ForestCore?>forest
-    f._check_free()
-    f.loaded = False
-    f._convert(x)
-    f.loaded = True
+    cdef Input inp = (<ForestCore?>forest).inp
+    inp.check_free()
+    inp.loaded = False
+    inp.convert(x)
+    inp.loaded = True
     return 0
 
 
 cdef int forest_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
     cdef ForestCore f = <ForestCore?>forest
-    f._check_free()
-    f._check_loaded()
-    if n_rows < 0 or n_rows > f.n:
-        raise IndexError(f"{n_rows} rows asked of a forest of {f.n} trees")
+    f.inp.check_free()
+    f.inp.check_loaded()
+    if n_rows < 0 or n_rows > f.store.n:
+        raise IndexError(f"{n_rows} rows asked of a forest of {f.store.n} trees")
     return f._fill(labels, None, n_rows, out)
 
 
 cdef int forest_learn_loaded(object forest, int i, object y, double w) except -1:
     cdef ForestCore f = <ForestCore?>forest
+    cdef TreeStorage store = f.store
+    cdef Input inp = f.inp
     cdef int cid
-    f._check_free()
-    f._check_index(i)
-    f._check_loaded()
-    cid = f._class_id(y)
-    f._view(i, True)
-    f._learn(i, cid, w)
+    inp.check_free()
+    store.check_index(i)
+    inp.check_loaded()
+    cid = store.class_id(y)
+    inp.view(i, True)
+    store.learn(i, &inp.xv, cid, w)
     return 0
 
 
 cdef long long forest_loaded_version(object forest) noexcept:
-    cdef ForestCore f = <ForestCore>forest
-    return f.n_conversions if f.loaded else -1
+    cdef Input inp = (<ForestCore>forest).inp
+    return inp.n_conversions if inp.loaded else -1

@@ -11,6 +11,45 @@
 from libc.stdlib cimport calloc, free, realloc
 
 
+# ----------------------------------------------------------------------------- integer codes
+# The values are fixed: they are part of a pickled forest's state (export_node) and of what
+# forest/__init__.py reads (_forest's maps from River's parameter strings, to_river). An enum
+# of small values is int-sized (gcc, clang, MSVC), so the struct fields typed with them keep
+# the structs' sizes, which the memory accounting measures (see above).
+
+cdef enum Criterion:
+    # HoeffdingTreeClassifier(split_criterion=...): InfoGainSplitCriterion ("info_gain"),
+    # GiniSplitCriterion ("gini"), HellingerDistanceCriterion ("hellinger")
+    CRIT_INFO_GAIN = 0
+    CRIT_GINI = 1
+    CRIT_HELLINGER = 2
+
+
+cdef enum LeafPrediction:
+    # HoeffdingTreeClassifier(leaf_prediction=...): LeafMajorityClass ("mc"), LeafNaiveBayes
+    # ("nb"), LeafNaiveBayesAdaptive ("nba")
+    LEAF_MAJORITY_CLASS = 0
+    LEAF_NAIVE_BAYES = 1
+    LEAF_NAIVE_BAYES_ADAPTIVE = 2
+
+
+cdef enum SplitKind:
+    # The branch a split makes (River's NumericBinaryBranch, NominalBinaryBranch,
+    # NominalMultiwayBranch)
+    SPLIT_NUMERIC_BINARY = 0
+    SPLIT_NOMINAL_BINARY = 1
+    SPLIT_NOMINAL_MULTIWAY = 2
+
+
+cdef enum SplitDecision:
+    # What HoeffdingTreeClassifier._attempt_to_split decides at a leaf (_leaves'
+    # leaf_split_decision): no split; the null split wins (pre-pruning: the leaf is
+    # deactivated); a split
+    DECIDE_NO_SPLIT = 0
+    DECIDE_PRE_PRUNE = 1
+    DECIDE_SPLIT = 2
+
+
 cdef struct GCls:
     # One class's Gaussian in a numeric splitter (river.proba.Gaussian over stats.Var(ddof=1))
     int cid
@@ -87,7 +126,7 @@ cdef struct Node:
     int is_leaf
     int depth
     Leaf* lf
-    int kind        # 0 NumericBinaryBranch, 1 NominalBinaryBranch, 2 NominalMultiwayBranch
+    SplitKind kind
     int fid
     double thr
     int vid
@@ -109,8 +148,8 @@ cdef struct Tree:
     double delta
     double tau
     double nb_threshold
-    int leaf_pred       # 0 mc, 1 nb, 2 nba
-    int crit            # 0 info_gain, 1 gini, 2 hellinger
+    LeafPrediction leaf_pred
+    Criterion crit
     int binary_split
     double min_branch_fraction
     double max_share_to_split
@@ -181,7 +220,7 @@ cdef struct Dists:
 cdef struct Sugg:
     double merit
     int fid         # -1: null split (feature None)
-    int kind        # 0 numeric binary, 1 nominal binary, 2 nominal multiway
+    SplitKind kind
     double thr
     int vpos        # nominal binary: value position in the splitter
     int vid         # nominal binary: the value's id

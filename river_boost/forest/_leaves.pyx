@@ -9,7 +9,10 @@ from libc.string cimport memcmp, memcpy, memset
 
 from river_boost.forest._criteria cimport entropy_w, range_of_merit
 from river_boost.forest._forest_structs cimport (
-    F_NOMATTR, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, work_votes, xcalloc, xrealloc,
+    CRIT_INFO_GAIN, DECIDE_NO_SPLIT, DECIDE_PRE_PRUNE, DECIDE_SPLIT, F_NOMATTR,
+    LEAF_MAJORITY_CLASS, LEAF_NAIVE_BAYES, LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY,
+    SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, work_votes,
+    xcalloc, xrealloc,
 )
 from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_exp, py_log
 from river_boost.forest._pymath cimport py_sqrt, py_sum
@@ -236,7 +239,7 @@ cdef int leaf_learn(Tree* t, Leaf* lf, XV* xv, Work* wk, int nf, int cid, double
     cdef double* out
     cdef Spl* s
     cdef unsigned char st
-    if t.leaf_pred == 2 and lf.active:
+    if t.leaf_pred == LEAF_NAIVE_BAYES_ADAPTIVE and lf.active:
         # LeafNaiveBayesAdaptive.learn_one: score both predictors before learning
         if lf.n_st == 0 or mc_argmax(lf) == cid:
             lf.mc_correct += w
@@ -299,15 +302,15 @@ cdef int leaf_predict(Tree* t, Leaf* lf, XV* xv, Work* wk) except -1:
     cdef double factor, mult
     cdef int k, n
     cdef bint use_nb
-    if t.leaf_pred == 0:
+    if t.leaf_pred == LEAF_MAJORITY_CLASS:
         use_nb = False
-    elif t.leaf_pred == 1:
+    elif t.leaf_pred == LEAF_NAIVE_BAYES:
         use_nb = lf.active and leaf_total(lf) >= t.nb_threshold
     else:
         use_nb = lf.active and lf.nb_correct >= lf.mc_correct
     if use_nb:
         n = leaf_nb(lf, xv, wk, out)
-        if t.leaf_pred == 2:
+        if t.leaf_pred == LEAF_NAIVE_BAYES_ADAPTIVE:
             nb_store(t, lf, xv, out, n)
         return n
     # normalize_values_in_dict(stats, inplace=False)
@@ -352,11 +355,11 @@ cdef int children(Tree* t, int i, Leaf* lf, Sugg* sg, Work* wk, Registry reg,
     cdef Spl* s = lf.spl[sg.sidx]
     cdef int* spos
     cdef int k
-    if sg.kind == 0:
+    if sg.kind == SPLIT_NUMERIC_BINARY:
         gauss_post(s, sg.thr, &wk.best, &wk.tmp)
-    elif sg.kind == 1:
+    elif sg.kind == SPLIT_NOMINAL_BINARY:
         nom_post_binary(s, sg.vpos, &wk.best, &wk.tmp)
-    else:
+    else:  # SPLIT_NOMINAL_MULTIWAY
         spos = <int*>xcalloc(s.n_vals, sizeof(int))
         try:
             crank = reg.tree_crank(i, t)
@@ -386,9 +389,10 @@ cdef int leaf_disable(Leaf* lf, int fid) except -1:
 
 cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, Sugg* dec,
                              list vids) except -1:
-    """HoeffdingTreeClassifier._attempt_to_split up to the split: 0 no split, 1 the null split
-    won (pre-pruning: the leaf is deactivated here), 2 split as dec says (children's stats in wk.best,
-    a multiway split's values in vids). Poor attributes are disabled here, as River does."""
+    """HoeffdingTreeClassifier._attempt_to_split up to the split, a SplitDecision:
+    DECIDE_NO_SPLIT; DECIDE_PRE_PRUNE, the null split won (the leaf is deactivated here);
+    DECIDE_SPLIT as dec says (children's stats in wk.best, a multiway split's values in vids).
+    Poor attributes are disabled here, as River does."""
     cdef int k, n_nonzero, ns, bi, si
     cdef double maj, total, bound = 0.0, pre_entropy
     cdef Sugg* sug
@@ -399,7 +403,7 @@ cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, S
         if lf.st_w[k] != 0.0:
             n_nonzero += 1
     if n_nonzero < 2:
-        return 0
+        return DECIDE_NO_SPLIT
     if lf.n_spl + 1 > wk.sug_cap:
         wk.sug_cap = grow_cap(wk.sug_cap, lf.n_spl + 1)
         wk.sug = <Sugg*>xrealloc(wk.sug, wk.sug_cap * sizeof(Sugg))
@@ -420,7 +424,7 @@ cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, S
             sug[0].merit = NEG_INF
             sug[0].fid = -1
             ns = 1
-        pre_entropy = entropy_w(lf.st_w, lf.n_st) if t.crit == 0 else 0.0
+        pre_entropy = entropy_w(lf.st_w, lf.n_st) if t.crit == CRIT_INFO_GAIN else 0.0
         for k in range(lf.n_spl):
             suggestion(t, i, lf.spl[k], pre_entropy, wk, reg, &sug[ns])
             sug[ns].sidx = k
@@ -456,7 +460,7 @@ cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, S
         # River builds the children's stats when it evaluates the suggestion, i.e.
         # before poor attributes are disabled below
         children(t, i, lf, dec, wk, reg, vids)
-    if ns >= 2 and t.remove_poor and t.leaf_pred == 0:
+    if ns >= 2 and t.remove_poor and t.leaf_pred == LEAF_MAJORITY_CLASS:
         # LeafMajorityClass.disable_attribute (the naive-Bayes leaves ignore it)
         poor = []
         for k in range(ns):
@@ -466,12 +470,12 @@ cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, S
         for f in poor:
             leaf_disable(lf, <int>f)
     if not should_split:
-        return 0
+        return DECIDE_NO_SPLIT
     if dec[0].fid < 0:
         # pre-pruning: the null split wins
         leaf_deactivate(t, lf)
-        return 1
-    return 2
+        return DECIDE_PRE_PRUNE
+    return DECIDE_SPLIT
 
 
 # ----------------------------------------------------------------------------- memory accounting

@@ -168,7 +168,7 @@ cdef class Registry:
         return 0
 
     cdef long long allocated(self) noexcept:
-        """C bytes of the trees' class ranks (ForestCore._allocated_bytes)."""
+        """C bytes of the trees' class ranks (TreeStorage.allocated_bytes)."""
         cdef long long b = self.tcap * sizeof(int*)
         cdef int i
         for i in range(len(self.sorted_cls)):

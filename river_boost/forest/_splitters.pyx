@@ -11,8 +11,8 @@ import math as _math
 
 from river_boost.forest._criteria cimport merit_of_split
 from river_boost.forest._forest_structs cimport (
-    Dists, GCls, NCls, Spl, Sugg, Tree, Work, dists_close, dists_push, dists_reset, grow_cap,
-    work_ds, xcalloc, xrealloc,
+    SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, Dists, GCls, NCls, Spl,
+    Sugg, Tree, Work, dists_close, dists_push, dists_reset, grow_cap, work_ds, xcalloc, xrealloc,
 )
 from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_log, py_pow
 
@@ -305,7 +305,7 @@ cdef int best_suggestion(Spl* s, Tree* t, double pre_entropy, Work* wk, int cid_
             if merit > out.merit:
                 out.merit = merit
                 out.fid = s.fid
-                out.kind = 0
+                out.kind = SPLIT_NUMERIC_BINARY
                 out.thr = sv
         return 0
     # NominalSplitterClassif
@@ -315,7 +315,7 @@ cdef int best_suggestion(Spl* s, Tree* t, double pre_entropy, Work* wk, int cid_
                                cid_one, cid_zero)
         out.merit = merit
         out.fid = s.fid
-        out.kind = 2
+        out.kind = SPLIT_NOMINAL_MULTIWAY
     for k in range(s.n_vals):
         p = s.set_ord[k]
         nom_post_binary(s, p, &wk.post, &wk.tmp)
@@ -324,7 +324,7 @@ cdef int best_suggestion(Spl* s, Tree* t, double pre_entropy, Work* wk, int cid_
         if merit > out.merit:
             out.merit = merit
             out.fid = s.fid
-            out.kind = 1
+            out.kind = SPLIT_NOMINAL_BINARY
             out.vpos = p
             out.vid = s.vals[p]
     return 0

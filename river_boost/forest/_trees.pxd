@@ -2,7 +2,9 @@
 # nodes): nodes, walking an x to its leaf, learning (the leaf's, then growth: split attempts,
 # splits, the memory-size policy), sizes in bytes, and the state export for pickling.
 
-from river_boost.forest._forest_structs cimport XV, Node, Tree, Work, in_view
+from river_boost.forest._forest_structs cimport (
+    SPLIT_NOMINAL_BINARY, SPLIT_NUMERIC_BINARY, XV, Node, Tree, Work, in_view,
+)
 from river_boost.forest._registry cimport Registry
 
 
@@ -12,11 +14,11 @@ cdef inline int branch_no(Node* nd, XV* xv) noexcept:
     if not in_view(xv, nd.fid):
         return -1
     j = xv.vpos[nd.fid]
-    if nd.kind == 0:
+    if nd.kind == SPLIT_NUMERIC_BINARY:
         return 0 if xv.d[j] <= nd.thr else 1
-    if nd.kind == 1:
+    if nd.kind == SPLIT_NOMINAL_BINARY:
         return 0 if xv.v[j] == nd.vid else 1
-    vid = xv.v[j]
+    vid = xv.v[j]  # SPLIT_NOMINAL_MULTIWAY
     if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
         return -1
     return nd.vmap[vid] - 1

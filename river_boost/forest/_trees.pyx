@@ -8,7 +8,9 @@ from libc.stdlib cimport free
 from libc.string cimport memset
 
 from river_boost.forest._forest_structs cimport (
-    XV, Dists, GCls, Leaf, NCls, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, xcalloc, xrealloc,
+    DECIDE_PRE_PRUNE, DECIDE_SPLIT, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY,
+    SPLIT_NUMERIC_BINARY, XV, Dists, GCls, Leaf, NCls, Node, Spl, Sugg, Tree, Work, grow_cap,
+    in_view, xcalloc, xrealloc,
 )
 from river_boost.forest._leaves cimport (
     leaf_bytes, leaf_deactivate, leaf_free, leaf_learn, leaf_new, leaf_split_decision,
@@ -68,7 +70,7 @@ cdef double node_total(Node* nd) noexcept:
 cdef Node* most_common(Node* nd) noexcept:
     cdef int k, best
     cdef double bw, w
-    if nd.kind != 2:
+    if nd.kind != SPLIT_NOMINAL_MULTIWAY:
         if node_total(nd.ch[0]) < node_total(nd.ch[1]):
             return nd.ch[1]
         return nd.ch[0]
@@ -281,9 +283,9 @@ cdef int attempt_split(Tree* t, int i, Node* node, Work* wk, Registry reg) excep
     cdef Sugg dec
     cdef list vids = []
     cdef int r = leaf_split_decision(t, i, node.lf, wk, reg, &dec, vids)
-    if r == 1:  # the leaf was deactivated
+    if r == DECIDE_PRE_PRUNE:  # the leaf was deactivated
         enforce_size_limit(t)
-    elif r == 2:
+    elif r == DECIDE_SPLIT:
         do_split(t, node, &dec, &wk.best, vids)
     return 0
 
@@ -300,7 +302,7 @@ cdef int do_split(Tree* t, Node* node, Sugg* dec, Dists* kids, list vids) except
         for k in range(nch):
             chs[k] = node_new_leaf(lf.depth + 1, kids.c + kids.off[k], kids.w + kids.off[k],
                                    kids.off[k + 1] - kids.off[k])
-        if dec.kind == 2:
+        if dec.kind == SPLIT_NOMINAL_MULTIWAY:
             chv = <int*>xcalloc(nch, sizeof(int))
             for k in range(nch):
                 vid = vids[k]
@@ -321,8 +323,8 @@ cdef int do_split(Tree* t, Node* node, Sugg* dec, Dists* kids, list vids) except
     node.is_leaf = 0
     node.kind = dec.kind
     node.fid = dec.fid
-    node.thr = dec.thr if dec.kind == 0 else 0.0
-    node.vid = dec.vid if dec.kind == 1 else -1
+    node.thr = dec.thr if dec.kind == SPLIT_NUMERIC_BINARY else 0.0
+    node.vid = dec.vid if dec.kind == SPLIT_NOMINAL_BINARY else -1
     node.n_ch = nch
     node.cap_ch = nch
     node.ch = chs
@@ -492,7 +494,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
                         node.lf.last_split = ws
     else:
         while True:
-            if node.kind == 2 and in_view(xv, node.fid):
+            if node.kind == SPLIT_NOMINAL_MULTIWAY and in_view(xv, node.fid):
                 # unseen value in a multiway split: River adds a branch
                 leaf = node_new_leaf(node.depth + 1, NULL, NULL, 0)
                 if node.n_ch >= node.cap_ch:
@@ -575,7 +577,8 @@ cdef object export_node(Node* nd, bint deep, Registry reg):
     return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
             [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
             [export_node(nd.ch[k], deep, reg) for k in range(nd.n_ch)],
-            [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.kind == 2 else None)
+            [nd.ch_vid[k] for k in range(nd.n_ch)]
+            if nd.kind == SPLIT_NOMINAL_MULTIWAY else None)
 
 cdef Node* import_node(tuple st, int nf) except NULL:
     """The node export_node exported (nf: the number of features known)."""
@@ -687,7 +690,7 @@ cdef Node* import_node(tuple st, int nf) except NULL:
             n = len(children)
             nd.cap_ch = grow_cap(0, n)
             nd.ch = <Node**>xcalloc(nd.cap_ch, sizeof(Node*))
-            if kind == 2:
+            if kind == SPLIT_NOMINAL_MULTIWAY:
                 nd.ch_vid = <int*>xcalloc(nd.cap_ch, sizeof(int))
                 mx = max(ch_vid) + 1 if ch_vid else 1
                 nd.vmap_cap = grow_cap(0, mx)
@@ -695,7 +698,7 @@ cdef Node* import_node(tuple st, int nf) except NULL:
             for k in range(n):
                 nd.ch[k] = import_node(children[k], nf)
                 nd.n_ch += 1
-                if kind == 2:
+                if kind == SPLIT_NOMINAL_MULTIWAY:
                     nd.ch_vid[k] = ch_vid[k]
                     nd.vmap[<int>ch_vid[k]] = k + 1
     except BaseException:

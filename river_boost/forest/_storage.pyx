@@ -1,0 +1,365 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The compiled forest's trees (see _storage.pxd): trees added, reset, copied and removed,
+each learning and predicting on a converted x (_input's view), their sizes and counts, and
+their state for pickling."""
+
+from libc.stdlib cimport free
+from libc.string cimport memcpy, memmove, memset
+
+from river_boost.forest._forest_structs cimport (
+    F_DECIDED, F_KEEP, F_NOMATTR, XV, Leaf, Node, Tree, grow_cap, work_free, xcalloc, xrealloc,
+)
+from river_boost.forest._leaves cimport leaf_predict
+from river_boost.forest._registry cimport Registry
+from river_boost.forest._trees cimport (
+    count_nodes, count_reactivable, export_node, import_node, node_free, tree_allocated,
+    tree_free, tree_init, tree_learn, walk_to_leaf,
+)
+
+
+cdef class TreeStorage:
+    """The forest's trees: their C structs and River models, the registries their ids refer
+    to, and the scratch buffers. ``params``: one tuple per tree (forest/__init__.py's
+    _tree_params); ``models``: the trees' River models."""
+
+    def __cinit__(self):
+        self.trees = NULL
+        self.n = 0
+        self.tcap = 0
+        self.fcap = 0
+        memset(&self.wk, 0, sizeof(Work))
+
+    def __init__(self, list params, list models):
+        cdef int i
+        self.models = models
+        self.n = len(params)
+        self.tcap = self.n
+        self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
+        for i in range(self.n):
+            tree_init(&self.trees[i], <tuple>params[i])
+        self.reg = Registry(self.n)
+
+    def __dealloc__(self):
+        cdef int i
+        if self.trees != NULL:
+            for i in range(self.n):
+                tree_free(&self.trees[i])
+            free(self.trees)
+        work_free(&self.wk)
+
+    def allocated_bytes(self):
+        """Bytes of C memory the trees hold (nodes, leaves, splitters and per-tree buffers, by
+        allocated capacity), the tree table and the trees' class ranks; not the scratch
+        buffers, which do not grow with the trees."""
+        cdef long long b = self.tcap * sizeof(Tree) + self.reg.allocated()
+        cdef int i
+        for i in range(self.n):
+            b += tree_allocated(&self.trees[i])
+        return b
+
+    # ------------------------------------------------------------------ registries
+
+    cdef int new_feature(self, object name) except -1:
+        """Register a feature (its id), and grow the trees' feature arrays."""
+        cdef int fid = self.reg.add_feature(name)
+        cdef int nc, i, k
+        cdef object nominal
+        cdef bint any_nom = False
+        if fid + 1 > self.fcap:
+            nc = grow_cap(self.fcap, fid + 1)
+            for i in range(self.n):
+                self.trees[i].fstate = <unsigned char*>xrealloc(self.trees[i].fstate, nc)
+                for k in range(self.fcap, nc):
+                    self.trees[i].fstate[k] = 0
+                self.trees[i].fcap = nc
+            self.fcap = nc
+        for i in range(self.n):
+            nominal = self.models[i].nominal_attributes
+            if nominal is not None and name in nominal:
+                self.trees[i].fstate[fid] |= F_NOMATTR
+                any_nom = True
+        self.reg.f_nomany[fid] = any_nom
+        return fid
+
+    cdef int class_id(self, object y) except -1:
+        """The label's id (registered if new; the trees' class arrays grow)."""
+        cdef object cid = self.reg.cmap.get(y)
+        cdef int c, i, nc
+        if cid is not None:
+            return <int>cid
+        c = self.reg.add_class(y)
+        for i in range(self.n):
+            if c >= self.trees[i].ccap:
+                nc = grow_cap(self.trees[i].ccap, c + 1)
+                self.trees[i].has_cls = <char*>xrealloc(self.trees[i].has_cls, nc)
+                memset(self.trees[i].has_cls + self.trees[i].ccap, 0, nc - self.trees[i].ccap)
+                self.trees[i].ccap = nc
+        return c
+
+    cdef int check_index(self, int i) except -1:
+        if i < 0 or i >= self.n:
+            raise IndexError(f"tree index {i} out of range")
+        return 0
+
+    # ------------------------------------------------------------------ trees that come and go
+
+    cdef bint mark_nominal(self, int i) except -1:
+        """Tree i's nominal attributes among the known features, from its model; whether a
+        feature became nominal that no tree took as nominal before (a loaded x registered no
+        value ids for its numbers: the forest unloads it)."""
+        cdef Tree* t = &self.trees[i]
+        cdef int fid
+        cdef bint unload = False
+        nominal = self.models[i].nominal_attributes
+        for fid in range(self.reg.nf):
+            if nominal is not None and self.reg.fnames[fid] in nominal:
+                t.fstate[fid] |= F_NOMATTR
+                if not self.reg.f_nomany[fid]:
+                    self.reg.f_nomany[fid] = 1
+                    unload = True
+            else:
+                t.fstate[fid] &= ~F_NOMATTR
+        return unload
+
+    cdef bint add(self, tuple params, object model) except -1:
+        """Append a fresh tree (index n - 1 after the call); mark_nominal's answer."""
+        cdef int i, nc
+        cdef Tree* t
+        if self.n >= self.tcap:
+            nc = grow_cap(self.tcap, self.n + 1)
+            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
+            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
+            self.tcap = nc
+        self.reg.add_tree()
+        i = self.n
+        t = &self.trees[i]
+        memset(t, 0, sizeof(Tree))
+        tree_init(t, params)
+        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+        t.fcap = self.fcap
+        t.ccap = grow_cap(0, self.reg.nc)
+        t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
+        self.models.append(model)
+        self.n += 1
+        return self.mark_nominal(i)
+
+    cdef bint reset(self, int i, tuple params, object model, bint refilter) except -1:
+        """Tree i becomes a fresh tree with ``params``; its nodes are freed. mark_nominal's
+        answer."""
+        cdef Tree* t = &self.trees[i]
+        cdef int fid
+        node_free(t.root)
+        t.root = NULL
+        tree_init(t, params)
+        memset(t.has_cls, 0, t.ccap)
+        for fid in range(t.fcap):
+            # the filter's decisions stay (the tree keeps its index), unless refilter; the
+            # kinds it learned go with its statistics
+            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
+        self.reg.forget_sorted(i)
+        self.models[i] = model
+        return self.mark_nominal(i)
+
+    cdef int copy(self, int src, int dst) except -1:
+        """Tree dst becomes an exact copy of tree src (ForestCore.copy_tree)."""
+        cdef Tree* s = &self.trees[src]
+        cdef Tree* d
+        cdef Tree keep
+        cdef Node* root = NULL
+        if s.root != NULL:
+            # the state export/import that pickling uses (and tests): an exact copy
+            root = import_node(export_node(s.root, True, self.reg), self.reg.nf)
+        model = self.models[src].clone()
+        s = &self.trees[src]
+        d = &self.trees[dst]
+        node_free(d.root)
+        if src == dst:
+            d.root = root
+            d.nbc_leaf = NULL  # it pointed into the freed nodes
+            return 0
+        keep = d[0]
+        d[0] = s[0]
+        d.root = root
+        d.fstate = keep.fstate
+        d.fcap = keep.fcap
+        memcpy(d.fstate, s.fstate, self.reg.nf * sizeof(unsigned char))
+        d.has_cls = keep.has_cls
+        d.ccap = keep.ccap
+        memset(d.has_cls, 0, d.ccap)
+        memcpy(d.has_cls, s.has_cls, self.reg.nc * sizeof(char))
+        # dst's own naive-Bayes cache buffers, emptied (src's entry points into src's leaves)
+        d.nbc_out = keep.nbc_out
+        d.nbc_cap = keep.nbc_cap
+        d.nbc_f = keep.nbc_f
+        d.nbc_v = keep.nbc_v
+        d.nbc_d = keep.nbc_d
+        d.nbc_xcap = keep.nbc_xcap
+        d.nbc_leaf = NULL
+        d.nbc_ver = 0
+        d.ver = 0
+        self.reg.forget_sorted(dst)
+        self.models[dst] = model
+        return 0
+
+    cdef int remove(self, int i) except -1:
+        """Remove tree i; the trees after it move down one index."""
+        tree_free(&self.trees[i])
+        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
+        self.n -= 1
+        memset(&self.trees[self.n], 0, sizeof(Tree))
+        self.reg.remove_tree(i)
+        del self.models[i]
+        return 0
+
+    # ------------------------------------------------------------------ learning and prediction
+
+    cdef int learn(self, int i, XV* xv, int cid, double w) except -1:
+        """HoeffdingTreeClassifier.learn_one for tree i on xv's view of it."""
+        cdef Tree* t = &self.trees[i]
+        if not t.has_cls[cid]:
+            t.has_cls[cid] = 1
+            self.reg.sorted_cls[i] = None  # (its ranks are recomputed with it)
+        return tree_learn(t, i, xv, &self.wk, self.reg, cid, w)
+
+    cdef int predict(self, int i, XV* xv, double** res, int** rc) except -1:
+        """The leaf's prediction for tree i: (values, classes, n); n = 0 for River's {}."""
+        cdef Tree* t = &self.trees[i]
+        cdef Leaf* lf
+        if t.root == NULL:
+            return 0
+        lf = walk_to_leaf(t.root, xv).lf
+        n = leaf_predict(t, lf, xv, &self.wk)
+        rc[0] = lf.st_c
+        res[0] = self.wk.votes
+        return n
+
+    cdef dict proba_dict(self, int i, XV* xv):
+        """Tree i's predict_proba_one, the dict River returns."""
+        cdef double* res = NULL
+        cdef int* rc = NULL
+        cdef int n = self.predict(i, xv, &res, &rc)
+        cdef int k
+        cdef list labels = self.reg.labels
+        cdef list s = self.reg.tree_sorted(i, &self.trees[i])
+        cdef dict proba = {}
+        # {c: 0.0 for c in sorted(classes)}, then update with the leaf's prediction
+        if n <= 0:
+            for c in s:
+                proba[labels[<int>c]] = 0.0
+            return proba
+        for c in s:
+            proba[labels[<int>c]] = 0.0
+        for k in range(n):
+            proba[labels[rc[k]]] = res[k]
+        return proba
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def counts(self, int i):
+        """Tree i's (nodes, leaves, height); (None, None, 0) before it learns."""
+        cdef long long nn = 0, nl = 0, h = 0
+        cdef Tree* t
+        self.check_index(i)
+        t = &self.trees[i]
+        if t.root == NULL:
+            return None, None, 0
+        count_nodes(t.root, &nn, &nl, &h, 0)
+        return nn, nl, h
+
+    def leaf_counts(self, int i):
+        """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
+        by walking the leaves (for the tests: they must agree)."""
+        cdef Tree* t
+        cdef long long nn = 0, nl = 0, h = 0
+        self.check_index(i)
+        t = &self.trees[i]
+        if t.root == NULL:
+            walked = (0, 0)
+        else:
+            count_nodes(t.root, &nn, &nl, &h, 0)
+            walked = (nl, count_reactivable(t.root, t.max_depth))
+        return (t.n_leaves, t.n_reactivable), walked
+
+    def export_tree(self, int i):
+        """Tree i's raw state (ids refer to the registry's features, values and labels)."""
+        cdef Tree* t
+        self.check_index(i)
+        t = &self.trees[i]
+        return None if t.root == NULL else export_node(t.root, False, self.reg)
+
+    def tree_scalars(self, int i):
+        cdef Tree* t
+        self.check_index(i)
+        t = &self.trees[i]
+        return {
+            "n_active_leaves": t.n_active,
+            "n_inactive_leaves": t.n_inactive,
+            "inactive_leaf_size_estimate": t.inactive_est,
+            "active_leaf_size_estimate": t.active_est,
+            "size_estimate_overhead_fraction": t.overhead,
+            "growth_allowed": bool(t.growth_allowed),
+            "train_weight_seen_by_model": t.train_weight,
+            "classes": [self.reg.labels[c] for c in range(self.reg.nc) if t.has_cls[c]],
+        }
+
+    # ------------------------------------------------------------------ state export / import
+
+    def get_state(self):
+        """The trees' state, registries included (the models are not: the caller keeps them)."""
+        cdef int i
+        cdef Tree* t
+        trees = []
+        for i in range(self.n):
+            t = &self.trees[i]
+            trees.append((
+                t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+                t.growth_allowed, t.train_weight,
+                bytes([t.fstate[k] for k in range(self.reg.nf)]),
+                [c for c in range(self.reg.nc) if t.has_cls[c]],
+                None if t.root == NULL else export_node(t.root, False, self.reg),
+            ))
+        return {
+            "version": 1,
+            "features": list(self.reg.fnames),
+            "values": [list(v) for v in self.reg.fvalobjs],
+            "labels": list(self.reg.labels),
+            "trees": trees,
+        }
+
+    def set_state(self, dict state):
+        """get_state's state, into fresh trees made from the same models and parameters."""
+        cdef int i, k
+        cdef Tree* t
+        if state.get("version") != 1:
+            raise ValueError("unknown HoeffdingForest state version")
+        for name in state["features"]:
+            self.new_feature(name)
+        for k, vals in enumerate(state["values"]):
+            for v in vals:
+                self.reg.value_id(k, v)
+        for y in state["labels"]:
+            self.class_id(y)
+        for i, ts in enumerate(state["trees"]):
+            t = &self.trees[i]
+            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+             t.growth_allowed, t.train_weight, fstate, has, root) = ts
+            for k in range(len(fstate)):
+                t.fstate[k] = fstate[k]
+            for c in has:
+                t.has_cls[<int>c] = 1
+            if root is not None:
+                t.root = import_node(root, self.reg.nf)
+            self.count_leaves(t)
+            t.nbc_leaf = NULL
+            self.reg.sorted_cls[i] = None
+
+    cdef int count_leaves(self, Tree* t) except -1:
+        """Set the kept leaf counts from a walk over the leaves (after an import)."""
+        cdef long long nn = 0, nl = 0, h = 0
+        t.n_reactivable = 0
+        if t.root != NULL:
+            count_nodes(t.root, &nn, &nl, &h, 0)
+            t.n_reactivable = count_reactivable(t.root, t.max_depth)
+        t.n_leaves = nl
+        return 0

@@ -279,6 +279,7 @@ _SPLITTER_TYPES = (GaussianSplitter,)
 # the codes of the split kinds in an exported tree (to_river), by River's branch
 _NUMERIC_BINARY = _SPLIT_KINDS[NumericBinaryBranch.__name__]
 _NOMINAL_BINARY = _SPLIT_KINDS[NominalBinaryBranch.__name__]
+_NOMINAL_MULTIWAY = _SPLIT_KINDS[NominalMultiwayBranch.__name__]
 
 
 def _unsupported(model) -> str | None:
@@ -342,15 +343,72 @@ def _tree_params(model) -> tuple:
 
 def _rebuild(cls, models, feature_filter, state, stamp=None):
     _pickles.check(stamp, "forest")  # before the compiled code reads the state
-    forest = cls(models, feature_filter)
-    if "flat_trees" in state:  # pickled flat (see _flat_state)
+    try:
+        _check_state(state, len(models))
         state = dict(state)
         state["trees"] = [
             ts[:-1] + (None if ts[-1] is None else _nested_nodes(ts[-1]),)
             for ts in state.pop("flat_trees")
         ]
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise _pickles.PickleFormatError(
+            f"a pickled forest whose state is not one this version wrote ({error}): it was "
+            "changed after it was written"
+        ) from None
+    forest = cls(models, feature_filter)
     forest._set_state(state)
     return forest
+
+
+def _check_state(state: dict, n_models: int) -> None:
+    """Every id a pickled forest's trees hold names a feature, value or class of its tables,
+    and every node is of its kind's shape: the compiled import reads them without checks
+    (ValueError otherwise)."""
+
+    def ids(seq, bound, what):
+        if not all(isinstance(v, int) and 0 <= v < bound for v in seq):
+            raise ValueError(f"{what} out of range")
+
+    nf, nc = len(state["features"]), len(state["labels"])
+    n_values = [len(v) for v in state["values"]]
+    trees = state["flat_trees"]
+    if state["version"] != 1 or len(n_values) != nf or len(trees) != n_models:
+        raise ValueError("tables or trees of the wrong size")
+    for tree in trees:
+        if len(tree) != 10 or len(tree[7]) != nf:
+            raise ValueError("a tree of the wrong shape")
+        ids(tree[8], nc, "a class")
+        for node in tree[9] or ():
+            if node[0] == 0:  # a leaf: its class weights, disabled features and splitters
+                _, _, _, _, _, _, st_c, st_w, disabled, splitters = node
+                ids(st_c, nc, "a class")
+                ids(disabled, nf + 1, "a feature")
+                if len(st_w) != len(st_c):
+                    raise ValueError("class weights of the wrong size")
+                for sp in splitters or ():
+                    ids([sp[0]], nf, "a feature")
+                    if sp[1]:  # nominal: its values' ids, their classes' weights by position
+                        _, _, _, _, vals, classes, ins = sp
+                        ids(vals, n_values[sp[0]], "a value")
+                        ids(ins or (), len(vals), "a value's position")
+                        ids([c for c, _ in classes], nc, "a class")
+                        ids([p for _, items in classes for p, _ in items], len(vals), "a value")
+                    else:
+                        ids([g[0] for g in sp[2]], nc, "a class")
+                continue
+            _, _, kind, fid, _, vid, bst_c, bst_w, n_children, ch_vid = node
+            ids([fid], nf, "a feature")
+            ids(bst_c, nc, "a class")
+            if len(bst_w) != len(bst_c) or kind not in _SPLIT_KINDS.values():
+                raise ValueError("a split of the wrong shape")
+            if kind == _NOMINAL_MULTIWAY:
+                ids(ch_vid, n_values[fid], "a value")
+                if len(ch_vid) != n_children:
+                    raise ValueError("a split of the wrong shape")
+            elif n_children != 2 or ch_vid is not None:
+                raise ValueError("a split of the wrong shape")
+            if kind == _NOMINAL_BINARY:
+                ids([vid], n_values[fid], "a value")
 
 
 # The core's state nests a tree's nodes (a split node's tuple holds its children's), and

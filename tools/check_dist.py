@@ -36,6 +36,7 @@ import argparse
 import importlib.util
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -148,8 +149,14 @@ def check_contents(sdist: pathlib.Path, wheel: pathlib.Path):
         raise CheckError("the sdist has no .pyx source")
     with zipfile.ZipFile(wheel) as zf:
         extensions = sorted(module_name(n) for n in zf.namelist() if n.endswith((".so", ".pyd")))
+        metadata = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        description = zf.read(metadata).decode("utf-8").split("\n\n", 1)[-1]
     if set(pyx) - set(extensions):
         raise CheckError(f"the wheel lacks the extensions of {sorted(set(pyx) - set(extensions))}")
+    # the package index's page cannot follow a link into the repository (setup.py)
+    relative = [t for t in re.findall(r"\]\(([^)\s]+)\)", description) if "://" not in t]
+    if "Online boosting for" not in description or relative:
+        raise CheckError(f"the wheel's description is not the README for the index: {relative}")
     print(f"sdist: {len(cython_sources)} Cython sources; wheel: {len(extensions)} extensions")
     return extensions
 

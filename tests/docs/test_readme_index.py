@@ -13,9 +13,9 @@ LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 
 def _long_description(root: pathlib.Path) -> str:
-    return runpy.run_path(str(ROOT / "setup.py"), run_name="setup_for_tests")[
-        "long_description"
-    ](root)
+    return runpy.run_path(str(ROOT / "setup.py"), run_name="setup_for_tests")["long_description"](
+        root
+    )
 
 
 def _targets(text: str) -> list:

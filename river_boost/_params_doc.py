@@ -1,9 +1,9 @@
 """The parameters every booster preset shares, written once.
 
 Every preset (``OnlineBBM``, ``AdaBoostOL``, ``AdaBoostOLM``, ``AdaOLMR``, ...) takes the ten
-parameters in :data:`SHARED` (the binary and multiclass ones also ``deep_scale``). Its numpy
-docstring lists all its parameters in the signature's order, River's way, but for a shared one
-it writes a marker line where the entry goes::
+parameters in :data:`SHARED` (the binary, multiclass and ranking ones also ``deep_scale``). Its
+numpy docstring lists all its parameters in the signature's order, River's way, but for a
+shared one it writes a marker line where the entry goes::
 
     Parameters
     ----------
@@ -128,7 +128,8 @@ TEXTS = {
         "1 (the default): one chain of learners. Above 1: a second chain of ``ceil(n_models / "
         "2)`` learners beside this one, the same booster taught with its weights multiplied by "
         "``deep_scale``, so that its Hoeffding trees split sooner and grow deeper; the booster "
-        "predicts with Hedge over the two chains' prequential mistakes "
+        "predicts with Hedge over the two chains' prequential mistakes (a ranking booster: "
+        "their rank losses, and it mixes their probabilities) "
         "(:class:`~river_boost.booster.DeepChain`; ``deep_chain`` is the second chain, with its "
         "diagnostics). Measured for OSBoost.OCP and AdaBoost.OLM (``benchmarks/RESULTS.md``, "
         '"Two chains: shallow and deep trees").'

@@ -39,6 +39,7 @@ from .core import (
     check_scale,
     default_model,
 )
+from .potentials import rank_loss
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
 __all__ = [
@@ -242,12 +243,20 @@ class Booster(Stamped, base.Estimator):
         engines = (self._engine, deep.chain._engine)
         label = engines[0].task.check_label(y)  # the event is checked before anything changes
         weight = check_sample_weight(w)
-        missed = tuple(e.task.best(e.predict_proba_one(x)) != label for e in engines)
+        losses = self._chain_losses(engines, x, label)
         for e in engines:
             e.learn_one(x, y, w)
+        if losses is None:  # nothing to weigh the chains by
+            return
         adapt = self._engine.adapt
         decay = 1.0 - 1.0 / adapt.memory if adapt is not None and adapt.forgets else 1.0
-        deep.record(missed, weight, decay)
+        deep.record(losses, weight, decay)
+
+    def _chain_losses(self, engines, x, label) -> tuple | None:
+        """Each chain's loss in ``[0, 1]`` on ``x`` of the checked ``label``, before either
+        learns it (:class:`DeepChain`), or ``None`` when the example has none: here whether
+        the label each chain's probabilities predict is wrong."""
+        return tuple(e.task.best(e.predict_proba_one(x)) != label for e in engines)
 
     def predict_proba_one(self, x, **kwargs):
         """The probability of each label for ``x``."""
@@ -372,6 +381,16 @@ class DeepChain:
     learners' edges, by ``1 - 1/memory`` per example, so that the choice can turn after a
     change.
 
+    A multi-label ranking booster (:class:`RankingBooster`) mixes each label's probability of
+    being relevant the same way, label by label, the two chains' ``predict_proba_one``: their
+    raw scores are on different scales (the chains' lengths differ, and AdaOLMR's scores are
+    weighted by ``alpha``), their probabilities are not. Its ``M`` are the chains' weighted
+    rank losses (:func:`~river_boost.potentials.rank_loss` of each chain's probabilities, in
+    ``[0, 1]``, before it learns the example) instead of mistakes; a label set without a
+    (relevant, irrelevant) pair teaches Hedge nothing. Its ``score_one`` is then the mixed
+    probability of relevance, and ``predict_one`` the labels whose mixed probability is at
+    least 1/2.
+
     Each chain learns every example. A deep tree splits more often than a shallow one, so the
     deep chain, half as long, costs about as much time as the booster's own chain. The
     booster's diagnostics (``models``, ``alphas``, ``edges``, ...) describe its own, shallow
@@ -389,7 +408,8 @@ class DeepChain:
 
     @property
     def mistakes(self) -> list:
-        """The shallow chain's and the deep chain's weighted mistakes."""
+        """The shallow chain's and the deep chain's weighted mistakes (a ranking booster's:
+        weighted rank losses)."""
         return self.hedge.mistakes
 
     @mistakes.setter
@@ -401,13 +421,25 @@ class DeepChain:
         return self.hedge.deep_weight()
 
     def combine(self, shallow: dict, deep: dict) -> dict:
+        """The two chains' probabilities ``{label: p}`` mixed with Hedge's weights."""
+        return _mix(shallow, deep, self.hedge.deep_weight())
+
+    def combine_labels(self, shallow: dict, deep: dict) -> dict:
+        """The two ranking chains' ``{label: {False: p, True: q}}`` mixed label by label with
+        Hedge's weights (:class:`RankingBooster`)."""
         v = self.hedge.deep_weight()
         labels = [*shallow, *(c for c in deep if c not in shallow)]
-        return {c: (1.0 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
+        return {c: _mix(shallow.get(c, {}), deep.get(c, {}), v) for c in labels}
 
-    def record(self, missed: tuple, w: float, decay: float) -> None:
-        """Whether each chain missed an example it then learned, of sample weight ``w``."""
-        self.hedge.record(missed[0], missed[1], w, decay)
+    def record(self, losses: tuple, w: float, decay: float) -> None:
+        """Each chain's loss in ``[0, 1]`` on an example it then learned, of sample weight
+        ``w``: whether it missed it (binary, multiclass), its rank loss (ranking)."""
+        self.hedge.record(losses[0], losses[1], w, decay)
+
+
+def _mix(shallow: dict, deep: dict, v: float) -> dict:
+    labels = [*shallow, *(c for c in deep if c not in shallow)]
+    return {c: (1.0 - v) * shallow.get(c, 0.0) + v * deep.get(c, 0.0) for c in labels}
 
 
 class BinaryBooster(Booster, base.Classifier):
@@ -437,17 +469,51 @@ class RankingBooster(Booster, base.MultiLabelClassifier):
         super()._build(RankingTask(), rule, params)
 
     def score_one(self, x) -> dict:
-        """The booster's label scores (higher ranks first): its ranking of the labels."""
-        return self._engine.score_one(x)
+        """The booster's label scores (higher ranks first): its ranking of the labels.
+
+        With a deep chain (``deep_scale``) the two chains' scores are on different scales
+        (their lengths differ, and so may their vote weights): a label's score is then its
+        combined probability of being relevant, ``predict_proba_one(x)[label][True]``, Hedge's
+        mixture of the two chains' (:class:`DeepChain`)."""
+        if self._deep is None:
+            return self._engine.score_one(x)
+        return {label: p[True] for label, p in self._deep_proba(x).items()}
 
     def predict_proba_one(self, x, **kwargs):
         """Each label's probability of being relevant to ``x``: ``{label: {False: p, True:
-        q}}``, from the label's score and the learned label count."""
-        return self._engine.rank_proba_one(x, False)
+        q}}``, from the label's score and the learned label count; with a deep chain, Hedge's
+        mixture of the two chains' probabilities (:class:`DeepChain`)."""
+        if self._deep is None:
+            return self._engine.rank_proba_one(x, False)
+        return self._deep_proba(x)
 
     def predict_one(self, x, **kwargs):
-        """The labels predicted relevant to ``x``: ``{label: bool}``."""
-        return self._engine.rank_proba_one(x, True)
+        """The labels predicted relevant to ``x``: ``{label: bool}``, those whose probability
+        of being relevant (:meth:`predict_proba_one`) is at least 1/2."""
+        if self._deep is None:
+            return self._engine.rank_proba_one(x, True)
+        return {label: p[True] >= 0.5 for label, p in self._deep_proba(x).items()}
+
+    def _deep_proba(self, x) -> dict:
+        return self._deep.combine_labels(
+            self._engine.rank_proba_one(x, False), self._deep.chain._engine.rank_proba_one(x, False)
+        )
+
+    def _chain_losses(self, engines, x, label) -> tuple | None:
+        """Each chain's rank loss on ``x`` (:func:`~river_boost.potentials.rank_loss` of the
+        True probabilities of its ``predict_proba_one``, ties counting 1/2; labels it does not
+        know yet score lowest), or ``None`` for a label set without a (relevant, irrelevant)
+        pair, which teaches Hedge nothing."""
+        losses = []
+        for e in engines:
+            proba = e.rank_proba_one(x, False)
+            labels = [*proba, *(c for c in label if c not in proba)]
+            scores = [proba[c][True] if c in proba else -math.inf for c in labels]
+            loss = rank_loss(scores, [label.get(c, False) for c in labels])
+            if math.isnan(loss):
+                return None
+            losses.append(loss)
+        return tuple(losses)
 
     @property
     def labels(self) -> list:

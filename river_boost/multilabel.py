@@ -53,7 +53,8 @@ class AdaOLMR(RankingBooster):
     ``prediction="hedge"`` (default, deterministic) the Hedge mixture ``sum_i v_i s^i``; with
     ``"random"`` (the paper) the scores of one expert drawn from Hedge (seeded). Label sets
     and probabilities follow from the scores as in :class:`RankingBooster` (a learned label
-    count; True probabilities in score order).
+    count; True probabilities in score order; with ``deep_scale``, Hedge's mixture of two
+    chains' probabilities, :class:`~river_boost.booster.DeepChain`).
 
     Parameters
     ----------
@@ -73,6 +74,7 @@ class AdaOLMR(RankingBooster):
     [shared: diversify]
     [shared: feature_fraction/ranking]
     [shared: min_weight]
+    [shared: deep_scale]
     [shared: seed]
     [shared: drift_detector]
     [shared: warning_detector]
@@ -103,6 +105,7 @@ class AdaOLMR(RankingBooster):
         {"model": _FAST_TREE, "n_models": 3, "seed": 1},
         {"n_models": 2, "prediction": "random", "weighting": "sampling", "seed": 2},
         {"model": _FAST_TREE, "n_models": 3, "seed": 3, **_DRIFT_TEST},
+        {"model": _FAST_TREE, "n_models": 3, "deep_scale": 4.0, "seed": 4},
     )
 
     def __init__(
@@ -115,6 +118,7 @@ class AdaOLMR(RankingBooster):
         diversify: bool | str = True,
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
+        deep_scale: float = 1.0,
         seed: int | None = None,
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,
@@ -141,7 +145,8 @@ class OnlineBMR(RankingBooster):
     ``[0, 1]``), so that it lies in ``[0, 1]`` for the pool's importance / sampling modes.
     The edge reported for learner ``i`` is its cost-weighted advantage over a uniform vote,
     ``sum (mean(c) - c . h) / sum (max(c) - min(c))``. Label sets and probabilities follow
-    from the scores as in :class:`RankingBooster`.
+    from the scores as in :class:`RankingBooster` (with ``deep_scale``, Hedge's mixture of two
+    chains' probabilities, :class:`~river_boost.booster.DeepChain`).
 
     Parameters
     ----------
@@ -157,6 +162,7 @@ class OnlineBMR(RankingBooster):
     [shared: diversify]
     [shared: feature_fraction/ranking]
     [shared: min_weight]
+    [shared: deep_scale]
     [shared: seed]
     [shared: drift_detector]
     [shared: warning_detector]
@@ -187,6 +193,7 @@ class OnlineBMR(RankingBooster):
         {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 1},
         {"n_models": 2, "gamma": 0.2, "loss": "rank", "weighting": "sampling", "seed": 2},
         {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "seed": 3, **_DRIFT_TEST},
+        {"model": _FAST_TREE, "n_models": 3, "gamma": 0.1, "deep_scale": 4.0, "seed": 4},
     )
 
     def __init__(
@@ -199,6 +206,7 @@ class OnlineBMR(RankingBooster):
         diversify: bool | str = True,
         feature_fraction: float | str = "auto",
         min_weight: float = 0.3,
+        deep_scale: float = 1.0,
         seed: int | None = None,
         drift_detector: base.DriftDetector | None = None,
         warning_detector: base.DriftDetector | None = None,

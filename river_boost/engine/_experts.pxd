@@ -40,5 +40,5 @@ cdef class ChainHedge:
     cdef double m_shallow, m_deep
 
     cpdef double deep_weight(self)
-    cpdef record(self, bint missed_shallow, bint missed_deep, double w, double decay)
+    cpdef record(self, double loss_shallow, double loss_deep, double w, double decay)
 

@@ -321,12 +321,14 @@ cdef class SimplexOGD(ProjectedOGD):
 
 cdef class ChainHedge:
     """Hedge over a booster's two chains, its own (shallow) and the deep one (``deep_scale``):
-    each chain's weighted prequential mistakes ``M`` (fading by ``decay`` per example) and the
+    each chain's weighted prequential losses ``M`` (fading by ``decay`` per example) and the
     deep chain's weight
 
     ``v = exp(-eta M_deep) / (exp(-eta M_shallow) + exp(-eta M_deep))``,
 
-    computed by the larger term, so that neither exponential can overflow."""
+    computed by the larger term, so that neither exponential can overflow. A loss is a real
+    number in ``[0, 1]``: a binary or multiclass chain's mistake (a bool, 0 or 1), a ranking
+    chain's rank loss."""
 
     def __cinit__(self, double eta):
         if not eta > 0.0:
@@ -343,7 +345,8 @@ cdef class ChainHedge:
 
     @property
     def mistakes(self):
-        """The shallow chain's and the deep chain's weighted mistakes."""
+        """The shallow chain's and the deep chain's weighted losses (mistakes for binary and
+        multiclass chains)."""
         return [self.m_shallow, self.m_deep]
 
     @mistakes.setter
@@ -358,9 +361,13 @@ cdef class ChainHedge:
             return e / (1.0 + e)
         return 1.0 / (1.0 + exp(z))
 
-    cpdef record(self, bint missed_shallow, bint missed_deep, double w, double decay):
-        """Each chain missed (or not) an example of sample weight ``w`` it then learned; the
-        past mistakes fade by ``decay`` (1: never)."""
-        self.m_shallow = decay * self.m_shallow + (w if missed_shallow else 0.0)
-        self.m_deep = decay * self.m_deep + (w if missed_deep else 0.0)
-
+    cpdef record(self, double loss_shallow, double loss_deep, double w, double decay):
+        """Each chain's loss in ``[0, 1]`` on an example of sample weight ``w`` it then learned
+        (a mistake: ``True``/``False``, read as 1/0); the past losses fade by ``decay`` (1:
+        never). A loss outside ``[0, 1]`` (NaN included) raises ``ValueError``, nothing
+        changed."""
+        if not (0.0 <= loss_shallow <= 1.0 and 0.0 <= loss_deep <= 1.0):
+            raise ValueError(f"losses must lie in [0, 1], got {loss_shallow}, {loss_deep}")
+        # a loss of 0 adds nothing (not w * 0.0): a mistake's record as before, bit for bit
+        self.m_shallow = decay * self.m_shallow + (w * loss_shallow if loss_shallow else 0.0)
+        self.m_deep = decay * self.m_deep + (w * loss_deep if loss_deep else 0.0)

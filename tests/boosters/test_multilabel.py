@@ -347,3 +347,171 @@ def test_ranking_metrics_against_scikit_learn(with_ties):
     assert ap == pytest.approx(sk.label_ranking_average_precision_score(Y, S), abs=1e-12)
     with pytest.raises(ValueError, match="ties"):
         RankLoss(ties="ignore")
+
+
+# ----------------------------------------------------------------------------- deep chains
+
+
+def _chains(booster):
+    """Copies of a deep-chained booster's two chains, each alone (``deep_scale``)."""
+    import copy
+
+    shallow, deep = copy.deepcopy(booster), copy.deepcopy(booster.deep_chain)
+    shallow._deep = None  # its own chain alone
+    return shallow, deep
+
+
+def _true_scores(proba, y):
+    """Each label's True probability and relevance, labels the prediction lacks scoring
+    lowest (as RankLoss reads them)."""
+    labels = [*proba, *(c for c in y if c not in proba)]
+    scores = [proba[c][True] if c in proba else -math.inf for c in labels]
+    return scores, [bool(y.get(c, False)) for c in labels]
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_a_deep_chained_ranker_mixes_the_chains_by_hedge_over_their_rank_losses(cls):
+    """``deep_scale`` on a ranker: replayed by hand, each label's probability of relevance is
+    (1 - v) P_shallow + v P_deep with v from the chains' weighted rank losses before learning
+    (label sets without a (relevant, irrelevant) pair teach Hedge nothing); score_one is that
+    True probability and predict_one the labels at 1/2 or above."""
+    booster = cls(model=fast_tree(), n_models=3, deep_scale=4.0, seed=5)
+    deep = booster.deep_chain
+    assert type(deep) is cls and deep.n_models == 2 and deep.deep_chain is None
+    assert deep.pool.weight_scales == [4.0, 4.0] and booster.pool.weight_scales == [1.0] * 3
+    assert booster._get_params()["deep_scale"] == 4.0 and deep._get_params()["deep_scale"] == 1.0
+    shallow, deep = _chains(booster)
+    eta, losses = booster._deep.eta, [0.0, 0.0]
+    rng = random.Random(3)
+    stream = yeast(250)
+    stream[10] = (stream[10][0], {label: False for label in stream[10][1]})  # no pair
+    fractional = 0
+    for x, y in stream:
+        ps, pd = shallow.predict_proba_one(x), deep.predict_proba_one(x)
+        terms = [math.exp(-eta * m) for m in losses]
+        v = terms[1] / (terms[0] + terms[1])
+        assert booster.deep_chain_weight == pytest.approx(v, rel=1e-12)
+        expected = {c: {b: (1 - v) * ps[c][b] + v * pd[c][b] for b in (False, True)} for c in ps}
+        got = booster.predict_proba_one(x)
+        assert list(got) == list(expected) == list(pd)
+        for c in expected:
+            assert got[c] == pytest.approx(expected[c], rel=1e-12, abs=1e-15)
+        assert booster.score_one(x) == {c: got[c][True] for c in got}
+        assert booster.predict_one(x) == {c: got[c][True] >= 0.5 for c in got}
+        w = rng.choice([0.5, 1.0, 2.0])
+        row = [rank_loss(*_true_scores(p, y)) for p in (ps, pd)]
+        if not math.isnan(row[0]):
+            losses = [m + w * loss for m, loss in zip(losses, row)]
+            fractional += any(0.0 < loss < 1.0 for loss in row)
+        booster.learn_one(x, y, w)
+        shallow.learn_one(x, y, w)
+        deep.learn_one(x, y, w)
+        assert booster._deep.mistakes == pytest.approx(losses, rel=1e-12)
+    assert booster.labels == shallow.labels == booster.deep_chain.labels
+    assert booster.n_seen == booster.deep_chain.n_seen == 249  # one row without a pair
+    assert fractional > 100  # real rank losses, not 0/1 mistakes
+    assert losses[0] != losses[1] and 0.0 < booster.deep_chain_weight < 1.0
+
+
+class Contrarian(OneHotVoter):
+    """Votes the label :class:`OneHotVoter` does not: always wrong where it is always right."""
+
+    def predict_proba_one(self, x):
+        return {self.labels[1] if x.get(self.feature, 0) > 0 else self.labels[0]: 1.0}
+
+
+class Silent(OneHotVoter):
+    """Has no opinion: its vote is uniform, so that a chain of them ties every label."""
+
+    def predict_proba_one(self, x):
+        return {}
+
+
+# AdaOLMR would learn negative vote weights for contrarians (and rank right): its bad chain
+# ties every pair instead (rank loss 1/2 on every example)
+@pytest.mark.parametrize(
+    "cls, bad", [(rb.OnlineBMR, Contrarian), (rb.OnlineBMR, Silent), (rb.AdaOLMR, Silent)]
+)
+@pytest.mark.parametrize("wrong", ["deep", "shallow"])
+def test_a_chain_that_ranks_every_example_wrong_loses_hedge_weight(cls, bad, wrong):
+    """Label ``a`` is relevant exactly when ``f0 > 0``: a chain of right voters ranks the
+    examples right, one of contrarians ranks them the wrong way round (one of silent voters
+    ties them), and Hedge moves the prediction to the right chain, whichever of the two it
+    is."""
+    own, other = (OneHotVoter, bad) if wrong == "deep" else (bad, OneHotVoter)
+    booster = cls(model=own(), n_models=3, deep_scale=4.0, diversify=False, seed=0)
+    booster._deep.chain = cls(model=other(), n_models=2, diversify=False, seed=0)
+    rng = random.Random(1)
+    stream = []
+    for _ in range(200):
+        f0 = rng.choice([-1.0, 1.0])
+        stream.append(({"f0": f0}, {"a": f0 > 0, "b": f0 <= 0}))
+    for x, y in stream:
+        booster.learn_one(x, y)
+    m_shallow, m_deep = booster._deep.mistakes
+    right, wrong_chain = (m_shallow, m_deep) if wrong == "deep" else (m_deep, m_shallow)
+    assert right <= 1.0 and wrong_chain >= (199 if bad is Contrarian else 99.5)
+    v = booster.deep_chain_weight
+    assert (v < 0.01) if wrong == "deep" else (v > 0.99)
+    for x, y in stream[:10]:
+        assert booster.predict_one(x) == y
+        scores = booster.score_one(x)
+        assert y[max(scores, key=scores.get)]
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_a_deep_chained_ranker_rejects_a_bad_event_before_anything_changes(cls):
+    import pickle
+
+    booster = cls(model=fast_tree(), n_models=3, deep_scale=4.0, seed=1)
+    stream = yeast(160)
+    for x, y in stream[:60]:
+        booster.learn_one(x, y)
+    before = pickle.dumps(booster)
+    x = stream[60][0]
+    bad_events = [
+        ("a", 1.0),  # not a dict
+        ({"label1": "maybe"}, 1.0),  # not a bool
+        ({"label1": True, 3: False}, 1.0),  # 3 cannot be ordered with the string labels
+        ({"label1": True, "new": False}, -1.0),  # a negative weight, and a new label
+        ({"label1": True, "new": False}, float("nan")),
+    ]
+    for y, w in bad_events:
+        with pytest.raises((ValueError, TypeError)):
+            booster.learn_one(x, y, w)
+    assert pickle.dumps(booster) == before
+    assert "new" not in booster.labels and "new" not in booster.deep_chain.labels
+    restored = pickle.loads(before)
+    for x, y in stream[60:]:
+        assert restored.predict_proba_one(x) == booster.predict_proba_one(x)
+        assert restored.score_one(x) == booster.score_one(x)
+        restored.learn_one(x, y)
+        booster.learn_one(x, y)
+    assert restored._deep.mistakes == booster._deep.mistakes
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_a_deep_chained_ranker_clones_and_copies_mid_stream(cls):
+    """``clone()`` is a fresh booster of the same parameters (the deep chain included);
+    ``clone(include_attributes=True)`` and a pickle go on exactly as the original."""
+    import pickle
+
+    booster = cls(model=fast_tree(), n_models=3, deep_scale=12.0, seed=2)
+    stream = yeast(160)
+    for x, y in stream[:80]:
+        booster.learn_one(x, y)
+    fresh = booster.clone()
+    assert fresh._get_params()["deep_scale"] == 12.0 and fresh.n_seen == 0
+    assert fresh.deep_chain is not None and fresh.deep_chain.n_seen == 0
+    assert "deep_scale=12." in repr(booster)
+    copies = [booster.clone(include_attributes=True), pickle.loads(pickle.dumps(booster))]
+    for x, y in stream[80:]:
+        for c in copies:
+            assert c.predict_proba_one(x) == booster.predict_proba_one(x)
+            assert c.predict_one(x) == booster.predict_one(x)
+            c.learn_one(x, y)
+        booster.learn_one(x, y)
+    for c in copies:
+        assert c._deep.mistakes == booster._deep.mistakes
+        assert c.deep_chain_weight == booster.deep_chain_weight
+        assert c.deep_chain.n_seen == booster.deep_chain.n_seen

@@ -19,7 +19,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from river_boost.engine._experts import Hedge, ProjectedOGD, SimplexOGD
+from river_boost.engine._experts import ChainHedge, Hedge, ProjectedOGD, SimplexOGD
 
 
 class OracleHedge:
@@ -130,6 +130,42 @@ def test_a_wrong_number_of_losses_or_gradients_is_an_error_before_anything_chang
     with pytest.raises(ValueError, match="gradients"):
         ogd.step_all([1.0, 2.0, 3.0, 4.0])
     assert list(hedge.weights) == [1 / 3] * 3 and ogd.t == 0 and list(ogd.values) == [0.0] * 3
+
+
+# ----------------------------------------------------------------------------- two chains
+
+
+def test_chain_hedge_weighs_real_losses_and_reads_a_mistake_as_0_or_1():
+    """ChainHedge's losses are real numbers in [0, 1] (a ranking chain's rank loss); a mistake
+    recorded as a bool is the loss 1.0 or 0.0, to the bit, so that the binary and multiclass
+    chains' weights are as they were. v = exp(-eta M_deep) / (exp(-eta M_shallow) + ...)."""
+    rng = random.Random(0)
+    as_bools, as_floats, real = ChainHedge(0.1), ChainHedge(0.1), ChainHedge(0.3)
+    m = [0.0, 0.0]
+    for _ in range(500):
+        missed = (rng.random() < 0.3, rng.random() < 0.6)
+        w, decay = rng.choice([0.0, 0.5, 1.0, 3.0]), rng.choice([1.0, 0.99])
+        as_bools.record(missed[0], missed[1], w, decay)
+        as_floats.record(float(missed[0]), float(missed[1]), w, decay)
+        assert as_bools.mistakes == as_floats.mistakes  # bit for bit
+        losses = (rng.random(), rng.choice([0.0, 0.25, 0.5, 1.0, rng.random()]))
+        real.record(losses[0], losses[1], w, decay)
+        m = [decay * mi + w * loss for mi, loss in zip(m, losses)]
+        assert real.mistakes == pytest.approx(m, rel=1e-12)
+        terms = [math.exp(-0.3 * mi) for mi in m]
+        assert real.deep_weight() == pytest.approx(terms[1] / sum(terms), rel=1e-9)
+    copy = pickle.loads(pickle.dumps(real))
+    assert copy.mistakes == real.mistakes and copy.eta == real.eta
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, math.nan, math.inf])
+def test_chain_hedge_refuses_a_loss_outside_the_unit_interval_before_anything_changes(bad):
+    hedge = ChainHedge(0.1)
+    hedge.record(0.5, 0.25, 2.0, 1.0)
+    for losses in ((bad, 0.0), (0.0, bad)):
+        with pytest.raises(ValueError, match=r"\[0, 1\]"):
+            hedge.record(*losses, 1.0, 0.5)
+    assert hedge.mistakes == [1.0, 0.5]
 
 
 # ----------------------------------------------------------------------------- the simplex

@@ -50,3 +50,10 @@ def test_the_index_page_has_no_relative_link(tmp_path):
     linked = [t for t in _targets(text) if "/blob/v" in t]
     assert len(linked) == len(relative)
     assert all(t.startswith("http") for t in _targets(text))
+
+
+def test_the_version_is_the_changelogs_latest_release():
+    import river_boost
+
+    releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert releases and releases[0] == river_boost.__version__

@@ -1,0 +1,43 @@
+"""The golden pickles (tests/golden/, written by make_golden.py when the pickle format last
+changed) load with this version and predict exactly what they predicted when written; a
+version that cannot load them says so in the CHANGELOG."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import pickle
+
+import pytest
+
+from ..golden import make_golden
+
+EXPECTED = json.loads((make_golden.HERE / "expected.json").read_text())
+
+
+def test_every_preset_has_a_golden_pickle():
+    assert sorted(EXPECTED["models"]) == sorted(make_golden.presets())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["models"]))
+def test_a_golden_pickle_loads_and_predicts_as_when_it_was_written(name):
+    spec = EXPECTED["models"][name]
+    model = pickle.loads((make_golden.HERE / f"{name}.pkl").read_bytes())
+    assert type(model).__name__ == name
+    assert make_golden.predictions(model, spec["kind"], spec["xs"]) == spec["predictions"]
+    _, stream, _ = make_golden.presets()[name]
+    n = make_golden.N_LEARN + make_golden.N_CHECK
+    for x, y in itertools.islice(stream(), n, n + 30):  # and it learns on
+        model.learn_one(x, y)
+
+
+@pytest.mark.parametrize("name", ["OSBoostOCP", "AdaBoostOLM", "AdaOLMR"])
+def test_the_comparison_can_fail(name):
+    """A golden model that learned a few examples more no longer predicts what was stored."""
+    spec = EXPECTED["models"][name]
+    model = pickle.loads((make_golden.HERE / f"{name}.pkl").read_bytes())
+    _, stream, _ = make_golden.presets()[name]
+    n = make_golden.N_LEARN + make_golden.N_CHECK
+    for x, y in itertools.islice(stream(), n, n + 20):
+        model.learn_one(x, y)
+    assert make_golden.predictions(model, spec["kind"], spec["xs"]) != spec["predictions"]

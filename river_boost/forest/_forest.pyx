@@ -232,6 +232,8 @@ cdef class ForestCore:
         a ``*_loaded`` method gives exactly what the same method given ``x`` gives (e.g.
         ``learn_loaded(i, y, w)`` is ``learn_one(i, x, y, w)``), in any order and
         interleaved with :meth:`add`, :meth:`reset`, :meth:`copy_tree` and :meth:`remove`.
+        Features and nominal values no tree has learned are registered when a tree learns the
+        loaded ``x``: predictions leave the forest as it was.
 
         ``x`` stays loaded until the next ``load``, or until a method that takes an ``x``
         (:meth:`learn_one`, ``predict_proba_*``) converts another; then, and after a ``load``
@@ -395,6 +397,7 @@ cdef class ForestCore:
         self.inp.loaded = False
         cid = self.store.class_id(y)
         self.inp.convert(x)
+        self.inp.complete()
         self.inp.view(i, True)
         self.store.learn(i, &self.inp.xv, cid, wd)
 
@@ -479,6 +482,7 @@ cdef int forest_learn_loaded(object forest, int i, object y, double w) except -1
     store.check_index(i)
     inp.check_loaded()
     cid = store.class_id(y)
+    inp.complete()  # what the load left unregistered: learning registers it
     inp.view(i, True)
     store.learn(i, &inp.xv, cid, w)
     return 0

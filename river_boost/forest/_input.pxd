@@ -28,7 +28,13 @@ cdef class Input:
     # convert another x or reallocate the trees under the caller
     cdef int in_filter
 
+    # what the conversion left unregistered: (position in x, key or None, value) of each
+    # feature or nominal value the forest has not learned (complete() registers them)
+    cdef list pending
+
     cdef int convert(self, object x) except -1
+    cdef int complete(self) except -1
+    cdef int fit_features(self) except -1
     cdef int reserve(self, Py_ssize_t n) except -1
     cdef int convert_item(self, int j, PyObject* key, PyObject* val) except -1
     cdef int view(self, int i, bint learning) except -1

@@ -36,6 +36,7 @@ cdef class Input:
         self.reg = store.reg
         self.feature_filter = feature_filter
         self.lkeys = []
+        self.pending = []
         self.number_type = _numbers.Number
 
     def __dealloc__(self):
@@ -70,24 +71,56 @@ cdef class Input:
     # ------------------------------------------------------------------ x conversion
 
     cdef int convert(self, object x) except -1:
-        """x -> (fid, number, value id) arrays, in x's order."""
+        """x -> (fid, number, value id) arrays, in x's order.
+
+        Nothing is registered: a feature or nominal value the forest has not learned gets the
+        id -1, which no split or leaf statistic holds (the trees predict as River's, which
+        ignores what it never learned), and waits in ``pending`` for :meth:`complete`, which
+        learning calls. So a prediction leaves the forest as it was."""
         cdef PyObject* key
         cdef PyObject* val
         cdef Py_ssize_t pos = 0
         cdef int j = 0
-        cdef int nc, k
         cdef XV* xv = &self.xv
         self.n_conversions += 1
         if type(x) is not dict:
             x = dict(x)
+        self.pending = []
         self.reserve(len(<dict>x))
         while PyDict_Next(x, &pos, &key, &val):
             self.convert_item(j, key, val)
             j += 1
         xv.nx = j
+        self.fit_features()
+        return 0
+
+    cdef int complete(self) except -1:
+        """Register what the conversion left pending, in x's order (the ids learning would
+        have given at conversion), before a tree learns the converted x."""
+        cdef XV* xv = &self.xv
+        cdef int j, fid
+        if not self.pending:
+            return 0
+        for j, k, v in self.pending:
+            fid = xv.f[j]
+            if fid < 0:
+                fo = self.reg.fmap.get(k)
+                fid = self.store.new_feature(k) if fo is None else <int>fo
+                xv.f[j] = fid
+            if not xv.isnum[j] or self.reg.f_nomany[fid]:
+                xv.v[j] = self.reg.value_id(fid, v)
+            else:
+                xv.v[j] = -1
+        self.pending = []
+        self.fit_features()
+        return 0
+
+    cdef int fit_features(self) except -1:
+        """The per-feature arrays of the view cover every registered feature (registered by
+        learning or by the trees' state)."""
+        cdef XV* xv = &self.xv
+        cdef int nc, k
         if self.reg.nf > xv.fcap:
-            # the per-feature arrays of the view cover every registered feature (registered
-            # now or by the trees' state)
             nc = grow_cap(xv.fcap, self.reg.nf)
             xv.vst = <unsigned int*>xrealloc(xv.vst, nc * sizeof(unsigned int))
             xv.vpos = <int*>xrealloc(xv.vpos, nc * sizeof(int))
@@ -118,23 +151,21 @@ cdef class Input:
         cdef XV* xv = &self.xv
         cdef list lkeys = self.lkeys
         cdef int fid
-        cdef object k, v, fo
+        cdef object k, v, fo, vid
         cdef bint isnum
         cdef double d
         # the feature id: the previous x usually had the same key objects in the same order
+        # (only learned features are remembered: an unknown one is looked up again)
         if j < PyList_GET_SIZE(lkeys) and <PyObject*>PyList_GET_ITEM(lkeys, j) == key:
             fid = self.lfid[j]
         else:
             k = <object>key
             fo = self.reg.fmap.get(k)
-            if fo is None:
-                fid = self.store.new_feature(k)
-            else:
-                fid = <int>fo
+            fid = -1 if fo is None else <int>fo
             if j < PyList_GET_SIZE(lkeys):
-                lkeys[j] = k
+                lkeys[j] = k if fid >= 0 else None
             else:
-                lkeys.append(k)
+                lkeys.append(k if fid >= 0 else None)
             self.lfid[j] = fid
         xv.f[j] = fid
         v = <object>val
@@ -146,7 +177,7 @@ cdef class Input:
             d = float(v)
         elif v is None:
             raise ValueError(
-                f"feature {self.reg.fnames[fid]!r} is None: drop the key to mark a feature "
+                f"feature {<object>key!r} is None: drop the key to mark a feature "
                 "missing (None values are not supported by the compiled forest)"
             )
         elif isinstance(v, self.number_type):
@@ -157,8 +188,16 @@ cdef class Input:
             d = 0.0
         xv.isnum[j] = isnum
         xv.d[j] = d
-        if not isnum or self.reg.f_nomany[fid]:
-            xv.v[j] = self.reg.value_id(fid, v)
+        if fid < 0:
+            xv.v[j] = -1
+            self.pending.append((j, <object>key, v))
+        elif not isnum or self.reg.f_nomany[fid]:
+            vid = (<dict>self.reg.fvals[fid]).get(v)
+            if vid is None:
+                xv.v[j] = -1
+                self.pending.append((j, None, v))
+            else:
+                xv.v[j] = <int>vid
         else:
             xv.v[j] = -1
         return 0
@@ -184,6 +223,8 @@ cdef class Input:
             xv.stamp = 1
         for j in range(xv.nx):
             fid = xv.f[j]
+            if fid < 0:  # not learned by any tree: no tree reads it
+                continue
             st = t.fstate[fid]
             if not (st & F_DECIDED):
                 if self.feature_filter is None:
@@ -197,7 +238,8 @@ cdef class Input:
                 st |= F_DECIDED
                 if keep:
                     st |= F_KEEP
-                t.fstate[fid] = st
+                if learning:  # (a prediction changes nothing: decided again next time)
+                    t.fstate[fid] = st
             if not (st & F_KEEP):
                 continue
             if not (st & F_NOMATTR):

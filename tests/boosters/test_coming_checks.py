@@ -408,25 +408,7 @@ def test_no_reference_to_the_callers_x_and_y(case):
     assert_same_future(model, twin, stream_for(model, sum(lengths(model)))[len(stream) :])
 
 
-# The compiled forest interns every feature name and nominal value of an x it loads, for a
-# prediction as for learning: its feature table and every tree's per-feature array grow, and so
-# does the pickle (1,000 predictions with new feature names doubled a 14 kB OSBoost). Later
-# predictions are unchanged. Loading is shared by a prediction and the learning that follows,
-# so the fix (registering at learning only) is not a local one.
-FOREST_REGISTERS_ON_PREDICT = pytest.mark.xfail(
-    strict=True,
-    reason="the compiled forest registers the features and nominal values of a predicted x",
-)
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=FOREST_REGISTERS_ON_PREDICT) if c.learner == "default" else c
-        for c in CASES
-    ],
-    ids=_ids,
-)
+@pytest.mark.parametrize("case", CASES, ids=_ids)
 def test_predicting_new_features_changes_nothing(case):
     """Predicting an ``x`` with features the booster never learned (a number, a string)
     leaves its pickle as it was: predictions cannot make the booster grow."""

@@ -693,3 +693,34 @@ def test_zz_totals():
     print()
     for k, v in TOTALS.items():
         print(f"{k}: {v}")
+
+
+def test_predicting_unlearned_features_and_values_is_rivers_and_registers_nothing():
+    """A prediction of an x with features and nominal values no tree learned answers as
+    River's trees do (which ignore them) and registers nothing: the features a tree never
+    learned leave the forest's state as it was, and the tables of features and values stay
+    those of a forest that was never asked (so what it learns gets the same ids)."""
+    cfgs = [
+        {"grace_period": 10, "tau": 0.2},
+        {"grace_period": 5, "leaf_prediction": "mc", "binary_split": True},
+        {"grace_period": 10, "leaf_prediction": "nb"},
+    ]
+    c = Checker(cfgs)
+    twin = Checker(cfgs)  # never asked about what it did not learn
+    rng = random.Random(7)
+    for k, (x, y) in enumerate(itertools.islice(mushroom_like(5), 700)):
+        for checker in (c, twin):
+            checker.predict(x)
+        state = c.forest._get_state()
+        c.predict({**x, f"unseen_{k}": rng.random(), f"unseen_nominal_{k}": "mauve"})
+        assert c.forest._get_state() == state
+        # an unseen value of a learned nominal feature: River's answer (River's trees may
+        # note the class at the leaf they reach, as they do for any value: check_state)
+        c.predict({**x, f"c{rng.randrange(6)}": f"never_{k}"})
+        for checker in (c, twin):
+            for i in range(len(cfgs)):
+                checker.learn(i, x, y, 1.0)
+    c.check_state()
+    assert c.forest._features == twin.forest._features
+    assert c.forest._values == twin.forest._values
+    assert c.n_compared > 6000

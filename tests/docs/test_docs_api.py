@@ -19,6 +19,8 @@ from river import base
 
 import river_boost
 
+from ..helpers import NO_SOURCES, SOURCES_HERE
+
 griffe = pytest.importorskip("griffe")
 yaml = pytest.importorskip("yaml")
 
@@ -47,6 +49,8 @@ def _python_options() -> dict:
 
 @pytest.fixture(scope="module")
 def package():
+    if not SOURCES_HERE:
+        pytest.skip(NO_SOURCES)
     options = _python_options()
     extensions = [
         str(ROOT / ext) if isinstance(ext, str) and ext.startswith("docs/") else ext

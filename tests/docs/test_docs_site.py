@@ -22,6 +22,8 @@ from river import base
 import river_boost
 from river_boost.booster import Booster
 
+from ..helpers import NO_SOURCES, SOURCES_HERE
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 GUIDES = sorted((DOCS / "guide").glob("*.md")) + [DOCS / "index.md"]
@@ -30,6 +32,8 @@ GUIDES = sorted((DOCS / "guide").glob("*.md")) + [DOCS / "index.md"]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The site, built once for this module's tests."""
+    if not SOURCES_HERE:
+        pytest.skip(NO_SOURCES)
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
     pytest.importorskip("mkdocs_jupyter")

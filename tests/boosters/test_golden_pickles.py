@@ -7,12 +7,14 @@ from __future__ import annotations
 import itertools
 import json
 import pickle
+import sys
 
 import pytest
 
 from ..golden import make_golden
 
 EXPECTED = json.loads((make_golden.HERE / "expected.json").read_text())
+SAME_PYTHON = EXPECTED["python"] == ".".join(map(str, sys.version_info[:2]))
 
 
 def test_every_preset_has_a_golden_pickle():
@@ -24,7 +26,13 @@ def test_a_golden_pickle_loads_and_predicts_as_when_it_was_written(name):
     spec = EXPECTED["models"][name]
     model = pickle.loads((make_golden.HERE / f"{name}.pkl").read_bytes())
     assert type(model).__name__ == name
-    assert make_golden.predictions(model, spec["kind"], spec["xs"]) == spec["predictions"]
+    got = make_golden.predictions(model, spec["kind"], spec["xs"])
+    if SAME_PYTHON:  # the build that wrote them: to the last bit
+        assert got == spec["predictions"]
+    else:  # another Python sums some floats in another order (3.12's sum): to rounding
+        for row, want in zip(got, spec["predictions"], strict=True):
+            assert [label for label, _ in row] == [label for label, _ in want]
+            assert [v for _, v in row] == pytest.approx([v for _, v in want], rel=1e-12, abs=0)
     _, stream, _ = make_golden.presets()[name]
     n = make_golden.N_LEARN + make_golden.N_CHECK
     for x, y in itertools.islice(stream(), n, n + 30):  # and it learns on

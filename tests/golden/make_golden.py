@@ -11,6 +11,7 @@ import itertools
 import json
 import pickle
 import random
+import sys
 from pathlib import Path
 
 from river import datasets
@@ -68,7 +69,13 @@ def predictions(model, kind: str, xs: list) -> list:
 
 
 def main() -> None:
-    expected = {"version": rb.__version__, "format": rb._pickles.FORMAT, "models": {}}
+    python = ".".join(map(str, sys.version_info[:2]))
+    expected = {
+        "version": rb.__version__,
+        "format": rb._pickles.FORMAT,
+        "python": python,
+        "models": {},
+    }
     for name, (model, stream, kind) in presets().items():
         data = list(itertools.islice(stream(), N_LEARN + N_CHECK))
         for x, y in data[:N_LEARN]:

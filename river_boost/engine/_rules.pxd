@@ -2,6 +2,8 @@
 # rule behind one interface, and PythonRule, which runs any Python Potential on the same loop.
 
 
+cimport cython
+
 from river_boost.engine._costs cimport LogisticCosts, MBBMCosts, PairCosts
 
 
@@ -71,14 +73,15 @@ cdef class Rule:
     cdef double binary_step(self, int i, int z, double* out) except? -1.0
 
 
+@cython.final  # (its methods are called per learner and example: no override lookup)
 cdef class BinomialTables:
     cdef readonly int n_models
     cdef double log_q, log_1q
     cdef double[::1] log_fact, log_max
     cdef int[::1] argmax_k
-    cpdef double log_pmf(self, int n, int k)
-    cpdef int k_at(self, int i, double s)
-    cpdef double log_weight_ratio(self, int i, double s)
+    cpdef double log_pmf(self, int n, int k) noexcept
+    cpdef int k_at(self, int i, double s) noexcept
+    cpdef double log_weight_ratio(self, int i, double s) except? -1.0
 
 
 cdef class BinomialRule(Rule):

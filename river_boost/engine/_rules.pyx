@@ -195,18 +195,18 @@ cdef class BinomialTables:
             self.argmax_k[i - 1] = k
             self.log_max[i - 1] = self.log_pmf(n, k)
 
-    cpdef double log_pmf(self, int n, int k):
+    cpdef double log_pmf(self, int n, int k) noexcept:
         """``log P(Binomial(n, q) = k)``; ``-inf`` outside ``0 <= k <= n``."""
         if k < 0 or k > n:
             return NEG_INF
         return (self.log_fact[n] - self.log_fact[k] - self.log_fact[n - k]
                 + k * self.log_q + (n - k) * self.log_1q)
 
-    cpdef int k_at(self, int i, double s):
+    cpdef int k_at(self, int i, double s) noexcept:
         """``k = floor((N - i - s + 1) / 2)`` for learner ``i`` (1-based) at margin ``s``."""
         return <int>floor((self.n_models - i - s + 1.0) / 2.0)
 
-    cpdef double log_weight_ratio(self, int i, double s):
+    cpdef double log_weight_ratio(self, int i, double s) except? -1.0:
         """``log(w_i(s) / max_s w_i)``: learner ``i``'s sampling probability, as a log
         (``-inf``: weight exactly 0; above 0 only at margins unreachable with alpha = 1)."""
         if i < 1 or i > self.n_models:

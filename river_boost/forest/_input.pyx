@@ -85,7 +85,8 @@ cdef class Input:
         self.n_conversions += 1
         if type(x) is not dict:
             x = dict(x)
-        self.pending = []
+        if self.pending:  # (empty but after a prediction of something never learned)
+            self.pending = []
         self.reserve(len(<dict>x))
         while PyDict_Next(x, &pos, &key, &val):
             self.convert_item(j, key, val)

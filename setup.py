@@ -12,9 +12,6 @@ import pathlib
 import re
 import tomllib
 
-from Cython.Build import cythonize
-from setuptools import Extension, setup
-
 # Exactness: River's arithmetic must be reproduced bit for bit, so no floating-point
 # contraction (fused multiply-add), no fast-math, and no compiler folding of pow(x, 2.0)
 # into x * x (glibc's pow, which CPython's ** calls, differs from x * x in the last bit).
@@ -51,6 +48,10 @@ ENGINE_MODULES = (
 
 
 def _extensions():
+    # (imported here: the tests read long_description where no build requirement is installed)
+    from Cython.Build import cythonize
+    from setuptools import Extension
+
     # MSVC: precise floating point (no contraction)
     extra = ["/fp:precise"] if os.name == "nt" else EXACT_FLAGS
     exts = [
@@ -89,6 +90,8 @@ def long_description(root: pathlib.Path = pathlib.Path(__file__).parent) -> str:
 
 
 if __name__ == "__main__":  # (the tests import long_description alone)
+    from setuptools import setup
+
     setup(
         ext_modules=_extensions(),
         long_description=long_description(),

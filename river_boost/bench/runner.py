@@ -351,7 +351,7 @@ def _n_learners(model) -> int:
     booster's: its levels)."""
     if isinstance(model, martingale.MartingaleBooster):
         return model.n_levels
-    return model.n_models
+    return getattr(model, "n_models", 1)  # a single model (a regressor entry's, say): 1
 
 
 def _update_share(model, seen: int) -> float | None:

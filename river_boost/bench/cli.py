@@ -282,7 +282,8 @@ def make_parser():
         help="prequential comparison of the boosters and River's ensembles",
         description="Progressive validation (predict, score, learn) of every booster beside a\n"
         "single Hoeffding tree and River's AdaBoost, BOLE and ARF, on River's bundled\n"
-        "streams (or the papers' data sets, with --data-dir).",
+        "streams (or the papers' data sets, with --data-dir). With --task regression:\n"
+        "River's regressors on its regression streams (MAE, RMSE, R², throughput).",
         epilog=BENCH_EPILOG,
     )
     _run_options(

@@ -624,6 +624,8 @@ def _bench_regression(args):
     stat = "mean ± std over seeds" if len(args.seeds) > 1 else "one seed"
     if args.n_models is None:
         learners = f"ours at their defaults, other ensembles of {bench.OTHER_N_MODELS} members"
+    elif args.n_models == 10:
+        learners = "ensembles of 10 members (River's default)"
     else:
         learners = f"ensembles of {args.n_models} members (River's default: 10)"
     caption = f"{learners}, seeds {seeds} ({stat})"

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
+import shutil
 
 from river import base
 
@@ -39,7 +41,16 @@ _UNSAFE = re.compile(r"[\s|:]")
 
 
 def available(library: str) -> bool:
+    """Whether ``library`` is installed (capymoa: and Java, which it starts)."""
+    return _installed(library) and (library != "capymoa" or _java())
+
+
+def _installed(library: str) -> bool:
     return importlib.util.find_spec(library) is not None
+
+
+def _java() -> bool:
+    return bool(os.environ.get("JAVA_HOME")) or shutil.which("java") is not None
 
 
 class VWBoostingClassifier(base.Classifier):
@@ -378,5 +389,10 @@ DRIFT_ANCHORS = ["MOA.SGBT", "MOA.ARF", "MOA.SRP"]
 
 def missing_notice(name: str) -> str:
     library = ANCHORS[name][0]
+    if library == "capymoa" and _installed(library) and not _java():
+        return (
+            f"skipping {name}: capymoa needs Java, and none was found (java on the PATH or "
+            "JAVA_HOME)"
+        )
     extra = " (and Java)" if library == "capymoa" else ""
     return f"skipping {name}: pip install {library}{extra} to compare with it"

@@ -3,10 +3,8 @@ through capymoa, and MOA's classifiers on multiclass streams."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import shutil
 
 import pytest
 
@@ -21,10 +19,7 @@ RIVER_REGRESSORS = [
     "River.AMFRegressor",
     "River.SGTRegressor",
 ]
-needs_moa = pytest.mark.skipif(
-    importlib.util.find_spec("capymoa") is None or shutil.which("java") is None,
-    reason="capymoa or Java absent",
-)
+needs_moa = pytest.mark.skipif(not anchors.available("capymoa"), reason="capymoa or Java absent")
 
 
 def test_regression_bench_prints_errors_ranks_and_throughput_and_writes_its_files(tmp_path, capsys):
@@ -166,3 +161,21 @@ def test_moa_sgbt_runs_in_the_classification_bench_on_a_multiclass_stream(tmp_pa
     runs = json.loads((tmp_path / "results.json").read_text())["runs"]
     assert {r["model"] for r in runs} == {"MOA.SGBT", "HoeffdingTree"}
     assert all(0 < r["accuracy"] <= 1 for r in runs)
+
+
+def test_moa_models_are_skipped_with_a_notice_without_capymoa_or_java(
+    tmp_path, capsys, monkeypatch
+):
+    argv = ["bench", "--task", "regression", "--streams", "chickweights", "--n-samples", "40"]
+    argv += ["--models", "HTR,SGBR", "--jobs", "1", "--no-plot", "--out", str(tmp_path)]
+    monkeypatch.setattr(anchors, "_installed", lambda library: True)
+    with monkeypatch.context() as no_java:
+        no_java.delenv("JAVA_HOME", raising=False)
+        no_java.setattr(anchors.shutil, "which", lambda name: None)
+        assert cli.main(argv) == 0
+        assert "skipping MOA.SGBR: capymoa needs Java" in capsys.readouterr().err
+    monkeypatch.setattr(anchors, "_installed", lambda library: False)
+    assert cli.main(argv) == 0
+    assert "skipping MOA.SGBR: pip install capymoa (and Java)" in capsys.readouterr().err
+    runs = json.loads((tmp_path / "results.json").read_text())["runs"]
+    assert [r["model"] for r in runs] == ["HoeffdingTreeRegressor"]

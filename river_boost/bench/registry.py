@@ -22,7 +22,8 @@ class Entry:
     ``factory(n_models, seed, **grid)`` builds it, ``grid`` holding the values of the grid
     parameters it ``takes`` (``"gamma"``, ``"learning_rate"``); ``gammas`` is its own edge grid
     when it should not follow the run's (OSBoost and OSBoost.OCP, the papers' baselines, run
-    at one edge);
+    at one edge); ``tasks`` are the streams' tasks it runs on (``"binary"``, ``"multiclass"``,
+    ``"multilabel"``, ``"regression"``: the last for ``river-boost bench --task regression``);
     ``kind`` is ``"baseline"`` (River), ``"booster"``, ``"anchor"`` (outside libraries,
     skipped unless ``library`` is installed), ``"ablation"`` (a variant behind a documented
     default, run only when asked for), ``"drift"`` (a booster with drift adaptation) or

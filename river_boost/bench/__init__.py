@@ -6,6 +6,8 @@ the rows, learn a prefix without scoring it (a train split), flip training label
 the prefix and the rest separately (the papers' protocols). Each run records the final
 accuracy (``1 - rank loss`` on multi-label streams), an accuracy curve, the wall time, and
 the time spent inside the weak learners, from which the booster's own overhead share follows.
+On regression streams (``river-boost bench --task regression``) a run records the prequential
+MAE, RMSE and R² instead, and the curve of the running RMSE.
 
 Every model the bench knows is one :class:`Entry` of :data:`REGISTRY`: a factory, the tasks
 it runs on, the grid parameters it takes, and whether it is an outside anchor or an ablation.
@@ -28,6 +30,7 @@ from .registry import (  # noqa: F401
     OTHER_N_MODELS,
     OWN_KINDS,
     REGISTRY,
+    REGRESSION_MODELS,
     Entry,
     ModelSpec,
     build,
@@ -51,17 +54,20 @@ from .runner import (  # noqa: F401
 )
 from .streams import (  # noqa: F401
     ABRUPT_WIDTH,
+    DEFAULT_REGRESSION_STREAMS,
     DEFAULT_STREAMS,
     DRIFT_LENGTH,
     DRIFT_POSITIONS,
     DRIFT_STREAMS,
     GRADUAL_WIDTH,
+    REGRESSION_STREAMS,
     STREAMS,
     drift_points,
     stream_examples,
     task_of,
 )
 from .summaries import (  # noqa: F401
+    ERRORS,
     drift_gains,
     format_ranks,
     format_table,

@@ -33,6 +33,15 @@ ALIASES = {
     "BOLEClassifier": "River.BOLE",
     "ARFClassifier": "River.ARF",
     "ClassifierChain": "River.ClassifierChain",
+    "HTR": "HoeffdingTreeRegressor",
+    "ARFRegressor": "River.ARFRegressor",
+    "SRPRegressor": "River.SRPRegressor",
+    "BaggingRegressor": "River.BaggingRegressor",
+    "AMFRegressor": "River.AMFRegressor",
+    "SGTRegressor": "River.SGTRegressor",
+    "SGBR": "MOA.SGBR",
+    "StreamingGradientBoostedRegression": "MOA.SGBR",
+    "StreamingGradientBoostedTrees": "MOA.SGBT",
 }
 
 
@@ -143,14 +152,21 @@ def _fraction(text):
     return _numbers(text, float, lambda v: 0 < v < 1, "a number in (0, 1)")[0]
 
 
-def _run_options(p, streams, models, out):
-    """The options ``bench`` and ``tune`` share."""
+def _run_options(p, streams, models, out, regression=False):
+    """The options ``bench`` and ``tune`` share (``regression``: ``bench``'s help also names
+    the regression streams and models)."""
     p.add_argument(
         "--streams",
         type=_resolve("stream", ALL_STREAMS),
         default=streams,
         help=f"comma-separated streams (default: {','.join(streams)}; bundled with River: "
-        f"{', '.join(bench.STREAMS)}; the papers' sets, with --data-dir: {', '.join(PAPER_SETS)})",
+        f"{', '.join(s for s in bench.STREAMS if s not in bench.REGRESSION_STREAMS)}; the "
+        f"papers' sets, with --data-dir: {', '.join(PAPER_SETS)}"
+        + (
+            f"; regression, with --task regression: {', '.join(bench.REGRESSION_STREAMS)})"
+            if regression
+            else ")"
+        ),
     )
     p.add_argument(
         "--data-dir",
@@ -165,7 +181,12 @@ def _run_options(p, streams, models, out):
         default=models,
         help=f"comma-separated models, bench names or class names (default: {','.join(models)}"
         f"; ablations: {', '.join(bench.ABLATIONS)}; outside anchors, when installed: "
-        f"{', '.join(bench.anchors.ANCHORS)})",
+        f"{', '.join(bench.anchors.ANCHORS)}"
+        + (
+            f"; with --task regression: {','.join(bench.REGRESSION_MODELS)}, the default there)"
+            if regression
+            else ")"
+        ),
     )
     p.add_argument(
         "--gammas",
@@ -228,6 +249,10 @@ examples:
   river-boost bench --n-models default --models OSBoost.OCP,AdaBoost.OLM,River.ARF
       the boosters at their own defaults (20 learners), River's ARF at its 10 trees
 
+  river-boost bench --task regression --seeds 1,2,3 --n-samples 2000
+      River's regression streams: MAE, RMSE and R² of River's regressors (and MOA's,
+      with capymoa), throughput beside River's ARFRegressor
+
 Models take bench names or class names (AdaBoostOL = AdaBoost.OL), in any case.
 River's own models are cached between invocations (--no-cache runs them again)."""
 
@@ -257,10 +282,21 @@ def make_parser():
         help="prequential comparison of the boosters and River's ensembles",
         description="Progressive validation (predict, score, learn) of every booster beside a\n"
         "single Hoeffding tree and River's AdaBoost, BOLE and ARF, on River's bundled\n"
-        "streams (or the papers' data sets, with --data-dir).",
+        "streams (or the papers' data sets, with --data-dir). With --task regression:\n"
+        "River's regressors on its regression streams (MAE, RMSE, R², throughput).",
         epilog=BENCH_EPILOG,
     )
-    _run_options(b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results")
+    _run_options(
+        b, bench.DEFAULT_STREAMS, bench.DEFAULT_MODELS, "river-boost-results", regression=True
+    )
+    b.add_argument(
+        "--task",
+        choices=("classification", "regression"),
+        default="classification",
+        help="classification: the streams and models above; regression: River's regression "
+        f"streams ({', '.join(bench.DEFAULT_REGRESSION_STREAMS)}) and regressors, with "
+        "prequential MAE, RMSE and R² (--streams and --models, when given, still choose)",
+    )
     b.add_argument(
         "--n-models",
         type=_n_models,
@@ -403,7 +439,8 @@ class _Progress:
 
     def __call__(self, r) -> None:
         self.done += 1
-        text = f"{r.stream} · {r.model} · {100 * r.accuracy:.2f}%"
+        score = f"RMSE {r.score:.4g}" if r.errors else f"{100 * r.accuracy:.2f}%"
+        text = f"{r.stream} · {r.model} · {score}"
         if self.bar is not None:
             self.bar.set_postfix_str(text)
             self.bar.update()
@@ -431,7 +468,7 @@ def _run(args, runs, desc, **kwargs):
         progress.close()
 
 
-def _write_outputs(results, rows, out: pathlib.Path):
+def _write_outputs(results, rows, out: pathlib.Path, regression=False):
     out.mkdir(parents=True, exist_ok=True)
     fields = [
         "stream",
@@ -441,7 +478,7 @@ def _write_outputs(results, rows, out: pathlib.Path):
         "seed",
         "n_models",
         "n_samples",
-        "accuracy",
+        *(bench.ERRORS if regression else ["accuracy"]),
         "seconds",
         "weak_seconds",
         "throughput",
@@ -453,16 +490,21 @@ def _write_outputs(results, rows, out: pathlib.Path):
         writer = csv.writer(f)
         writer.writerow(fields)
         for r in results:
-            writer.writerow([getattr(r, k) for k in fields])
+            writer.writerow([_field(r, k) for k in fields])
     with open(out / "results.json", "w") as f:
         json.dump(
             {
-                "runs": [{**{k: getattr(r, k) for k in fields}, "curve": r.curve} for r in results],
+                "runs": [{**{k: _field(r, k) for k in fields}, "curve": r.curve} for r in results],
                 "summary": list(rows.values()),
             },
             f,
             indent=1,
         )
+
+
+def _field(r, name):
+    """A run's field for the files: its attributes, and on regression streams its errors."""
+    return r.errors[name] if name in bench.ERRORS else getattr(r, name)
 
 
 def _drift_suite(args) -> None:
@@ -481,10 +523,35 @@ def _learners_caption(n_models) -> str:
     return f"{n_models} weak learners"
 
 
-def cmd_bench(args):
+def _regression_task(args) -> None:
+    """``--task regression``: the regression streams and models, where not given."""
     if args.suite == "drift":
+        raise ValueError("--suite drift is a classification suite: drop --task regression")
+    if args.streams == bench.DEFAULT_STREAMS:
+        args.streams = list(bench.DEFAULT_REGRESSION_STREAMS)
+    if args.models == bench.DEFAULT_MODELS:
+        args.models = list(bench.REGRESSION_MODELS)
+
+
+def _check_task(args) -> None:
+    """Every stream chosen is of the task asked for (the tables differ)."""
+    regression = args.task == "regression"
+    wrong = [s for s in args.streams if (bench.task_of(s) == "regression") != regression]
+    if wrong:
+        hint = "drop --task regression" if regression else "add --task regression"
+        kind = "not regression streams" if regression else "regression streams"
+        raise ValueError(f"{', '.join(wrong)}: {kind}; {hint} or choose other --streams")
+
+
+def cmd_bench(args):
+    if args.task == "regression":
+        _regression_task(args)
+    elif args.suite == "drift":
         _drift_suite(args)
+    _check_task(args)
     _prepare(args)
+    if args.task == "regression":
+        return _bench_regression(args)
     runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
     _check_grid(runs, args.streams, args.models)
     protocol = bench.Protocol(n_samples=args.n_samples)
@@ -537,6 +604,65 @@ def cmd_bench(args):
         written += plot_bench(results, rows, streams, args.out)
         if args.suite == "drift":
             written += plot_drift(results, streams, args.out)
+    print("\nwrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+REGRESSION_REFERENCE = "River.ARFRegressor"
+
+
+def _bench_regression(args):
+    """``river-boost bench --task regression``: the grid, the tables, the files, the plots."""
+    runs = bench.grid(args.streams, args.models, args.gammas, args.seeds, args.osboost_gammas)
+    _check_grid(runs, args.streams, args.models)
+    protocol = bench.Protocol(n_samples=args.n_samples)
+    cache = None if args.no_cache else bench.ResultCache(bench.ResultCache.default_folder())
+    results = _run(args, runs, "bench", n_models=args.n_models, protocol=protocol, cache=cache)
+    rows = bench.summarize(results, reference=REGRESSION_REFERENCE)
+    streams = [s for s in args.streams if any(r.stream == s for r in results)]
+    seeds = ",".join(map(str, args.seeds))
+    stat = "mean ± std over seeds" if len(args.seeds) > 1 else "one seed"
+    if args.n_models is None:
+        learners = f"ours at their defaults, other ensembles of {bench.OTHER_N_MODELS} members"
+    elif args.n_models == 10:
+        learners = "ensembles of 10 members (River's default)"
+    else:
+        learners = f"ensembles of {args.n_models} members (River's default: 10)"
+    caption = f"{learners}, seeds {seeds} ({stat})"
+    tables = {
+        "rmse": f"Prequential RMSE (lower is better), {caption}; last column: mean RMSE rank "
+        "over the streams (1 = best)",
+        "mae": f"Prequential MAE (lower is better), {caption}",
+        "r2": f"Prequential R² (higher is better), {caption}",
+        "throughput": "Throughput (examples/s, median over seeds)",
+        "speed": f"Throughput ÷ {REGRESSION_REFERENCE}'s on the same stream, same invocation",
+    }
+    if args.details:
+        tables["updates"] = "Weak-learner updates per (example, learner) pair"
+    if all(r["speed_vs_reference"] is None for r in rows.values()):
+        del tables["speed"]
+    cached = sorted({r.model for r in results if r.cached})
+    if cached:
+        if "speed" in tables:
+            tables["speed"] = tables["speed"].replace("same invocation", "its cached run")
+        print(
+            f"\nRiver's models read from the cache of earlier runs on this machine: "
+            f"{', '.join(cached)} (their errors are the same; their times are from the run "
+            f"that made them; --no-cache runs them again). Cache: {cache.folder}"
+        )
+    ranks = bench.mean_ranks(rows, streams, "rmse_mean", lower_is_better=True)
+    for value, title in tables.items():
+        table = bench.format_table(rows, streams, value, ranks if value == "rmse" else None)
+        print(f"\n{title}\n{table}")
+    skipped = sorted({r.model for r in results if r.skipped})
+    if skipped:
+        print(f"\nNot scored where they predicted nothing (before learning): {', '.join(skipped)}")
+    _write_outputs(results, rows, args.out, regression=True)
+    written = [args.out / "results.csv", args.out / "results.json"]
+    if not args.no_plot:
+        from .plots import plot_bench
+
+        written += plot_bench(results, rows, streams, args.out)
     print("\nwrote " + ", ".join(str(p) for p in written))
     return 0
 

@@ -4,7 +4,8 @@ Both figures are a grid of panels, one per stream (at most three per row), with 
 for the whole figure: models are told apart by colour, line style (River's models and the
 single tree dashed) and, in the throughput figure, marker, so no label is written next to a
 point where it could collide with another or be clipped. Each panel's axis names its metric:
-accuracy on binary and multiclass streams, ``1 − rank loss`` on multi-label ones.
+accuracy on binary and multiclass streams, ``1 − rank loss`` on multi-label ones, RMSE on
+regression ones.
 """
 
 from __future__ import annotations
@@ -19,15 +20,26 @@ MARKERS = "osD^vP*Xph<>8"
 PANEL = (4.6, 3.4)  # inches per panel
 
 
-def metric_name(stream: str) -> str:
-    """The metric the bench reports on ``stream``, as an axis label."""
+def _task(stream: str) -> str | None:
     from . import task_of
 
     try:
-        multilabel = task_of(stream) == "multilabel"
+        return task_of(stream)
     except (KeyError, ValueError):
-        multilabel = False
-    return "1 − rank loss (%)" if multilabel else "accuracy (%)"
+        return None
+
+
+def metric_name(stream: str) -> str:
+    """The metric the bench reports on ``stream``, as an axis label."""
+    task = _task(stream)
+    if task == "regression":
+        return "RMSE (lower is better)"
+    return "1 − rank loss (%)" if task == "multilabel" else "accuracy (%)"
+
+
+def _metric(stream: str) -> tuple:
+    """``(scale of a curve's values, summary row's key)`` of the metric on ``stream``."""
+    return (1.0, "rmse_mean") if _task(stream) == "regression" else (100.0, "accuracy_mean")
 
 
 def _short(value: float, _pos=None) -> str:
@@ -77,8 +89,9 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
     """The bench's figures: the metric over each stream, and the metric against throughput.
 
     ``results`` are the bench's runs, ``rows`` its summary keyed by ``(model, stream)``;
-    writes ``accuracy_over_stream.png`` and ``accuracy_vs_throughput.png`` into ``out`` and
-    returns their paths.
+    writes ``accuracy_over_stream.png`` and ``accuracy_vs_throughput.png`` into ``out`` (on
+    regression streams, the running RMSE: ``rmse_over_stream.png``, ``rmse_vs_throughput.png``)
+    and returns their paths.
     """
     import matplotlib
 
@@ -87,6 +100,7 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
     from matplotlib import ticker
 
     paths = []
+    prefix = "rmse" if streams and _task(streams[0]) == "regression" else "accuracy"
     models = list(dict.fromkeys(r.model for r in results))
     palette = plt.get_cmap("tab20")
     style = {
@@ -110,7 +124,8 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
         for r in results:
             if r.stream == stream and r.seed == results[0].seed:
                 xs, ys = zip(*r.curve)
-                (line,) = ax.plot(xs, [100 * y for y in ys], lw=1.2, **style[r.model])
+                scale = _metric(stream)[0]
+                (line,) = ax.plot(xs, [scale * y for y in ys], lw=1.2, **style[r.model])
                 handles.setdefault(r.model, line)
         ax.set_title(stream)
         ax.set_xlabel("examples")
@@ -119,7 +134,7 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
         ax.grid(alpha=0.3)
     bottom = _legend(fig, handles, empty, ncol_legend)
     fig.tight_layout(rect=(0, bottom, 1, 1))
-    paths.append(out / "accuracy_over_stream.png")
+    paths.append(out / f"{prefix}_over_stream.png")
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
@@ -132,9 +147,10 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
             if s != stream or "best" in model or not row.get("throughput"):
                 continue
             color = style[model]["color"] if model in style else None
+            scale, key = _metric(stream)
             point = ax.scatter(
                 row["throughput"],
-                100 * row["accuracy_mean"],
+                scale * row[key],
                 s=36,
                 color=color,
                 marker=marker.get(model, "o"),
@@ -159,7 +175,7 @@ def plot_bench(results, rows, streams, out: pathlib.Path) -> list:
         ax.grid(alpha=0.3, which="both")
     bottom = _legend(fig, handles, empty, ncol_legend)
     fig.tight_layout(rect=(0, bottom, 1, 1))
-    paths.append(out / "accuracy_vs_throughput.png")
+    paths.append(out / f"{prefix}_vs_throughput.png")
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Callable
 
-from river import drift, ensemble, forest, multioutput, tree
+from river import compose, drift, ensemble, forest, multioutput, preprocessing, tree
 
 from .. import binary, core, martingale, multiclass, multilabel
 from . import anchors
@@ -21,7 +22,8 @@ class Entry:
     ``factory(n_models, seed, **grid)`` builds it, ``grid`` holding the values of the grid
     parameters it ``takes`` (``"gamma"``, ``"learning_rate"``); ``gammas`` is its own edge grid
     when it should not follow the run's (OSBoost and OSBoost.OCP, the papers' baselines, run
-    at one edge);
+    at one edge); ``tasks`` are the streams' tasks it runs on (``"binary"``, ``"multiclass"``,
+    ``"multilabel"``, ``"regression"``: the last for ``river-boost bench --task regression``);
     ``kind`` is ``"baseline"`` (River), ``"booster"``, ``"anchor"`` (outside libraries,
     skipped unless ``library`` is installed), ``"ablation"`` (a variant behind a documented
     default, run only when asked for), ``"drift"`` (a booster with drift adaptation) or
@@ -43,7 +45,9 @@ class Entry:
         return self.library is None or anchors.available(self.library)
 
 
-BINARY, MULTICLASS, MULTILABEL = (frozenset({t}) for t in ("binary", "multiclass", "multilabel"))
+BINARY, MULTICLASS, MULTILABEL, REGRESSION = (
+    frozenset({t}) for t in ("binary", "multiclass", "multilabel", "regression")
+)
 CLASSIFICATION = BINARY | MULTICLASS
 GAMMA, LEARNING_RATE = ("gamma",), ("learning_rate",)
 OSBOOST_GAMMA = 0.1  # the baselines are run at one edge unless --osboost-gammas is given
@@ -71,6 +75,53 @@ def _make(cls, **fixed):
         return cls(seed=seed, **params, **grid)
 
     return build
+
+
+def _prepared(model, scaler=None):
+    """``model`` behind River's usual preparation of mixed features: the numbers (scaled by
+    ``scaler`` when given) and the strings one-hot encoded (River's scalers, AMF, SRP's and
+    ARF's linear leaves need numbers; synth.Mv has nominal features). On all-numeric streams
+    the encoder produces nothing and the numbers pass as they are. Feature names become
+    strings first (AMF sorts them, and the encoder's are strings)."""
+    numeric = compose.SelectType(numbers.Number)
+    if scaler is not None:
+        numeric |= scaler
+    union = numeric + (compose.SelectType(str) | preprocessing.OneHotEncoder())
+    return compose.FuncTransformer(_names_as_str) | union | model
+
+
+def _names_as_str(x: dict) -> dict:
+    return {str(name): value for name, value in x.items()}
+
+
+def _river_regressor(cls, scaler=None, size="n_models", **fixed):
+    """A factory of River's regressor ``cls`` at its defaults (``size``: its ensemble-size
+    parameter, whose River default is 10, the bench's default ``--n-models``; None for a
+    single tree), behind :func:`_prepared` with ``scaler`` (a class, or None); ``fixed``
+    parameters that are callables are called for every model (fresh member templates)."""
+
+    def build(n, seed, **grid):
+        params = {k: v() if callable(v) else v for k, v in fixed.items()}
+        params.update(grid)
+        if size is not None and n is not None:
+            params[size] = n
+        if _takes_seed(cls):  # the single trees take none
+            params["seed"] = seed
+        return _prepared(cls(**params), scaler() if scaler is not None else None)
+
+    return build
+
+
+def _takes_seed(cls) -> bool:
+    import inspect
+
+    return "seed" in inspect.signature(cls).parameters
+
+
+def _anchor_tasks(name: str) -> frozenset:
+    if name in anchors.REGRESSION_ANCHORS:
+        return REGRESSION
+    return CLASSIFICATION if name in anchors.MULTICLASS_ANCHORS else BINARY
 
 
 def _martingale(n, seed, **params):  # n_models is the number of levels (one node per level)
@@ -133,9 +184,50 @@ REGISTRY: dict[str, Entry] = {
     "OnlineMBBM": Entry(_make(multiclass.OnlineMBBM), MULTICLASS, GAMMA),
     # outside anchors (Vowpal Wabbit, MOA via capymoa), run only where their library is installed
     **{
-        name: Entry(factory, BINARY, kind="anchor", library=library)
+        name: Entry(factory, _anchor_tasks(name), kind="anchor", library=library)
         for name, (library, factory) in anchors.ANCHORS.items()
     },
+    # River's regressors (``--task regression``), at River's defaults with the run's seed.
+    # Scaling as River's docs show these models: StandardScaler before the Hoeffding tree
+    # regressor and ARF (their docstrings' examples; their leaves' linear models need it), so
+    # also before bagging over Hoeffding trees and SRP (whose members are Hoeffding tree
+    # regressors); MinMaxScaler before AMF (its docs: features assumed in [0, 1]); none before
+    # SGT (its docs' example: quantized features). Nominal features are one-hot encoded
+    # (``_prepared``).
+    "HoeffdingTreeRegressor": Entry(
+        _river_regressor(tree.HoeffdingTreeRegressor, preprocessing.StandardScaler, size=None),
+        REGRESSION,
+        kind="baseline",
+    ),
+    "River.ARFRegressor": Entry(
+        _river_regressor(forest.ARFRegressor, preprocessing.StandardScaler),
+        REGRESSION,
+        kind="baseline",
+    ),
+    "River.SRPRegressor": Entry(
+        _river_regressor(ensemble.SRPRegressor, preprocessing.StandardScaler),
+        REGRESSION,
+        kind="baseline",
+    ),
+    "River.BaggingRegressor": Entry(
+        _river_regressor(
+            ensemble.BaggingRegressor,
+            preprocessing.StandardScaler,
+            model=tree.HoeffdingTreeRegressor,
+        ),
+        REGRESSION,
+        kind="baseline",
+    ),
+    "River.AMFRegressor": Entry(
+        _river_regressor(forest.AMFRegressor, preprocessing.MinMaxScaler, size="n_estimators"),
+        REGRESSION,
+        kind="baseline",
+    ),
+    "River.SGTRegressor": Entry(
+        _river_regressor(tree.SGTRegressor, size=None), REGRESSION, kind="baseline"
+    ),
+    # river_boost's regressors: one entry each, e.g.
+    # "SGBTRegressor": Entry(_make(SGBTRegressor), REGRESSION), (see REGRESSION_MODELS)
     # drift adaptation on (the drift suite, river_boost.adaptation; not in the default run)
     **{
         f"{name}+drift": Entry(
@@ -206,8 +298,19 @@ REGISTRY: dict[str, Entry] = {
 DEFAULT_MODELS = [
     name
     for name, entry in REGISTRY.items()
-    if entry.kind not in ("ablation", "drift", "drift-anchor")
+    if entry.kind not in ("ablation", "drift", "drift-anchor") and "regression" not in entry.tasks
 ]
+# ``river-boost bench --task regression``: every entry of the "regression" task (River's
+# regressors, MOA's when capymoa is installed, and river_boost's regressors, which need one
+# entry each above: ``"Name": Entry(_make(Class), REGRESSION)``, kind "booster" by default)
+REGRESSION_MODELS = sorted(
+    (
+        name
+        for name, entry in REGISTRY.items()
+        if entry.kind not in ("ablation", "drift", "drift-anchor") and "regression" in entry.tasks
+    ),
+    key=lambda name: REGISTRY[name].kind == "anchor",  # River's, ours, then the outside ones
+)
 ABLATIONS = [name for name, entry in REGISTRY.items() if entry.kind == "ablation"]
 # The drift suite (``river-boost bench --suite drift``): the boosters with and without drift
 # adaptation, and the drift-adaptive ensembles of River (and MOA's, when capymoa is installed).

@@ -128,7 +128,7 @@ class RunResult:
     seed: int
     n_models: int
     n_samples: int
-    accuracy: float
+    accuracy: float | None  # None on regression streams (see ``errors``)
     seconds: float
     weak_seconds: float | None  # time inside the weak learners, None if not measured
     curve: list  # (examples seen, running accuracy) at ~50 checkpoints
@@ -144,6 +144,15 @@ class RunResult:
     windows: list | None = None
     replacements: int | None = None  # river_boost boosters' learner replacements (drift)
     cached: bool = False  # read from a ResultCache (its seconds are from the run that made it)
+    # regression streams: prequential {"mae", "rmse", "r2"} (``accuracy`` is None there, and
+    # ``curve`` the running RMSE)
+    errors: dict | None = None
+
+    @property
+    def score(self) -> float:
+        """The run's main number: accuracy (``1 - rank loss`` on multi-label streams), or
+        RMSE on regression streams (lower is better)."""
+        return self.accuracy if self.errors is None else self.errors["rmse"]
 
     @property
     def throughput(self) -> float:
@@ -218,7 +227,12 @@ def run_one(
     n = len(scored)
     clock = [0.0]
     model, measured = _instrument(build(spec, n_models, seed), clock)
-    ranking = task_of(stream) == "multilabel"
+    task = task_of(stream)
+    if task == "regression":
+        if protocol.split or protocol.label_noise or protocol.extra_metrics:
+            raise ValueError("split, label noise and extra metrics are for classification")
+        return _run_regression(stream, spec, seed, n_models, model, warmup, scored)
+    ranking = task == "multilabel"
     metric = _RankAccuracy() if ranking else metrics.Accuracy()
     extra = {name: EXTRA_METRICS[name][0]() for name in protocol.extra_metrics}
     every = max(1, n // 50)
@@ -266,13 +280,7 @@ def run_one(
     if isinstance(model, tree.HoeffdingTreeClassifier):
         clock[0] = seconds
     return RunResult(
-        stream=stream,
-        model=spec.label,
-        family=spec.family,
-        gamma=spec.gamma,
-        seed=seed,
-        n_models=n_models if n_models is not None else _n_learners(model),
-        n_samples=n,
+        **_run_of(stream, spec, seed, n_models, model, n),
         accuracy=metric.get(),
         seconds=seconds,
         weak_seconds=clock[0] if measured else None,
@@ -287,12 +295,63 @@ def run_one(
     )
 
 
+def _run_of(stream, spec, seed, n_models, model, n) -> dict:
+    """The fields of a :class:`RunResult` that say which run it is."""
+    return dict(
+        stream=stream,
+        model=spec.label,
+        family=spec.family,
+        gamma=spec.gamma,
+        seed=seed,
+        n_models=n_models if n_models is not None else _n_learners(model),
+        n_samples=n,
+    )
+
+
+def _run_regression(stream, spec, seed, n_models, model, warmup, scored) -> RunResult:
+    """:func:`run_one` on a regression stream: prequential MAE, RMSE and R², the curve of the
+    running RMSE. A prediction of None (AMF before it learns) is not scored, as River's
+    ``progressive_val_score`` does, and counted in ``skipped``."""
+    n = len(scored)
+    skipped = 0
+    errors = {"mae": metrics.MAE(), "rmse": metrics.RMSE(), "r2": metrics.R2()}
+    every = max(1, n // 50)
+    curve = []
+    start = time.perf_counter()
+    for x, y in warmup:
+        model.learn_one(x, y)
+    for seen, (x, y) in enumerate(scored, start=1):
+        y_pred = model.predict_one(x)
+        if y_pred is None:
+            skipped += 1
+        else:
+            for m in errors.values():
+                m.update(y, y_pred)
+        model.learn_one(x, y)
+        if seen % every == 0:
+            curve.append((seen, float(errors["rmse"].get())))
+    seconds = time.perf_counter() - start
+    if not curve or curve[-1][0] != n:
+        curve.append((n, float(errors["rmse"].get())))
+    return RunResult(
+        **_run_of(stream, spec, seed, n_models, model, n),
+        accuracy=None,
+        seconds=seconds,
+        weak_seconds=None,
+        curve=curve,
+        update_share=_update_share(model, len(warmup) + n),
+        replacements=sum(model.replacements) if isinstance(model, Booster) else None,
+        skipped=skipped,
+        errors={name: float(m.get()) for name, m in errors.items()},
+    )
+
+
 def _n_learners(model) -> int:
     """The number of learners a booster built at its own default has (the martingale
     booster's: its levels)."""
     if isinstance(model, martingale.MartingaleBooster):
         return model.n_levels
-    return model.n_models
+    return getattr(model, "n_models", 1)  # a single model (a regressor entry's, say): 1
 
 
 def _update_share(model, seen: int) -> float | None:

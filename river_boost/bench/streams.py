@@ -6,7 +6,16 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 
-from river.datasets import Bananas, ImageSegments, Phishing, Yeast, synth
+from river.datasets import (
+    Bananas,
+    ChickWeights,
+    ImageSegments,
+    Phishing,
+    TrumpApproval,
+    WaterFlow,
+    Yeast,
+    synth,
+)
 
 from . import loaders
 
@@ -103,6 +112,63 @@ DRIFT_STREAMS: dict[str, tuple[Callable[[], Iterable], int, str]] = {
 }
 STREAMS.update(DRIFT_STREAMS)
 
+# ----------------------------------------------------------------------------- regression streams
+
+REGRESSION_LENGTH = 10_000  # the synthetic regression streams' default length
+
+
+def _water_flow():
+    """WaterFlow's one feature is a timestamp, which no model here reads: it becomes the hour
+    of the day, the day of the week and the days since the first row (numbers)."""
+    start = None
+    for x, y in WaterFlow():
+        t = x["Time"]
+        start = t if start is None else start
+        yield (
+            {
+                "hour": t.hour + t.minute / 60,
+                "weekday": t.weekday(),
+                "day": (t - start).total_seconds() / 86_400,
+            },
+            y,
+        )
+
+
+def _friedman_drift(kind: str):
+    """FriedmanDrift with its changes placed within the run's ``n`` examples: ``lea`` at a
+    quarter, half and three quarters; ``gra`` (the old concept returns) and ``gsg`` (gradual,
+    over a tenth of the stream each time) at a third and two thirds."""
+
+    def make(n: int = REGRESSION_LENGTH):
+        n = max(n, 8)  # the positions must increase
+        if kind == "lea":
+            position, window = (n // 4, n // 2, 3 * n // 4), 0
+        else:
+            position, window = (n // 3, 2 * n // 3), (n // 10 if kind == "gsg" else 0)
+        return synth.FriedmanDrift(kind, position, window, seed=42)
+
+    return make
+
+
+# Regression streams bundled with River (nothing is downloaded; their files ship in the wheel):
+# ``river-boost bench --task regression``. Synth.Mv has nominal features (strings).
+REGRESSION_STREAMS: dict[str, tuple[Callable[..., Iterable], int, str]] = {
+    "trump": (TrumpApproval, 1001, "regression"),
+    "chickweights": (ChickWeights, 578, "regression"),
+    "waterflow": (_water_flow, 1268, "regression"),
+    "friedman": (lambda: synth.Friedman(seed=42), REGRESSION_LENGTH, "regression"),
+    **{
+        f"friedman_{kind}": (_friedman_drift(kind), REGRESSION_LENGTH, "regression")
+        for kind in ("lea", "gra", "gsg")
+    },
+    "mv": (lambda: synth.Mv(seed=42), REGRESSION_LENGTH, "regression"),
+    "planes2d": (lambda: synth.Planes2D(seed=42), REGRESSION_LENGTH, "regression"),
+}
+DEFAULT_REGRESSION_STREAMS = list(REGRESSION_STREAMS)
+# streams whose factory takes the run's length (their drifts are placed within it)
+_SIZED = {f"friedman_{kind}" for kind in ("lea", "gra", "gsg")}
+STREAMS.update(REGRESSION_STREAMS)
+
 
 def drift_points(stream: str) -> tuple:
     """Where a drift suite stream changes concept (empty for the streams that drift all
@@ -130,4 +196,4 @@ def stream_examples(name: str, n_samples: int | None = None, data_dir=None):
     else:
         raise ValueError(f"stream {name!r} is one of the papers' sets: give --data-dir")
     n = length if n_samples is None else n_samples
-    return itertools.islice(factory(), n), n
+    return itertools.islice(factory(n) if name in _SIZED else factory(), n), n

@@ -135,13 +135,20 @@ from river.tree.nodes.branch import (
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
-__all__ = ["ENABLED", "BoundedHoeffdingTree", "HoeffdingForest"]
+__all__ = [
+    "ENABLED",
+    "BoundedHoeffdingTree",
+    "BoundedHoeffdingTreeRegressor",
+    "HoeffdingForest",
+    "HoeffdingRegressionForest",
+]
 
 from .. import _pickles
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
 from ._forest import SPLIT_KINDS as _SPLIT_KINDS
 from ._forest import ForestCore as _ForestCore
+from ._regression import BoundedHoeffdingTreeRegressor, HoeffdingRegressionForest
 
 # BoundedHoeffdingTree's size limit (MiB per tree) and the weight between two measurements:
 # see benchmarks/RESULTS.md, "A million examples: memory"

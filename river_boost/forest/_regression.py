@@ -1,0 +1,333 @@
+"""A compiled forest of River Hoeffding *regression* trees: N trees that learn and predict as
+:class:`river.tree.HoeffdingTreeRegressor` (River 0.26.1), in C.
+
+:class:`HoeffdingRegressionForest` is the regression counterpart of
+:class:`~river_boost.forest.HoeffdingForest`: it shares the classifier forest's input
+conversion (``_input.Input``), registries (``_registry``) and per-tree feature views
+(``_storage.TreeStorage``, of which ``_regforest.RegStorage`` is a subclass); the regression
+roles are their own modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic),
+``_ebst`` (``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
+(``VarianceReductionSplitCriterion``), ``_linear`` (the default ``LinearRegression`` leaf
+model), ``_regtrees`` (leaves, nodes, learning, growth, the size policy, state) and
+``_regforest`` (storage and core, with the C entry points a Cython booster cimports).
+
+Exactness
+---------
+Bit for bit, checked against River's own tree on every call
+(``tests/forest/test_regression_forest.py``): splits (features, thresholds, nominal values,
+multiway and binary), leaf statistics, and ``predict_one`` for leaf predictions ``"mean"``,
+``"model"`` and ``"adaptive"`` (the default), with River's ``TEBSTSplitter`` (any ``digits``)
+or ``EBSTSplitter``, ``grace_period``, ``delta``, ``tau``, ``max_depth``,
+``min_samples_split``, ``model_selector_decay``, ``merit_preprune``, ``remove_poor_attrs``,
+``binary_split``, sample weights (any finite positive float), missing features, nominal
+features and features first seen mid-stream. The arithmetic is River's operation by
+operation: ``Var``'s Welford updates and its ``+=``/``-=`` (Chan et al.), the E-BST's in-order
+walk with River's auxiliary statistics and its pruning of bad splits after a failed attempt,
+``round(x, digits)`` (correctly rounded, as CPython's), ``float.__pow__`` through libm, and
+the leaf model's SGD step. River 0.26's ``VectorDict`` (Rust) sums ``weights.dot(x)`` over
+``x``'s keys in ``x``'s order from ``0.0``; the forest does the same, so the linear leaf model
+is bit for bit too (a key of ``x`` missing from the weights adds ``0.0 * x[k]`` in River,
+nothing here: the same sum for finite values).
+
+Differences from River, all deliberate:
+
+- **Non-numeric features with model or adaptive leaves.** River's ``LinearRegression`` raises
+  ``TypeError`` for them (after its tree has partly learned the example); the forest raises
+  ``TypeError`` before any state changes. With ``leaf_prediction="mean"`` nominal features
+  work as in River.
+- **Memory measurement.** As in the classifier forest, the size policy is River's but it
+  measures the C structures (River: ``sys.getsizeof`` over Python objects), so results can
+  differ only when a size limit binds (River's default: 500 MiB, measured every 1,000,000
+  units of weight; in practice never).
+- **Targets and weights** must be finite (and weights positive): ``ValueError`` before any
+  state changes (River would propagate ``nan``/``inf`` into its statistics).
+- Feature values are converted to C doubles once (as in the classifier forest): Python ints
+  beyond 2**53, which River's ``round`` keeps exact, may differ.
+
+Bounded memory
+--------------
+:class:`BoundedHoeffdingTreeRegressor` is River's regressor whose size limit binds under
+fractional weights (measured whenever the weight learned reaches or crosses a multiple of
+``memory_estimate_period``; 2 MiB per tree and every 1,000 units of weight by default): past
+it, River's policy deactivates the deepest leaves (they keep predicting, drop their E-BSTs).
+"""
+
+from __future__ import annotations
+
+import math
+
+from river import linear_model as _linear_model
+from river import tree as _river_tree
+from river.tree.splitter import EBSTSplitter, TEBSTSplitter
+
+from .. import _pickles
+from ._regforest import RegressionForestCore as _RegressionForestCore
+
+__all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
+
+DEFAULT_MAX_SIZE = 2.0
+DEFAULT_MEMORY_ESTIMATE_PERIOD = 1000.0
+_LEAF = {"mean": 0, "model": 1, "adaptive": 2}
+_NO_ROUNDING = -1000  # EBSTSplitter: no rounding of the values
+
+
+class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
+    """River's Hoeffding regression tree whose size limit binds under any sample weights.
+
+    River measures its size (and applies ``max_size``) only when the weight learned is an
+    exact multiple of ``memory_estimate_period``: with a booster's fractional weights,
+    practically never. This tree also measures itself whenever the weight learned crosses a
+    multiple; everything else is River's :class:`~river.tree.HoeffdingTreeRegressor`.
+    The compiled :class:`HoeffdingRegressionForest` runs it, measuring its C structures.
+
+    Parameters
+    ----------
+    max_size
+        The size limit in MiB (default 2).
+    memory_estimate_period
+        Weight learned between two measurements (default 1,000).
+    **kwargs
+        Any other parameter of :class:`~river.tree.HoeffdingTreeRegressor`.
+
+    Examples
+    --------
+
+    >>> from river.datasets import synth
+    >>> from river_boost.forest import BoundedHoeffdingTreeRegressor
+    >>> model = BoundedHoeffdingTreeRegressor(grace_period=20, max_size=0.05,
+    ...                                       memory_estimate_period=50)
+    >>> for x, y in synth.Friedman(seed=1).take(3000):
+    ...     model.learn_one(x, y, w=0.3)
+    >>> model.summary["n_inactive_leaves"] > 0
+    True
+
+    """
+
+    def __init__(
+        self,
+        grace_period: int = 200,
+        max_depth: int | None = None,
+        delta: float = 1e-7,
+        tau: float = 0.05,
+        leaf_prediction: str = "adaptive",
+        leaf_model=None,
+        model_selector_decay: float = 0.95,
+        nominal_attributes: list | None = None,
+        splitter=None,
+        min_samples_split: int = 5,
+        binary_split: bool = False,
+        max_size: float = DEFAULT_MAX_SIZE,
+        memory_estimate_period: float = DEFAULT_MEMORY_ESTIMATE_PERIOD,
+        stop_mem_management: bool = False,
+        remove_poor_attrs: bool = False,
+        merit_preprune: bool = True,
+    ):
+        super().__init__(
+            grace_period=grace_period,
+            max_depth=max_depth,
+            delta=delta,
+            tau=tau,
+            leaf_prediction=leaf_prediction,
+            leaf_model=leaf_model,
+            model_selector_decay=model_selector_decay,
+            nominal_attributes=nominal_attributes,
+            splitter=splitter,
+            min_samples_split=min_samples_split,
+            binary_split=binary_split,
+            max_size=max_size,
+            memory_estimate_period=memory_estimate_period,
+            stop_mem_management=stop_mem_management,
+            remove_poor_attrs=remove_poor_attrs,
+            merit_preprune=merit_preprune,
+        )
+
+    def learn_one(self, x, y, *, w=1.0):
+        before = self._train_weight_seen_by_model
+        super().learn_one(x, y, w=w)
+        after, period = self._train_weight_seen_by_model, self.memory_estimate_period
+        if after % period != 0 and math.floor(after / period) != math.floor(before / period):
+            self._estimate_model_size()
+
+
+_TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)
+_DEFAULT_LEAF_MODEL = repr(_linear_model.LinearRegression())
+
+
+def _unsupported(model) -> str | None:
+    """Why ``model`` cannot be compiled, or None if it can."""
+    if type(model) not in _TREE_TYPES:
+        return f"{type(model).__name__} is not river.tree.HoeffdingTreeRegressor"
+    sp = model.splitter
+    if type(sp) is TEBSTSplitter:
+        d = sp.digits
+        if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
+            return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
+    elif type(sp) is not EBSTSplitter:
+        return f"splitter {type(sp).__name__} is not TEBSTSplitter or EBSTSplitter"
+    if sp._root is not None:
+        return "the splitter has already learned"
+    if model._root is not None:
+        return "the model has already learned: give the forest fresh (unfitted) trees"
+    if model.leaf_prediction not in _LEAF:
+        return f"leaf_prediction {model.leaf_prediction!r} is not supported"
+    if model.leaf_prediction != "mean":
+        lm = model.leaf_model
+        if (
+            type(lm) is not _linear_model.LinearRegression
+            or repr(lm) != _DEFAULT_LEAF_MODEL
+            or lm.intercept != 0.0
+            or lm._weights.to_dict()
+            or lm.optimizer.n_iterations != 0
+        ):
+            return "only River's default, fresh LinearRegression() leaf model is compiled"
+    for name in (
+        "grace_period",
+        "delta",
+        "tau",
+        "model_selector_decay",
+        "min_samples_split",
+        "_max_byte_size",
+        "memory_estimate_period",
+    ):
+        value = getattr(model, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name.lstrip('_')} must be a real number, got {value!r}"
+    if not isinstance(model.max_depth, int):
+        return f"max_depth must be an int or None, got {model.max_depth!r}"
+    return None
+
+
+def _tree_params(model) -> tuple:
+    """One tree's parameters, in the order _regtrees.rtree_init unpacks them."""
+    sp = model.splitter
+    return (
+        float(model.grace_period),
+        float(model.delta),
+        float(model.tau),
+        _LEAF[model.leaf_prediction],
+        float(model.model_selector_decay),
+        float(model.min_samples_split),
+        bool(model.binary_split),
+        float(model._max_byte_size),
+        float(model.memory_estimate_period),
+        bool(model.stop_mem_management),
+        bool(model.remove_poor_attrs),
+        bool(model.merit_preprune),
+        int(model.max_depth),
+        sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
+        type(model) is BoundedHoeffdingTreeRegressor,
+    )
+
+
+def _rebuild(cls, models, feature_filter, state, stamp=None):
+    _pickles.check(stamp, "forest")
+    try:
+        if state["version"] != 1 or len(state["trees"]) != len(models):
+            raise ValueError("trees of the wrong number")
+    except (TypeError, ValueError, KeyError) as error:
+        raise _pickles.PickleFormatError(
+            f"a pickled regression forest whose state is not one this version wrote ({error})"
+        ) from None
+    forest = cls(models, feature_filter)
+    forest._set_state(state)
+    return forest
+
+
+class HoeffdingRegressionForest(_RegressionForestCore):
+    """``N`` River Hoeffding regression trees, compiled, learning and predicting as River.
+
+    Parameters
+    ----------
+    models
+        Fresh River regressors (:class:`river.tree.HoeffdingTreeRegressor` or
+        :class:`BoundedHoeffdingTreeRegressor`), each configuring its tree; cloned.
+    feature_filter
+        ``None`` or an object with ``keeps(i, feature) -> bool`` (as
+        :class:`~river_boost.forest.HoeffdingForest`'s).
+
+    Examples
+    --------
+
+    >>> from river import tree
+    >>> from river.datasets import synth
+    >>> from river_boost.forest import HoeffdingRegressionForest
+    >>> models = [tree.HoeffdingTreeRegressor(grace_period=g) for g in (50, 100)]
+    >>> forest = HoeffdingRegressionForest(models)
+    >>> river_trees = [m.clone() for m in models]
+    >>> same = True
+    >>> for x, y in synth.Friedman(seed=42).take(2000):
+    ...     for i, t in enumerate(river_trees):
+    ...         same &= forest.predict_one(i, x) == t.predict_one(x)
+    ...         forest.learn_one(i, x, y)
+    ...         t.learn_one(x, y)
+    >>> same, forest.n_nodes == [t.n_nodes for t in river_trees]
+    (True, True)
+
+    """
+
+    def __init__(self, models: list, feature_filter=None):
+        models = list(models)
+        for i, model in enumerate(models):
+            reason = _unsupported(model)
+            if reason is not None:
+                raise ValueError(f"model {i}: {reason}")
+        if feature_filter is not None and not callable(getattr(feature_filter, "keeps", None)):
+            raise ValueError("feature_filter must be None or have a keeps(i, feature) method")
+        clones = [m.clone() for m in models]
+        self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
+
+    @staticmethod
+    def supports(model) -> bool:
+        """Whether ``model`` (exact type, splitter, leaf model, parameters) can be compiled."""
+        return _unsupported(model) is None
+
+    @staticmethod
+    def _checked_clone(model, what: str):
+        reason = _unsupported(model)
+        if reason is not None:
+            raise ValueError(f"{what}: {reason}")
+        return model.clone()
+
+    def add(self, model) -> int:
+        """Append a fresh tree with ``model``'s parameters; its index."""
+        model = self._checked_clone(model, "add")
+        return self._add_core(_tree_params(model), model)
+
+    def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
+        """Tree ``i`` starts over (with ``model``'s parameters if given); it keeps its feature
+        view unless ``refilter``."""
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        model = self._models[i].clone() if model is None else self._checked_clone(model, "reset")
+        self._reset_core(i, _tree_params(model), model, refilter)
+
+    @property
+    def models(self) -> list:
+        """The trees' River models (clones of the models given: their parameters)."""
+        return [m.clone() for m in self._models]
+
+    def summary(self, i: int) -> dict:
+        """River's ``tree.summary`` of tree ``i``."""
+        n_nodes, n_leaves, height = self._counts(i)
+        s = self._tree_scalars(i)
+        return {
+            "n_nodes": n_nodes,
+            "n_branches": None if n_nodes is None else n_nodes - n_leaves,
+            "n_leaves": n_leaves,
+            "n_active_leaves": s["n_active_leaves"],
+            "n_inactive_leaves": s["n_inactive_leaves"],
+            "height": height,
+            "total_observed_weight": s["train_weight_seen_by_model"],
+        }
+
+    def __reduce__(self):
+        return (
+            _rebuild,
+            (type(self), self._models, self.feature_filter, self._get_state(), _pickles.stamp()),
+        )
+
+    def __repr__(self):
+        return f"HoeffdingRegressionForest(n_models={self.n_models})"
+
+    def __sizeof__(self):
+        return super().__sizeof__() + self._allocated_bytes()

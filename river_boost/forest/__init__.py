@@ -144,6 +144,7 @@ __all__ = [
 ]
 
 from .. import _pickles
+from . import _api
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
 from ._forest import SPLIT_KINDS as _SPLIT_KINDS
@@ -502,14 +503,7 @@ class HoeffdingForest(_ForestCore):
     """
 
     def __init__(self, models: list, feature_filter=None):
-        models = list(models)
-        for i, model in enumerate(models):
-            reason = _unsupported(model)
-            if reason is not None:
-                raise ValueError(f"model {i}: {reason}")
-        if feature_filter is not None and not callable(getattr(feature_filter, "keeps", None)):
-            raise ValueError("feature_filter must be None or have a keeps(i, feature) method")
-        clones = [m.clone() for m in models]
+        clones = _api.checked_models(_unsupported, models, feature_filter)
         self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
 
     @staticmethod
@@ -556,10 +550,7 @@ class HoeffdingForest(_ForestCore):
 
     @staticmethod
     def _checked_clone(model, what: str):
-        reason = _unsupported(model)
-        if reason is not None:
-            raise ValueError(f"{what}: {reason}")
-        return model.clone()
+        return _api.checked_clone(_unsupported, model, what)
 
     def __reduce__(self):
         state = self._get_state()
@@ -588,17 +579,7 @@ class HoeffdingForest(_ForestCore):
 
     def summary(self, i: int) -> dict:
         """River's ``tree.summary`` of tree ``i`` (plus its observed classes)."""
-        n_nodes, n_leaves, height = self._counts(i)
-        s = self._tree_scalars(i)
-        return {
-            "n_nodes": n_nodes,
-            "n_branches": None if n_nodes is None else n_nodes - n_leaves,
-            "n_leaves": n_leaves,
-            "n_active_leaves": s["n_active_leaves"],
-            "n_inactive_leaves": s["n_inactive_leaves"],
-            "height": height,
-            "total_observed_weight": s["train_weight_seen_by_model"],
-        }
+        return _api.summary(self, i)
 
     def to_river(self, i: int):
         """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state).

@@ -61,6 +61,7 @@ from river import tree as _river_tree
 from river.tree.splitter import EBSTSplitter, TEBSTSplitter
 
 from .. import _pickles
+from . import _api
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
@@ -266,14 +267,7 @@ class HoeffdingRegressionForest(_RegressionForestCore):
     """
 
     def __init__(self, models: list, feature_filter=None):
-        models = list(models)
-        for i, model in enumerate(models):
-            reason = _unsupported(model)
-            if reason is not None:
-                raise ValueError(f"model {i}: {reason}")
-        if feature_filter is not None and not callable(getattr(feature_filter, "keeps", None)):
-            raise ValueError("feature_filter must be None or have a keeps(i, feature) method")
-        clones = [m.clone() for m in models]
+        clones = _api.checked_models(_unsupported, models, feature_filter)
         self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
 
     @staticmethod
@@ -281,16 +275,9 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         """Whether ``model`` (exact type, splitter, leaf model, parameters) can be compiled."""
         return _unsupported(model) is None
 
-    @staticmethod
-    def _checked_clone(model, what: str):
-        reason = _unsupported(model)
-        if reason is not None:
-            raise ValueError(f"{what}: {reason}")
-        return model.clone()
-
     def add(self, model) -> int:
         """Append a fresh tree with ``model``'s parameters; its index."""
-        model = self._checked_clone(model, "add")
+        model = _api.checked_clone(_unsupported, model, "add")
         return self._add_core(_tree_params(model), model)
 
     def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
@@ -298,7 +285,10 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         view unless ``refilter``."""
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
-        model = self._models[i].clone() if model is None else self._checked_clone(model, "reset")
+        if model is None:
+            model = self._models[i].clone()
+        else:
+            model = _api.checked_clone(_unsupported, model, "reset")
         self._reset_core(i, _tree_params(model), model, refilter)
 
     @property
@@ -308,17 +298,7 @@ class HoeffdingRegressionForest(_RegressionForestCore):
 
     def summary(self, i: int) -> dict:
         """River's ``tree.summary`` of tree ``i``."""
-        n_nodes, n_leaves, height = self._counts(i)
-        s = self._tree_scalars(i)
-        return {
-            "n_nodes": n_nodes,
-            "n_branches": None if n_nodes is None else n_nodes - n_leaves,
-            "n_leaves": n_leaves,
-            "n_active_leaves": s["n_active_leaves"],
-            "n_inactive_leaves": s["n_inactive_leaves"],
-            "height": height,
-            "total_observed_weight": s["train_weight_seen_by_model"],
-        }
+        return _api.summary(self, i)
 
     def __reduce__(self):
         return (

@@ -58,10 +58,20 @@ import math
 
 from river import linear_model as _linear_model
 from river import tree as _river_tree
+from river.stats import Var
+from river.tree.nodes.branch import (
+    NominalBinaryBranch,
+    NominalMultiwayBranch,
+    NumericBinaryBranch,
+)
 from river.tree.splitter import EBSTSplitter, TEBSTSplitter
+from river.tree.splitter.ebst_splitter import EBSTNode
+from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
+from river.utils import VectorDict
 
 from .. import _pickles
 from . import _api
+from ._forest import SPLIT_KINDS as _SPLIT_KINDS
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
@@ -293,8 +303,99 @@ class HoeffdingRegressionForest(_RegressionForestCore):
 
     @property
     def models(self) -> list:
-        """The trees' River models (clones of the models given: their parameters)."""
-        return [m.clone() for m in self._models]
+        """The trees as River objects, as they stand (copies: :meth:`to_river`)."""
+        return [self.to_river(i) for i in range(self.n_models)]
+
+    def to_river(self, i: int):
+        """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state):
+        the same structure, leaf statistics, leaf models, E-BSTs and counters, so it
+        predicts, and goes on learning, as the forest's tree ``i`` (E-BST thresholds are
+        floats where River, fed ints, may hold ints)."""
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        state = self._get_state()
+        features, values = state["features"], state["values"]
+        scalars, _, flat = state["trees"][i]
+        model = self._models[i].clone()
+
+        def var(st):
+            v = Var()
+            v.mean.n, v.mean._mean, v._S = st
+            return v
+
+        def ebst(nodes):
+            root, pending, prev = None, [], None
+            for att, n, mean, S, has_l, has_r in nodes:
+                node = EBSTNode.__new__(EBSTNode)
+                node.att_val, node.estimator = att, var((n, mean, S))
+                node._update_estimator = EBSTNode._update_estimator_univariate
+                node._left = node._right = None
+                if root is None:
+                    root = node
+                elif prev is not None:
+                    prev._left = node
+                else:
+                    pending.pop()._right = node
+                if has_r:
+                    pending.append(node)
+                prev = node if has_l else None
+            return root
+
+        def leaf_of(st):
+            _, depth, active, last, vs, lm, fmse_mean, fmse_model, spls, disabled = st
+            leaf = model._new_leaf(var(vs))
+            leaf.depth = depth
+            leaf._last_split_attempt_at = last
+            leaf._disabled_attrs = {features[f] for f in disabled}
+            if hasattr(leaf, "_leaf_model"):
+                intercept, n_iter, wf, w = lm
+                leaf._leaf_model.intercept = intercept
+                leaf._leaf_model._weights = VectorDict({features[f]: v for f, v in zip(wf, w)})
+                leaf._leaf_model.optimizer.n_iterations = n_iter
+            if hasattr(leaf, "_fmse_mean"):
+                leaf._fmse_mean, leaf._fmse_model = fmse_mean, fmse_model
+            if not active:
+                leaf.splitters = None
+                return leaf
+            for fid, nominal, nodes, vids, stats in spls:
+                if nominal:
+                    sp = NominalSplitterReg()
+                    sp._statistics = {values[fid][v]: var(t) for v, t in zip(vids, stats)}
+                else:
+                    sp = model.splitter.clone()
+                    sp._root = ebst(nodes)
+                leaf.splitters[features[fid]] = sp
+            return leaf
+
+        def build(pos):
+            st = flat[pos]
+            if st[0] == 0:
+                return leaf_of(st), pos + 1
+            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = st
+            kids, pos = [], pos + 1
+            for _ in range(n_ch):
+                kid, pos = build(pos)
+                kids.append(kid)
+            f = features[fid]
+            if kind == _SPLIT_KINDS["NumericBinaryBranch"]:
+                return NumericBinaryBranch(var(vs), f, thr, depth, *kids), pos
+            if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
+                return NominalBinaryBranch(var(vs), f, values[fid][vid], depth, *kids), pos
+            vals = [values[fid][v] for v in ch_vid]
+            return NominalMultiwayBranch(var(vs), f, vals, depth, *kids), pos
+
+        model._root = None if flat is None else build(0)[0]
+        (
+            model._n_active_leaves,
+            model._n_inactive_leaves,
+            model._inactive_leaf_size_estimate,
+            model._active_leaf_size_estimate,
+            model._size_estimate_overhead_fraction,
+            model._growth_allowed,
+            model._train_weight_seen_by_model,
+        ) = scalars
+        model._growth_allowed = bool(model._growth_allowed)
+        return model
 
     def summary(self, i: int) -> dict:
         """River's ``tree.summary`` of tree ``i``."""

@@ -260,3 +260,27 @@ def test_bounded_tree_binds_under_fractional_weights_and_matches_river():
             sizes.append(forest.__sizeof__())
     assert forest.summary(0)["n_inactive_leaves"] > 0
     assert max(sizes[-4:]) < 3 * 0.02 * 2**20
+
+
+@pytest.mark.parametrize("leaf", ["mean", "adaptive"])
+def test_to_river_continues_identically(leaf):
+    numeric = with_weights(with_missing(friedman(1200, seed=12)))
+    nominal = with_weights(nominal_stream(1200, seed=13))
+    for data, lp in ((numeric, leaf), (nominal, "mean")):
+        models = [
+            tree.HoeffdingTreeRegressor(grace_period=40, leaf_prediction=lp, delta=1e-2),
+            tree.HoeffdingTreeRegressor(
+                grace_period=40, leaf_prediction=lp, binary_split=True, max_depth=4
+            ),
+        ]
+        forest = HoeffdingRegressionForest(models)
+        for x, y, w in data[:600]:
+            for i in range(2):
+                forest.learn_one(i, x, y, w)
+        rivers = forest.models
+        assert [t.summary for t in rivers] == [forest.summary(i) for i in range(2)]
+        for x, y, w in data[600:]:
+            for i, t in enumerate(rivers):
+                assert same(forest.predict_one(i, x), t.predict_one(x))
+                forest.learn_one(i, x, y, w)
+                t.learn_one(x, y, w=w)

@@ -233,15 +233,99 @@ def _tree_params(model) -> tuple:
 def _rebuild(cls, models, feature_filter, state, stamp=None):
     _pickles.check(stamp, "forest")
     try:
-        if state["version"] != 1 or len(state["trees"]) != len(models):
-            raise ValueError("trees of the wrong number")
-    except (TypeError, ValueError, KeyError) as error:
+        _check_state(state, len(models))
+    except (TypeError, ValueError, IndexError, KeyError) as error:
         raise _pickles.PickleFormatError(
-            f"a pickled regression forest whose state is not one this version wrote ({error})"
+            f"a pickled regression forest whose state is not one this version wrote ({error}): "
+            "it was changed after it was written"
         ) from None
     forest = cls(models, feature_filter)
     forest._set_state(state)
     return forest
+
+
+def _check_state(state: dict, n_models: int) -> None:
+    """Every id a pickled forest's trees hold names a feature or value of its tables, and its
+    nodes and E-BSTs are of their shapes: the compiled import reads them without checks."""
+
+    def ids(seq, bound, what, distinct=False):
+        seq = list(seq)
+        if not all(type(v) is int and 0 <= v < bound for v in seq):
+            raise ValueError(f"{what} out of range")
+        if distinct and len(set(seq)) != len(seq):
+            raise ValueError(f"{what} repeated")
+
+    def var(st):
+        if len(st) != 3 or not all(isinstance(v, float) for v in st):
+            raise ValueError("a statistic of the wrong shape")
+
+    def ebst(nodes):
+        pending, prev, first = 0, False, True
+        for node in nodes:
+            att, n, mean, S, has_l, has_r = node
+            var((n, mean, S))
+            if not first and not prev:
+                if pending == 0:
+                    raise ValueError("an E-BST not in pre-order")
+                pending -= 1
+            first, prev = False, bool(has_l)
+            pending += bool(has_r)
+        if nodes and (pending or prev):
+            raise ValueError("an E-BST not in pre-order")
+
+    if state["version"] != 1:
+        raise ValueError("an unknown version")
+    nf = len(state["features"])
+    n_values = [len(v) for v in state["values"]]
+    if len(n_values) != nf or len(state["trees"]) != n_models:
+        raise ValueError("tables or trees of the wrong size")
+    for scalars, fstate, flat in state["trees"]:
+        if len(scalars) != 7 or len(fstate) != nf:
+            raise ValueError("a tree of the wrong shape")
+        ids(fstate, 256, "a feature state")
+        if flat is None:
+            continue
+        todo = 1  # nodes still to come
+        for node in flat:
+            if todo == 0:
+                raise ValueError("not one tree in pre-order")
+            todo -= 1
+            if node[0] == 0:
+                _, depth, active, last, vs, lm, fm, fmo, spls, disabled = node
+                var(vs)
+                intercept, n_iter, wf, w = lm
+                ids(wf, nf, "a weight's feature", distinct=True)
+                if len(w) != len(wf) or type(n_iter) is not int:
+                    raise ValueError("a leaf model of the wrong shape")
+                ids(disabled, nf, "a disabled feature", distinct=True)
+                if (spls is None) == bool(active):
+                    raise ValueError("a leaf of the wrong shape")
+                ids([sp[0] for sp in spls or ()], nf, "a splitter's feature", distinct=True)
+                for fid, nominal, nodes, vids, stats in spls or ():
+                    ebst(nodes)
+                    ids(vids, n_values[fid], "a value", distinct=True)
+                    if len(stats) != len(vids) or (nodes and nominal):
+                        raise ValueError("a splitter of the wrong shape")
+                    for st in stats:
+                        var(st)
+                continue
+            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = node
+            ids([fid], nf, "a feature")
+            var(vs)
+            if kind == _SPLIT_KINDS["NominalMultiwayBranch"]:
+                ids(ch_vid, n_values[fid], "a value", distinct=True)
+                if len(ch_vid) != n_ch or n_ch < 1:
+                    raise ValueError("a split of the wrong shape")
+            elif kind in _SPLIT_KINDS.values():
+                if n_ch != 2 or ch_vid:
+                    raise ValueError("a split of the wrong shape")
+                if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
+                    ids([vid], n_values[fid], "a value")
+            else:
+                raise ValueError("an unknown split")
+            todo += n_ch
+        if todo != 0:
+            raise ValueError("not one tree in pre-order")
 
 
 class HoeffdingRegressionForest(_RegressionForestCore):

@@ -284,3 +284,42 @@ def test_to_river_continues_identically(leaf):
                 assert same(forest.predict_one(i, x), t.predict_one(x))
                 forest.learn_one(i, x, y, w)
                 t.learn_one(x, y, w=w)
+
+
+def test_a_changed_pickle_loads_or_is_refused_never_a_crash():
+    from river_boost import PickleFormatError
+    from river_boost.forest._regression import _rebuild
+
+    from .test_forest_pickle_checks import _ints, _replaced
+
+    data = with_weights(nominal_stream(700, seed=21))
+    models = [
+        tree.HoeffdingTreeRegressor(grace_period=30, leaf_prediction="mean", delta=1e-2),
+        tree.HoeffdingTreeRegressor(
+            grace_period=30, leaf_prediction="mean", binary_split=True, delta=1e-2
+        ),
+    ]
+    forest = HoeffdingRegressionForest(models)
+    for x, y, w in data:
+        for i in range(2):
+            forest.learn_one(i, x, y, w)
+    _, (cls, models, ff, state, stamp) = forest.__reduce__()
+    assert all(n > 1 for n in forest.n_nodes)
+    rng = random.Random(5)
+    paths = list(_ints(state["trees"], ("trees",)))
+    refused = 0
+    x = {"num": 0.3, "cat": "b", "k": 2, "late": "u"}
+    for path in rng.sample(paths, min(300, len(paths))):
+        for value in (-1, 10**6):
+            changed = _replaced(state, path, value)
+            try:
+                loaded = _rebuild(cls, copy.deepcopy(models), ff, changed, stamp)
+            except PickleFormatError:
+                refused += 1
+                continue
+            for i in range(2):
+                loaded.predict_one(i, x)
+                loaded.learn_one(i, x, 1.0)
+    assert refused > 0
+    with pytest.raises(PickleFormatError, match="changed after it was written"):
+        _rebuild(cls, models, ff, {**state, "values": state["values"][:-1]}, stamp)

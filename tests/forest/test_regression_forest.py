@@ -95,6 +95,7 @@ def test_drift_and_options():
     stream = list(synth.FriedmanDrift(drift_type="gra", position=(400, 900), seed=3).take(1500))
     models = [
         tree.HoeffdingTreeRegressor(grace_period=40, max_depth=3),
+        tree.HoeffdingTreeRegressor(grace_period=40, max_depth=4, stop_mem_management=True),
         tree.HoeffdingTreeRegressor(grace_period=40, min_samples_split=30, merit_preprune=False),
         tree.HoeffdingTreeRegressor(grace_period=40, splitter=TEBSTSplitter(digits=2)),
         tree.HoeffdingTreeRegressor(grace_period=60, splitter=EBSTSplitter(), delta=1e-2),
@@ -317,3 +318,21 @@ def test_a_changed_pickle_loads_or_is_refused_never_a_crash():
     assert fuzz_loads(_rebuild, reduced, random.Random(5).sample(paths, 300), use) > 0
     with pytest.raises(PickleFormatError, match="changed after it was written"):
         _rebuild(cls, models, ff, {**state, "values": state["values"][:-1]}, stamp)
+
+
+def test_feature_filter_gives_each_tree_its_view():
+    class Filter:
+        def keeps(self, i, feature):
+            return hash((i, feature)) % 3 != 0 or feature == "x_0"
+
+    stream = with_weights(friedman(900, seed=14))
+    models = [tree.HoeffdingTreeRegressor(grace_period=30, delta=1e-2) for _ in range(3)]
+    forest = HoeffdingRegressionForest(models, Filter())
+    trees = [m.clone() for m in models]
+    for x, y, w in stream:
+        for i, t in enumerate(trees):
+            view = {k: v for k, v in x.items() if Filter().keeps(i, k)}
+            assert same(forest.predict_one(i, x), t.predict_one(view))
+            forest.learn_one(i, x, y, w)
+            t.learn_one(view, y, w=w)
+    assert [forest.summary(i) for i in range(3)] == [t.summary for t in trees]

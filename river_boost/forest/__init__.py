@@ -95,6 +95,12 @@ leaves. The forest compiles it as it compiles River's tree. On a million example
 drifting SEA stream its trees stop growing at no cost in accuracy
 (``benchmarks/drift_memory.py``; ``benchmarks/RESULTS.md``, "A million examples: memory").
 
+Regression
+----------
+:class:`HoeffdingRegressionForest` compiles River's ``HoeffdingTreeRegressor`` the same way, bit
+for bit, and :class:`BoundedHoeffdingTreeRegressor` is its bounded tree: see
+``river_boost/forest/_regression.py``.
+
 Converting ``x`` once
 ---------------------
 ``learn_one(i, x, y, w)`` converts ``x`` on every call. A booster that teaches several trees

@@ -107,16 +107,22 @@ def test_drift_and_options():
 
 def test_real_datasets():
     run([tree.HoeffdingTreeRegressor(grace_period=50, delta=1e-3)], list(datasets.TrumpApproval()))
-    chicks = [({"time": x["time"], "diet": x["diet"]}, y) for x, y in datasets.ChickWeights()]
+    chicks = list(datasets.ChickWeights())  # int features and targets
     run(
         [
             tree.HoeffdingTreeRegressor(grace_period=30, delta=1e-2),
+            tree.HoeffdingTreeRegressor(grace_period=30, delta=1e-2, nominal_attributes=["diet"]),
             tree.HoeffdingTreeRegressor(
-                grace_period=30, delta=1e-2, nominal_attributes=["diet"], leaf_prediction="mean"
+                grace_period=30, delta=1e-2, nominal_attributes=["diet", "chick"], tau=0.3
+            ),
+            tree.HoeffdingTreeRegressor(
+                grace_period=30, leaf_prediction="mean", nominal_attributes=["diet", "chick"]
             ),
         ],
         chicks,
     )
+    flags = [({**x, "flag": x["time"] > 10}, y) for x, y in chicks]  # a bool feature
+    run([tree.HoeffdingTreeRegressor(grace_period=30, delta=1e-2)], flags)
 
 
 @pytest.mark.parametrize("binary", [False, True])

@@ -3,7 +3,7 @@
 """The compiled regression trees (see _regtrees.pxd): River's ``HoeffdingTreeRegressor``
 (River 0.26.1), its arithmetic operation by operation in River's order."""
 
-from libc.math cimport INFINITY, floor, fmod
+from libc.math cimport INFINITY, copysign, fabs, floor, fma, fmod
 from libc.stdio cimport snprintf
 from libc.stdlib cimport calloc, free, strtod
 from libc.string cimport memset
@@ -75,11 +75,34 @@ cdef inline void rleaf_deactivate(RTree* t, RLeaf* lf) noexcept:
     lf.active = 0
 
 
+# 10.0 ** digits, exact for digits <= 22
+cdef double[23] POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+                         1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+
 cdef double py_round(double x, int digits) noexcept:
-    """round(x, digits) for a float (CPython: correctly rounded, halves to even)."""
+    """round(x, digits) for a float, as CPython: the double nearest to x rounded to
+    ``digits`` decimals, correctly (halves to even, on x's exact binary value).
+
+    Fast path: the exact product x * 10**digits is p + e (p rounded, e its exact error, by
+    fma); when p + e is clearly on one side of the half-way point between two integers, its
+    nearest integer k is that side's, and k / 10**digits (a correctly rounded division) is
+    the double nearest to the decimal CPython's dtoa gives. Otherwise (a tie or near-tie,
+    huge values) the C library's correctly rounded printf and strtod decide, as CPython's
+    dtoa does."""
     cdef char buf[400]
+    cdef double s, p, e, fl, h, r
     if digits == -1000 or x != x or x == INFINITY or x == -INFINITY:
         return x
+    s = POW10[digits]
+    p = x * s
+    if fabs(p) < 2251799813685248.0:  # 2**51: floor(p) + 0.5 is exact
+        e = fma(x, s, -p)
+        fl = floor(p)
+        h = fl + 0.5
+        if fabs(p - h) > 2.0 * fabs(e):
+            r = (fl + 1.0 if p > h else fl) / s
+            return r if r != 0.0 else copysign(0.0, x)
     snprintf(buf, 400, "%.*f", digits, x)
     return strtod(buf, NULL)
 
@@ -680,3 +703,8 @@ cdef RNode* rtree_import(list flat, int nf) except? NULL:
                 nd.ch = NULL
             pending.append([<size_t>nd, n_ch, ch_vid])
     return root
+
+
+def _round(double x, int digits):
+    """py_round, for the tests (against CPython's round)."""
+    return py_round(x, digits)

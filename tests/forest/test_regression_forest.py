@@ -342,3 +342,25 @@ def test_feature_filter_gives_each_tree_its_view():
             forest.learn_one(i, x, y, w)
             t.learn_one(view, y, w=w)
     assert [forest.summary(i) for i in range(3)] == [t.summary for t in trees]
+
+
+def test_rounding_is_cpythons_round():
+    # TEBSTSplitter rounds each value: a fast path (fma) with the C library's printf/strtod
+    # for ties and near-ties, against CPython's round on random, near-tie and tie values
+    from river_boost.forest._regtrees import _round
+
+    rng = random.Random(0)
+    for _ in range(60000):
+        d = rng.choice([0, 1, 1, 2, 3, 7, 15, 20])
+        k = rng.random()
+        if k < 0.4:
+            x = rng.uniform(-1, 1) * 10 ** rng.randint(-5, 8)
+        elif k < 0.8:
+            x = (rng.randint(-(10**6), 10**6) + 0.5) / 10**d
+            x = rng.choice([x, math.nextafter(x, math.inf), math.nextafter(x, -math.inf)])
+        else:
+            x = rng.randint(-(10**4), 10**4) / 2 ** rng.randint(0, 12)
+        assert same(_round(x, d), round(x, d)), (x, d)
+    for x in (0.0, -0.0, -0.04, 2.675, 1e300, -1e-300, 5e-324, 2.0**52 + 0.5, math.inf):
+        for d in range(21):
+            assert same(_round(x, d), round(x, d)), (x, d)

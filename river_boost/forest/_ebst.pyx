@@ -166,48 +166,79 @@ cdef inline double split_merit(EBNode* n, VarS* aux, VarS* pre, double min_sampl
     return vr_merit_of_split(pre, post, 2, min_samples)
 
 
+cdef struct Frame:
+    # a node of an E-BST walk and where the walk is at it
+    EBNode* node
+    EBNode* parent
+    int is_left
+    int phase
+    int went_right
+
+
+cdef Frame* frames(RSpl* s) except NULL:
+    """A stack deep enough for any walk of the splitter's E-BST, holding its root (freed by
+    the caller)."""
+    cdef Frame* stack = <Frame*>xcalloc(s.n_nodes + 1, sizeof(Frame))
+    stack[0] = Frame(s.root, NULL, 1, 0, 0)
+    return stack
+
+
+cdef inline bint descend_left(Frame* stack, int* top) noexcept:
+    """The walk at the top frame goes on to its node's left child, if any (pushed)."""
+    cdef Frame* fr = &stack[top[0] - 1]
+    fr.phase = 1
+    if fr.node.left == NULL:
+        return False
+    stack[top[0]] = Frame(fr.node.left, fr.node, 1, 0, 0)
+    top[0] += 1
+    return True
+
+
 cdef int ebst_best(RSpl* s, VarS* pre, double min_samples, RSugg* out) except -1:
     """EBSTSplitter.best_evaluated_split_suggestion (out: merit -inf, fid -1 if empty)."""
     cdef VarS aux
     cdef VarS post[2]
     cdef double merit
     cdef EBNode* n
-    cdef list stack
-    cdef int st
+    cdef Frame* stack
+    cdef Frame* fr
+    cdef int top = 0
     out.merit = -INFINITY
     out.fid = -1
     if s.root == NULL:
         return 0
     memset(&aux, 0, sizeof(VarS))
-    # in order: left subtree, the node, aux += node, right subtree, aux -= node
-    stack = [[<size_t>s.root, 0]]
-    while stack:
-        fr = stack[len(stack) - 1]
-        n = <EBNode*><size_t>fr[0]
-        st = fr[1]
-        if st == 0:
-            fr[1] = 1
-            if n.left != NULL:
-                stack.append([<size_t>n.left, 0])
-            continue
-        if st == 1:
-            merit = split_merit(n, &aux, pre, min_samples, post)
-            if merit > out.merit:
-                out.merit = merit
-                out.fid = s.fid
-                out.kind = SPLIT_NUMERIC_BINARY
-                out.thr = n.att
-                out.left = post[0]
-                out.right = post[1]
-            if n.right != NULL:
-                var_iadd(&aux, &n.est)
-                fr[1] = 2
-                stack.append([<size_t>n.right, 0])
-            else:
-                stack.pop()
-            continue
-        var_isub(&aux, &n.est)
-        stack.pop()
+    stack = frames(s)
+    try:
+        # in order: left subtree, the node, aux += node, right subtree, aux -= node
+        top = 1
+        while top > 0:
+            fr = &stack[top - 1]
+            n = fr.node
+            if fr.phase == 0:
+                descend_left(stack, &top)
+                continue
+            if fr.phase == 1:
+                merit = split_merit(n, &aux, pre, min_samples, post)
+                if merit > out.merit:
+                    out.merit = merit
+                    out.fid = s.fid
+                    out.kind = SPLIT_NUMERIC_BINARY
+                    out.thr = n.att
+                    out.left = post[0]
+                    out.right = post[1]
+                if n.right != NULL:
+                    var_iadd(&aux, &n.est)
+                    fr.phase = 2
+                    stack[top] = Frame(n.right, NULL, 0, 0, 0)
+                    top += 1
+                else:
+                    top -= 1
+                continue
+            var_isub(&aux, &n.est)
+            top -= 1
+    finally:
+        free(stack)
     return 0
 
 
@@ -255,55 +286,61 @@ cdef int ebst_remove_bad_splits(RSpl* s, VarS* pre, double min_samples, double r
     cdef EBNode* n
     cdef EBNode* p
     cdef bint child_bad = False, is_bad
-    cdef list stack
+    cdef Frame* stack
+    cdef Frame* fr
+    cdef Frame f
+    cdef int top
     if s.root == NULL:
         return 0
     memset(&aux, 0, sizeof(VarS))
-    # frames: [node, parent, is_left_child, phase (0 left, 1 right, 2 eval), went right]
-    stack = [[<size_t>s.root, 0, True, 0, False]]
-    while stack:
-        fr = stack[len(stack) - 1]
-        n = <EBNode*><size_t>fr[0]
-        if fr[3] == 0:
-            fr[3] = 1
-            if n.left != NULL:
-                stack.append([<size_t>n.left, <size_t>n, True, 0, False])
+    stack = frames(s)
+    try:
+        # frames: node, parent, is_left_child, phase (0 left, 1 right, 2 eval), went right
+        top = 1
+        while top > 0:
+            fr = &stack[top - 1]
+            n = fr.node
+            if fr.phase == 0:
+                if not descend_left(stack, &top):
+                    child_bad = True
                 continue
-            child_bad = True
-            continue
-        if fr[3] == 1:
-            if not child_bad:
-                stack.pop()
-                child_bad = False
-                continue
-            if n.right != NULL:
-                var_iadd(&aux, &n.est)
-                fr[3] = 2
-                fr[4] = True
-                stack.append([<size_t>n.right, <size_t>n, False, 0, False])
-                continue
-            child_bad = True
-            fr[3] = 2
-            continue
-        if fr[4]:
-            var_isub(&aux, &n.est)
-        is_bad = child_bad
-        stack.pop()
-        if is_bad:
-            merit = split_merit(n, &aux, pre, min_samples, post)
-            if (merit / vr) < (ratio - 2 * e):
-                p = <EBNode*><size_t>fr[1]
-                if p == NULL:
-                    s.root = NULL
-                elif fr[2]:
-                    p.left = NULL
-                else:
-                    p.right = NULL
-                ebnode_free(n)
-                s.n_nodes -= 1
+            if fr.phase == 1:
+                if not child_bad:
+                    top -= 1
+                    child_bad = False
+                    continue
+                if n.right != NULL:
+                    var_iadd(&aux, &n.est)
+                    fr.phase = 2
+                    fr.went_right = 1
+                    stack[top] = Frame(n.right, n, 0, 0, 0)
+                    top += 1
+                    continue
                 child_bad = True
+                fr.phase = 2
                 continue
-        child_bad = False
+            if fr.went_right:
+                var_isub(&aux, &n.est)
+            is_bad = child_bad
+            f = fr[0]
+            top -= 1
+            if is_bad:
+                merit = split_merit(n, &aux, pre, min_samples, post)
+                if (merit / vr) < (ratio - 2 * e):
+                    p = f.parent
+                    if p == NULL:
+                        s.root = NULL
+                    elif f.is_left:
+                        p.left = NULL
+                    else:
+                        p.right = NULL
+                    ebnode_free(n)
+                    s.n_nodes -= 1
+                    child_bad = True
+                    continue
+            child_bad = False
+    finally:
+        free(stack)
     return 0
 
 

@@ -21,6 +21,8 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 # _forest cimports the others
 FOREST_MODULES = (
     "_criteria",
+    "_linear",
+    "_ebst",
     "_splitters",
     "_registry",
     "_leaves",
@@ -28,6 +30,8 @@ FOREST_MODULES = (
     "_storage",
     "_input",
     "_forest",
+    "_regtrees",
+    "_regforest",
 )
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;
 # _binary, _multiclass, _ranking, the tasks' engines) and their parts: the constants, the

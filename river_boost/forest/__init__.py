@@ -95,6 +95,12 @@ leaves. The forest compiles it as it compiles River's tree. On a million example
 drifting SEA stream its trees stop growing at no cost in accuracy
 (``benchmarks/drift_memory.py``; ``benchmarks/RESULTS.md``, "A million examples: memory").
 
+Regression
+----------
+:class:`HoeffdingRegressionForest` compiles River's ``HoeffdingTreeRegressor`` the same way, bit
+for bit, and :class:`BoundedHoeffdingTreeRegressor` is its bounded tree: see
+``river_boost/forest/_regression.py``.
+
 Converting ``x`` once
 ---------------------
 ``learn_one(i, x, y, w)`` converts ``x`` on every call. A booster that teaches several trees
@@ -135,13 +141,21 @@ from river.tree.nodes.branch import (
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
-__all__ = ["ENABLED", "BoundedHoeffdingTree", "HoeffdingForest"]
+__all__ = [
+    "ENABLED",
+    "BoundedHoeffdingTree",
+    "BoundedHoeffdingTreeRegressor",
+    "HoeffdingForest",
+    "HoeffdingRegressionForest",
+]
 
 from .. import _pickles
+from . import _api
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
 from ._forest import SPLIT_KINDS as _SPLIT_KINDS
 from ._forest import ForestCore as _ForestCore
+from ._regression import BoundedHoeffdingTreeRegressor, HoeffdingRegressionForest
 
 # BoundedHoeffdingTree's size limit (MiB per tree) and the weight between two measurements:
 # see benchmarks/RESULTS.md, "A million examples: memory"
@@ -495,14 +509,7 @@ class HoeffdingForest(_ForestCore):
     """
 
     def __init__(self, models: list, feature_filter=None):
-        models = list(models)
-        for i, model in enumerate(models):
-            reason = _unsupported(model)
-            if reason is not None:
-                raise ValueError(f"model {i}: {reason}")
-        if feature_filter is not None and not callable(getattr(feature_filter, "keeps", None)):
-            raise ValueError("feature_filter must be None or have a keeps(i, feature) method")
-        clones = [m.clone() for m in models]
+        clones = _api.checked_models(_unsupported, models, feature_filter)
         self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
 
     @staticmethod
@@ -549,10 +556,7 @@ class HoeffdingForest(_ForestCore):
 
     @staticmethod
     def _checked_clone(model, what: str):
-        reason = _unsupported(model)
-        if reason is not None:
-            raise ValueError(f"{what}: {reason}")
-        return model.clone()
+        return _api.checked_clone(_unsupported, model, what)
 
     def __reduce__(self):
         state = self._get_state()
@@ -581,17 +585,7 @@ class HoeffdingForest(_ForestCore):
 
     def summary(self, i: int) -> dict:
         """River's ``tree.summary`` of tree ``i`` (plus its observed classes)."""
-        n_nodes, n_leaves, height = self._counts(i)
-        s = self._tree_scalars(i)
-        return {
-            "n_nodes": n_nodes,
-            "n_branches": None if n_nodes is None else n_nodes - n_leaves,
-            "n_leaves": n_leaves,
-            "n_active_leaves": s["n_active_leaves"],
-            "n_inactive_leaves": s["n_inactive_leaves"],
-            "height": height,
-            "total_observed_weight": s["train_weight_seen_by_model"],
-        }
+        return _api.summary(self, i)
 
     def to_river(self, i: int):
         """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state).

@@ -8,3 +8,8 @@ cdef double entropy_w(const double* w, int n) except? -1.0
 cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
                            int cid_one, int cid_zero) except? -1.0
 cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0
+
+# The regression trees' criterion (River's VarianceReductionSplitCriterion)
+from river_boost.forest._reg_structs cimport VarS
+cdef double vr_merit_of_split(VarS* pre, VarS* post, int n_post,
+                              double min_samples_split) noexcept

@@ -7,6 +7,7 @@ from libc.math cimport INFINITY
 
 from river_boost.forest._forest_structs cimport CRIT_GINI, CRIT_INFO_GAIN, Dists, Leaf, Tree
 from river_boost.forest._pymath cimport py_div, py_log2, py_pow, py_sqrt, py_sum
+from river_boost.forest._reg_structs cimport VarS, var_get
 
 cdef double NEG_INF = -INFINITY
 
@@ -113,3 +114,21 @@ cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:
         n = 2
     return py_log2(<double>n)
 
+
+
+# ----------------------------------------------------------------------------- regression
+
+cdef double vr_merit_of_split(VarS* pre, VarS* post, int n_post,
+                              double min_samples_split) noexcept:
+    """VarianceReductionSplitCriterion.merit_of_split (pre.n > 0: the leaf has learned)."""
+    cdef double vr = 0.0
+    cdef double n = pre.n
+    cdef int i, count = 0
+    for i in range(n_post):
+        if post[i].n >= min_samples_split:
+            count += 1
+    if count == n_post:
+        vr = var_get(pre)
+        for i in range(n_post):
+            vr -= post[i].n / n * var_get(&post[i])
+    return vr

@@ -24,6 +24,12 @@ with its interface in a ``.pxd``:
   as scikit-learn's splitter owns its criterion), the Python entry points, and the C
   entry points of the boosters' engines (``_forest.pxd``).
 
+The regression forest (``forest/_regression.py``) shares ``_input``, ``_registry`` and
+``_storage`` (its ``_regforest.RegStorage`` subclasses ``TreeStorage``) and adds its own roles:
+``_reg_structs.pxd`` (structs, ``river.stats.Var``), ``_ebst`` (E-BST and nominal regression
+splitters), ``_linear`` (the leaf model), variance reduction in ``_criteria``, ``_regtrees``
+(leaves and trees) and ``_regforest`` (storage and core).
+
 A function of another module is called through a pointer (no inlining across modules); the
 small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and
 CPython-numerics helpers) are therefore ``cdef inline`` in the ``.pxd`` files, compiled into

@@ -1,4 +1,4 @@
-"""Quick smoke test of an installed wheel: the compiled forest is there and is River's tree.
+"""Quick smoke test of an installed wheel: the compiled forests are there and are River's trees.
 
 Run as a script (cibuildwheel's test command: `python tests/forest/forest_smoke.py`).
 """
@@ -23,6 +23,24 @@ def test_forest_smoke():
     assert river[0].n_nodes > 1
 
 
+def test_regression_forest_smoke():
+    from river.datasets import synth
+
+    from river_boost import forest
+
+    configs = [{"grace_period": 50}, {"grace_period": 80, "leaf_prediction": "mean"}]
+    f = forest.HoeffdingRegressionForest([tree.HoeffdingTreeRegressor(**c) for c in configs])
+    river = [tree.HoeffdingTreeRegressor(**c) for c in configs]
+    for x, y in synth.Friedman(seed=1).take(800):
+        for i, t in enumerate(river):
+            assert f.predict_one(i, x) == t.predict_one(x)
+            f.learn_one(i, x, y)
+            t.learn_one(x, y)
+    assert f.n_nodes == [t.n_nodes for t in river]
+    assert river[0].n_nodes > 1
+
+
 if __name__ == "__main__":
     test_forest_smoke()
+    test_regression_forest_smoke()
     print("forest smoke test: ok")

@@ -1,0 +1,353 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The compiled regression forest's storage and core (see _regforest.pxd and
+:class:`river_boost.forest.HoeffdingRegressionForest`)."""
+
+from libc.math cimport isfinite
+from libc.stdlib cimport free
+from libc.string cimport memcpy, memmove, memset
+
+from river_boost.forest._forest_structs cimport (
+    F_DECIDED, F_KEEP, XV, Tree, grow_cap, xcalloc, xrealloc,
+)
+from river_boost.forest._input cimport Input
+from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
+from river_boost.forest._regtrees cimport (
+    rnode_counts, rtree_allocated, rtree_check_x, rtree_export, rtree_free, rtree_import,
+    rtree_init, rtree_learn, rtree_predict,
+)
+from river_boost.forest._registry cimport Registry
+from river_boost.forest._storage cimport TreeStorage
+from river_boost.forest._trees cimport tree_free
+
+
+cdef class RegStorage(TreeStorage):
+    """The regression trees (RTree) beside TreeStorage's per-tree records, of which they use
+    the feature state (``fstate``: the filter's decisions, kinds, nominal attributes)."""
+
+    def __init__(self, list params, list models):
+        cdef int i
+        self.models = models
+        self.n = len(params)
+        self.tcap = self.n
+        self.rcap = self.n
+        self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
+        self.rt = <RTree*>xcalloc(self.n, sizeof(RTree))
+        for i in range(self.n):
+            rtree_init(&self.rt[i], <tuple>params[i])
+        self.reg = Registry(self.n)
+
+    def __dealloc__(self):
+        cdef int i
+        if self.rt != NULL:
+            for i in range(self.n):
+                rtree_free(&self.rt[i])
+            free(self.rt)
+            self.rt = NULL
+
+    def allocated_bytes(self):
+        cdef long long b = self.tcap * sizeof(Tree) + self.rcap * sizeof(RTree)
+        cdef int i
+        for i in range(self.n):
+            b += rtree_allocated(&self.rt[i]) + self.trees[i].fcap
+        return b
+
+    cdef bint add(self, tuple params, object model) except -1:
+        cdef int i, nc
+        cdef Tree* t
+        if self.n >= self.tcap:
+            nc = grow_cap(self.tcap, self.n + 1)
+            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
+            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
+            self.tcap = nc
+        if self.n >= self.rcap:
+            nc = grow_cap(self.rcap, self.n + 1)
+            self.rt = <RTree*>xrealloc(self.rt, nc * sizeof(RTree))
+            memset(&self.rt[self.rcap], 0, (nc - self.rcap) * sizeof(RTree))
+            self.rcap = nc
+        self.reg.add_tree()
+        i = self.n
+        t = &self.trees[i]
+        memset(t, 0, sizeof(Tree))
+        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+        t.fcap = self.fcap
+        rtree_init(&self.rt[i], params)
+        self.models.append(model)
+        self.n += 1
+        return self.mark_nominal(i)
+
+    cdef bint reset(self, int i, tuple params, object model, bint refilter) except -1:
+        cdef Tree* t = &self.trees[i]
+        cdef int fid
+        rtree_free(&self.rt[i])
+        rtree_init(&self.rt[i], params)
+        for fid in range(t.fcap):
+            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
+        self.models[i] = model
+        return self.mark_nominal(i)
+
+    cdef int copy(self, int src, int dst) except -1:
+        cdef RTree* s = &self.rt[src]
+        cdef RTree* d = &self.rt[dst]
+        root = rtree_import(rtree_export(s), self.reg.nf)
+        model = self.models[src].clone()
+        rtree_free(d)
+        if src == dst:
+            d.root = root
+            return 0
+        d[0] = s[0]
+        d.root = root
+        memcpy(self.trees[dst].fstate, self.trees[src].fstate, self.reg.nf)
+        self.models[dst] = model
+        return 0
+
+    cdef int remove(self, int i) except -1:
+        rtree_free(&self.rt[i])
+        memmove(&self.rt[i], &self.rt[i + 1], (self.n - i - 1) * sizeof(RTree))
+        memset(&self.rt[self.n - 1], 0, sizeof(RTree))
+        tree_free(&self.trees[i])
+        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
+        self.n -= 1
+        memset(&self.trees[self.n], 0, sizeof(Tree))
+        self.reg.remove_tree(i)
+        del self.models[i]
+        return 0
+
+    cdef int rlearn(self, int i, object inp, double y, double w) except -1:
+        """Tree i learns the converted x (checks done: y finite, w > 0 finite)."""
+        cdef Input it = <Input>inp
+        cdef XV* xv = &it.xv
+        cdef int j
+        cdef bint nonnum = False
+        if self.rt[i].leaf_pred != RLEAF_MEAN:
+            # River's leaf model rejects non-numbers: checked before anything is registered
+            for j in range(xv.nx):
+                if not xv.isnum[j]:
+                    nonnum = True
+            if nonnum:
+                it.view(i, False)  # the registered features
+                rtree_check_x(&self.rt[i], xv)
+                for j, key, _ in it.pending:  # the others (key None: a registered feature)
+                    if key is not None and not xv.isnum[<int>j] and (
+                        it.feature_filter is None or it.feature_filter.keeps(i, key)
+                    ):
+                        rtree_check_x(&self.rt[i], NULL)
+        it.complete()
+        it.view(i, True)
+        return rtree_learn(&self.rt[i], self.trees[i].fstate, xv, self.reg, y, w)
+
+    cdef double rpredict(self, int i, object inp) except? -1.0:
+        cdef Input it = <Input>inp
+        it.view(i, False)
+        return rtree_predict(&self.rt[i], &it.xv)
+
+    def counts(self, int i):
+        cdef long long nn = 0, nl = 0, h = 0
+        if self.rt[i].root == NULL:
+            return None, None, 0
+        rnode_counts(self.rt[i].root, &nn, &nl, &h, 0)
+        return nn, nl, h
+
+    def tree_scalars(self, int i):
+        cdef RTree* t = &self.rt[i]
+        return {
+            "n_active_leaves": t.n_active, "n_inactive_leaves": t.n_inactive,
+            "inactive_leaf_size_estimate": t.inactive_est,
+            "active_leaf_size_estimate": t.active_est,
+            "size_estimate_overhead_fraction": t.overhead,
+            "growth_allowed": bool(t.growth_allowed),
+            "train_weight_seen_by_model": t.train_weight,
+        }
+
+    def get_state(self):
+        cdef int i
+        cdef RTree* t
+        trees = []
+        for i in range(self.n):
+            t = &self.rt[i]
+            trees.append((
+                (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+                 t.growth_allowed, t.train_weight),
+                [self.trees[i].fstate[f] for f in range(self.reg.nf)],
+                rtree_export(t),
+            ))
+        return {
+            "version": 1,
+            "features": list(self.reg.fnames),
+            "values": [list(v) for v in self.reg.fvalobjs],
+            "trees": trees,
+        }
+
+    def set_state(self, dict state):
+        """Restore get_state's state into a storage just built with the same models."""
+        cdef int i, f
+        cdef RTree* t
+        for name in state["features"]:
+            self.new_feature(name)
+        for fid, vals in enumerate(state["values"]):
+            for v in vals:
+                self.reg.value_id(fid, v)
+        for i, (scalars, fstate, flat) in enumerate(state["trees"]):
+            t = &self.rt[i]
+            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+             t.growth_allowed, t.train_weight) = scalars
+            for f in range(len(fstate)):
+                self.trees[i].fstate[f] = fstate[f]
+            t.root = rtree_import(flat, self.reg.nf)
+
+
+cdef inline int check_target(double y, double w) except -1:
+    if not isfinite(y):
+        raise ValueError(f"the target must be finite, not {y!r}")
+    if not (isfinite(w) and w > 0.0):
+        raise ValueError(f"the weight must be a finite positive number, not {w!r}")
+    return 0
+
+
+cdef class RegressionForestCore:
+    """N regression Hoeffding trees in C structures. Use
+    :class:`river_boost.forest.HoeffdingRegressionForest`."""
+
+    def __cinit__(self):
+        self.store = RegStorage([], [])
+        self.inp = Input(self.store, None)
+
+    def _init_core(self, list params, models, feature_filter):
+        self.store = RegStorage(params, list(models))
+        self.inp = Input(self.store, feature_filter)
+
+    def _allocated_bytes(self):
+        return self.store.allocated_bytes()
+
+    @property
+    def n_models(self):
+        return self.store.n
+
+    @property
+    def _models(self):
+        return self.store.models
+
+    @property
+    def feature_filter(self):
+        return self.inp.feature_filter
+
+    def _add_core(self, tuple params, model):
+        self.inp.check_free()
+        if self.store.add(params, model):
+            self.inp.loaded = False
+        return self.store.n - 1
+
+    def _reset_core(self, int i, tuple params, model, bint refilter):
+        self.inp.check_free()
+        self.store.check_index(i)
+        if self.store.reset(i, params, model, refilter):
+            self.inp.loaded = False
+
+    def copy_tree(self, int dst, int src):
+        """Tree ``dst`` becomes an exact copy of tree ``src`` (River's
+        ``trees[dst] = copy.deepcopy(trees[src])``), feature view included."""
+        self.inp.check_free()
+        self.store.check_index(src)
+        self.store.check_index(dst)
+        self.store.copy(src, dst)
+
+    def remove(self, int i):
+        """Remove tree ``i`` (later trees move down one index)."""
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.store.remove(i)
+
+    def _counts(self, int i):
+        self.store.check_index(i)
+        return self.store.counts(i)
+
+    def _tree_scalars(self, int i):
+        self.store.check_index(i)
+        return self.store.tree_scalars(i)
+
+    def _get_state(self):
+        return self.store.get_state()
+
+    def _set_state(self, dict state):
+        self.store.set_state(state)
+
+    @property
+    def n_nodes(self):
+        return [self.store.counts(i)[0] for i in range(self.store.n)]
+
+    # ------------------------------------------------------------------ learning, prediction
+
+    def learn_one(self, int i, x, y, w=1.0):
+        """Tree ``i`` learns ``(x, y)`` with weight ``w``: River's
+        ``trees[i].learn_one(view_i(x), y, w=w)``.
+
+        Raises
+        ------
+        ValueError
+            ``y`` is not finite, ``w`` is not finite and positive, or a feature is ``None``
+            (nothing has changed then).
+        TypeError
+            A feature mixes numbers and non-numbers, or a model or adaptive leaf meets a
+            non-numeric feature (nothing has changed then).
+        """
+        cdef double yd = float(y)
+        cdef double wd = float(w)
+        self.inp.check_free()
+        self.store.check_index(i)
+        check_target(yd, wd)
+        self.inp.loaded = False
+        self.inp.convert(x)
+        self.store.rlearn(i, self.inp, yd, wd)
+
+    def predict_one(self, int i, x):
+        """Tree ``i``'s ``predict_one(view_i(x))`` (a float; changes nothing)."""
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.loaded = False
+        self.inp.convert(x)
+        return self.store.rpredict(i, self.inp)
+
+    def predict_all(self, x):
+        """Every tree's prediction of ``x`` (converted once)."""
+        cdef int i
+        self.inp.check_free()
+        self.inp.loaded = False
+        self.inp.convert(x)
+        return [self.store.rpredict(i, self.inp) for i in range(self.store.n)]
+
+    def load(self, x):
+        """Convert ``x`` once for :meth:`predict_loaded` and :meth:`learn_loaded` on any trees
+        (see :meth:`HoeffdingForest.load`: the same rules)."""
+        self.load_c(x)
+
+    @property
+    def is_loaded(self):
+        return bool(self.inp.loaded)
+
+    def predict_loaded(self, int i):
+        """Tree ``i``'s prediction of the loaded ``x``: :meth:`predict_one` ``(i, x)``."""
+        return self.predict_loaded_c(i)
+
+    def learn_loaded(self, int i, y, w=1.0):
+        """Tree ``i`` learns the loaded ``x``: :meth:`learn_one` ``(i, x, y, w)``."""
+        self.learn_loaded_c(i, float(y), float(w))
+
+    cdef int load_c(self, object x) except -1:
+        self.inp.check_free()
+        self.inp.loaded = False
+        self.inp.convert(x)
+        self.inp.loaded = True
+        return 0
+
+    cdef double predict_loaded_c(self, int i) except? -1.0:
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.check_loaded()
+        return self.store.rpredict(i, self.inp)
+
+    cdef int learn_loaded_c(self, int i, double y, double w) except -1:
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.check_loaded()
+        check_target(y, w)
+        return self.store.rlearn(i, self.inp, y, w)

@@ -1,0 +1,544 @@
+"""A compiled forest of River Hoeffding *regression* trees: N trees that learn and predict as
+:class:`river.tree.HoeffdingTreeRegressor` (River 0.26.1), in C, some 50 times faster than
+River's tree (``benchmarks/forest_regression_speed.py``: ten trees on Friedman, predict and
+learn every example).
+
+:class:`HoeffdingRegressionForest` is the regression counterpart of
+:class:`~river_boost.forest.HoeffdingForest`: it shares the classifier forest's input
+conversion (``_input.Input``), registries (``_registry``) and per-tree feature views
+(``_storage.TreeStorage``, of which ``_regforest.RegStorage`` is a subclass); the regression
+roles are their own modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic),
+``_ebst`` (``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
+(``VarianceReductionSplitCriterion``), ``_linear`` (the default ``LinearRegression`` leaf
+model), ``_regtrees`` (leaves, nodes, learning, growth, the size policy, state) and
+``_regforest`` (storage and core, with the C entry points a Cython booster cimports).
+
+Exactness
+---------
+Bit for bit, checked against River's own tree on every call
+(``tests/forest/test_regression_forest.py``): splits (features, thresholds, nominal values,
+multiway and binary), leaf statistics, and ``predict_one`` for leaf predictions ``"mean"``,
+``"model"`` and ``"adaptive"`` (the default), with River's ``TEBSTSplitter`` (any ``digits``)
+or ``EBSTSplitter``, ``grace_period``, ``delta``, ``tau``, ``max_depth``,
+``min_samples_split``, ``model_selector_decay``, ``merit_preprune``, ``remove_poor_attrs``,
+``binary_split``, sample weights (any finite positive float), missing features, nominal
+features and features first seen mid-stream. The arithmetic is River's operation by
+operation: ``Var``'s Welford updates and its ``+=``/``-=`` (Chan et al.), the E-BST's in-order
+walk with River's auxiliary statistics and its pruning of bad splits after a failed attempt,
+``round(x, digits)`` (correctly rounded, as CPython's), ``float.__pow__`` through libm, and
+the leaf model's SGD step. River 0.26's ``VectorDict`` (Rust) sums ``weights.dot(x)`` over
+``x``'s keys in ``x``'s order from ``0.0``; the forest does the same, so the linear leaf model
+is bit for bit too (a key of ``x`` missing from the weights adds ``0.0 * x[k]`` in River,
+nothing here: the same sum for finite values).
+
+What holds, option by option (River 0.26.1, CPython floats; each checked on every call by
+the tests, on Friedman, FriedmanDrift, TrumpApproval, ChickWeights and a stream with nominal
+and late features, with integer and fractional weights and missing features):
+
+=============================================  =========================================
+option                                         the forest's tree against River's
+=============================================  =========================================
+``leaf_prediction`` ``"adaptive"`` (default),  bit for bit (predictions, splits, leaf
+``"model"`` (default ``LinearRegression()``),  statistics, leaf models, sizes)
+``"mean"``
+``splitter`` ``TEBSTSplitter(digits)``         bit for bit
+(default ``digits=1``), ``EBSTSplitter()``
+``grace_period``, ``delta``, ``tau``,          bit for bit
+``max_depth``, ``min_samples_split``,
+``model_selector_decay``, ``merit_preprune``,
+``remove_poor_attrs``, ``binary_split``,
+``nominal_attributes``, ``stop_mem_management``
+sample weights (finite, positive), missing     bit for bit
+features, features first seen mid-stream,
+nominal (non-numeric) features
+``max_size`` / ``memory_estimate_period``      River's policy on the C structures' sizes:
+(and :class:`BoundedHoeffdingTreeRegressor`)   bit for bit while no limit binds; a limit
+                                               binds on larger trees than River's, whose
+                                               Python objects measure more (see below)
+``to_river(i)``, pickling, ``copy.deepcopy``,  bit for bit (continue identically)
+``copy_tree``
+any other ``leaf_model``, other splitters      not compiled (``supports`` is False)
+=============================================  =========================================
+
+No option needed a tolerance: the one place River's arithmetic is not plain Python floats,
+the Rust ``VectorDict`` of the leaf model, sums in ``x``'s order, which the forest reproduces.
+
+Differences from River, all deliberate:
+
+- **Non-numeric features with model or adaptive leaves.** River's ``LinearRegression`` raises
+  ``TypeError`` for them (after its tree has partly learned the example); the forest raises
+  ``TypeError`` before any state changes. With ``leaf_prediction="mean"`` nominal features
+  work as in River.
+- **Memory measurement.** As in the classifier forest, the size policy is River's but it
+  measures the C structures (River: ``sys.getsizeof`` over Python objects), so results can
+  differ only when a size limit binds (River's default: 500 MiB, measured every 1,000,000
+  units of weight; in practice never).
+- **Targets and weights** must be finite (and weights positive): ``ValueError`` before any
+  state changes (River would propagate ``nan``/``inf`` into its statistics).
+- Feature values are converted to C doubles once (as in the classifier forest): Python ints
+  beyond 2**53, which River's ``round`` keeps exact, may differ, and an infinite or NaN
+  feature that a leaf model has no weight for yet adds nothing here where River adds
+  ``0.0 * x[k]`` (NaN).
+
+The C entry points for a Cython booster (``river_boost/forest/_regforest.pxd``)::
+
+    from river_boost.forest._regforest cimport RegressionForestCore
+    cdef RegressionForestCore f = <RegressionForestCore?>forest
+    f.load_c(x)                          # int, except -1
+    p = f.predict_loaded_c(i)            # double, except? -1.0
+    f.learn_loaded_c(i, y, w)            # int, except -1 (ValueError: y or w not finite, w <= 0)
+
+Bounded memory
+--------------
+:class:`BoundedHoeffdingTreeRegressor` is River's regressor whose size limit binds under
+fractional weights (measured whenever the weight learned reaches or crosses a multiple of
+``memory_estimate_period``; 2 MiB per tree and every 1,000 units of weight by default): past
+it, River's policy deactivates the deepest leaves (they keep predicting, drop their E-BSTs).
+One such tree learning a million examples of a drifting Friedman stream with weights drawn
+uniformly in [0.05, 2] stays at 2.0 MiB of C memory from the 100,000th example on.
+"""
+
+from __future__ import annotations
+
+import math
+
+from river import linear_model as _linear_model
+from river import tree as _river_tree
+from river.stats import Var
+from river.tree.nodes.branch import (
+    NominalBinaryBranch,
+    NominalMultiwayBranch,
+    NumericBinaryBranch,
+)
+from river.tree.splitter import EBSTSplitter, TEBSTSplitter
+from river.tree.splitter.ebst_splitter import EBSTNode
+from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
+from river.utils import VectorDict
+
+from .. import _pickles
+from . import _api
+from ._forest import SPLIT_KINDS as _SPLIT_KINDS
+from ._regforest import RegressionForestCore as _RegressionForestCore
+
+__all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
+
+DEFAULT_MAX_SIZE = 2.0
+DEFAULT_MEMORY_ESTIMATE_PERIOD = 1000.0
+_LEAF = {"mean": 0, "model": 1, "adaptive": 2}
+_NO_ROUNDING = -1000  # EBSTSplitter: no rounding of the values
+
+
+class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
+    """River's Hoeffding regression tree whose size limit binds under any sample weights.
+
+    River measures its size (and applies ``max_size``) only when the weight learned is an
+    exact multiple of ``memory_estimate_period``: with a booster's fractional weights,
+    practically never. This tree also measures itself whenever the weight learned crosses a
+    multiple; everything else is River's :class:`~river.tree.HoeffdingTreeRegressor`.
+    The compiled :class:`HoeffdingRegressionForest` runs it, measuring its C structures.
+
+    Parameters
+    ----------
+    max_size
+        The size limit in MiB (default 2).
+    memory_estimate_period
+        Weight learned between two measurements (default 1,000).
+    **kwargs
+        Any other parameter of :class:`~river.tree.HoeffdingTreeRegressor`.
+
+    Examples
+    --------
+
+    >>> from river.datasets import synth
+    >>> from river_boost.forest import BoundedHoeffdingTreeRegressor
+    >>> model = BoundedHoeffdingTreeRegressor(grace_period=20, max_size=0.05,
+    ...                                       memory_estimate_period=50)
+    >>> for x, y in synth.Friedman(seed=1).take(3000):
+    ...     model.learn_one(x, y, w=0.3)
+    >>> model.summary["n_inactive_leaves"] > 0
+    True
+
+    """
+
+    def __init__(
+        self,
+        grace_period: int = 200,
+        max_depth: int | None = None,
+        delta: float = 1e-7,
+        tau: float = 0.05,
+        leaf_prediction: str = "adaptive",
+        leaf_model=None,
+        model_selector_decay: float = 0.95,
+        nominal_attributes: list | None = None,
+        splitter=None,
+        min_samples_split: int = 5,
+        binary_split: bool = False,
+        max_size: float = DEFAULT_MAX_SIZE,
+        memory_estimate_period: float = DEFAULT_MEMORY_ESTIMATE_PERIOD,
+        stop_mem_management: bool = False,
+        remove_poor_attrs: bool = False,
+        merit_preprune: bool = True,
+    ):
+        super().__init__(
+            grace_period=grace_period,
+            max_depth=max_depth,
+            delta=delta,
+            tau=tau,
+            leaf_prediction=leaf_prediction,
+            leaf_model=leaf_model,
+            model_selector_decay=model_selector_decay,
+            nominal_attributes=nominal_attributes,
+            splitter=splitter,
+            min_samples_split=min_samples_split,
+            binary_split=binary_split,
+            max_size=max_size,
+            memory_estimate_period=memory_estimate_period,
+            stop_mem_management=stop_mem_management,
+            remove_poor_attrs=remove_poor_attrs,
+            merit_preprune=merit_preprune,
+        )
+
+    def learn_one(self, x, y, *, w=1.0):
+        before = self._train_weight_seen_by_model
+        super().learn_one(x, y, w=w)
+        after, period = self._train_weight_seen_by_model, self.memory_estimate_period
+        if after % period != 0 and math.floor(after / period) != math.floor(before / period):
+            self._estimate_model_size()
+
+
+_TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)
+_DEFAULT_LEAF_MODEL = repr(_linear_model.LinearRegression())
+
+
+def _unsupported(model) -> str | None:
+    """Why ``model`` cannot be compiled, or None if it can."""
+    if type(model) not in _TREE_TYPES:
+        return f"{type(model).__name__} is not river.tree.HoeffdingTreeRegressor"
+    sp = model.splitter
+    if type(sp) is TEBSTSplitter:
+        d = sp.digits
+        if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
+            return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
+    elif type(sp) is not EBSTSplitter:
+        return f"splitter {type(sp).__name__} is not TEBSTSplitter or EBSTSplitter"
+    if sp._root is not None:
+        return "the splitter has already learned"
+    if model._root is not None:
+        return "the model has already learned: give the forest fresh (unfitted) trees"
+    if model.leaf_prediction not in _LEAF:
+        return f"leaf_prediction {model.leaf_prediction!r} is not supported"
+    if model.leaf_prediction != "mean":
+        lm = model.leaf_model
+        if (
+            type(lm) is not _linear_model.LinearRegression
+            or repr(lm) != _DEFAULT_LEAF_MODEL
+            or lm.intercept != 0.0
+            or lm._weights.to_dict()
+            or lm.optimizer.n_iterations != 0
+        ):
+            return "only River's default, fresh LinearRegression() leaf model is compiled"
+    for name in (
+        "grace_period",
+        "delta",
+        "tau",
+        "model_selector_decay",
+        "min_samples_split",
+        "_max_byte_size",
+        "memory_estimate_period",
+    ):
+        value = getattr(model, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"{name.lstrip('_')} must be a real number, got {value!r}"
+    if not isinstance(model.max_depth, int):
+        return f"max_depth must be an int or None, got {model.max_depth!r}"
+    return None
+
+
+def _tree_params(model) -> tuple:
+    """One tree's parameters, in the order _regtrees.rtree_init unpacks them."""
+    sp = model.splitter
+    return (
+        float(model.grace_period),
+        float(model.delta),
+        float(model.tau),
+        _LEAF[model.leaf_prediction],
+        float(model.model_selector_decay),
+        float(model.min_samples_split),
+        bool(model.binary_split),
+        float(model._max_byte_size),
+        float(model.memory_estimate_period),
+        bool(model.stop_mem_management),
+        bool(model.remove_poor_attrs),
+        bool(model.merit_preprune),
+        int(model.max_depth),
+        sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
+        type(model) is BoundedHoeffdingTreeRegressor,
+    )
+
+
+def _rebuild(cls, models, feature_filter, state, stamp=None):
+    _pickles.check(stamp, "forest")
+    try:
+        _check_state(state, len(models))
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise _pickles.PickleFormatError(
+            f"a pickled regression forest whose state is not one this version wrote ({error}): "
+            "it was changed after it was written"
+        ) from None
+    forest = cls(models, feature_filter)
+    forest._set_state(state)
+    return forest
+
+
+def _check_state(state: dict, n_models: int) -> None:
+    """Every id a pickled forest's trees hold names a feature or value of its tables, and its
+    nodes and E-BSTs are of their shapes: the compiled import reads them without checks."""
+
+    def ids(seq, bound, what, distinct=False):
+        seq = list(seq)
+        if not all(type(v) is int and 0 <= v < bound for v in seq):
+            raise ValueError(f"{what} out of range")
+        if distinct and len(set(seq)) != len(seq):
+            raise ValueError(f"{what} repeated")
+
+    def var(st):
+        if len(st) != 3 or not all(isinstance(v, float) for v in st):
+            raise ValueError("a statistic of the wrong shape")
+
+    def ebst(nodes):
+        pending, prev, first = 0, False, True
+        for node in nodes:
+            att, n, mean, S, has_l, has_r = node
+            var((n, mean, S))
+            if not first and not prev:
+                if pending == 0:
+                    raise ValueError("an E-BST not in pre-order")
+                pending -= 1
+            first, prev = False, bool(has_l)
+            pending += bool(has_r)
+        if nodes and (pending or prev):
+            raise ValueError("an E-BST not in pre-order")
+
+    if state["version"] != 1:
+        raise ValueError("an unknown version")
+    nf = len(state["features"])
+    n_values = [len(v) for v in state["values"]]
+    if len(n_values) != nf or len(state["trees"]) != n_models:
+        raise ValueError("tables or trees of the wrong size")
+    for scalars, fstate, flat in state["trees"]:
+        if len(scalars) != 7 or len(fstate) != nf:
+            raise ValueError("a tree of the wrong shape")
+        ids(fstate, 256, "a feature state")
+        if flat is None:
+            continue
+        todo = 1  # nodes still to come
+        for node in flat:
+            if todo == 0:
+                raise ValueError("not one tree in pre-order")
+            todo -= 1
+            if node[0] == 0:
+                _, depth, active, last, vs, lm, fm, fmo, spls, disabled = node
+                var(vs)
+                intercept, n_iter, wf, w = lm
+                ids(wf, nf, "a weight's feature", distinct=True)
+                if len(w) != len(wf) or type(n_iter) is not int:
+                    raise ValueError("a leaf model of the wrong shape")
+                ids(disabled, nf, "a disabled feature", distinct=True)
+                if (spls is None) == bool(active):
+                    raise ValueError("a leaf of the wrong shape")
+                ids([sp[0] for sp in spls or ()], nf, "a splitter's feature", distinct=True)
+                for fid, nominal, nodes, vids, stats in spls or ():
+                    ebst(nodes)
+                    ids(vids, n_values[fid], "a value", distinct=True)
+                    if len(stats) != len(vids) or (nodes and nominal):
+                        raise ValueError("a splitter of the wrong shape")
+                    for st in stats:
+                        var(st)
+                continue
+            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = node
+            ids([fid], nf, "a feature")
+            var(vs)
+            if kind == _SPLIT_KINDS["NominalMultiwayBranch"]:
+                ids(ch_vid, n_values[fid], "a value", distinct=True)
+                if len(ch_vid) != n_ch or n_ch < 1:
+                    raise ValueError("a split of the wrong shape")
+            elif kind in _SPLIT_KINDS.values():
+                if n_ch != 2 or ch_vid:
+                    raise ValueError("a split of the wrong shape")
+                if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
+                    ids([vid], n_values[fid], "a value")
+            else:
+                raise ValueError("an unknown split")
+            todo += n_ch
+        if todo != 0:
+            raise ValueError("not one tree in pre-order")
+
+
+class HoeffdingRegressionForest(_RegressionForestCore):
+    """``N`` River Hoeffding regression trees, compiled, learning and predicting as River.
+
+    Parameters
+    ----------
+    models
+        Fresh River regressors (:class:`river.tree.HoeffdingTreeRegressor` or
+        :class:`BoundedHoeffdingTreeRegressor`), each configuring its tree; cloned.
+    feature_filter
+        ``None`` or an object with ``keeps(i, feature) -> bool`` (as
+        :class:`~river_boost.forest.HoeffdingForest`'s).
+
+    Examples
+    --------
+
+    >>> from river import tree
+    >>> from river.datasets import synth
+    >>> from river_boost.forest import HoeffdingRegressionForest
+    >>> models = [tree.HoeffdingTreeRegressor(grace_period=g) for g in (50, 100)]
+    >>> forest = HoeffdingRegressionForest(models)
+    >>> river_trees = [m.clone() for m in models]
+    >>> same = True
+    >>> for x, y in synth.Friedman(seed=42).take(2000):
+    ...     for i, t in enumerate(river_trees):
+    ...         same &= forest.predict_one(i, x) == t.predict_one(x)
+    ...         forest.learn_one(i, x, y)
+    ...         t.learn_one(x, y)
+    >>> same, forest.n_nodes == [t.n_nodes for t in river_trees]
+    (True, True)
+
+    """
+
+    def __init__(self, models: list, feature_filter=None):
+        clones = _api.checked_models(_unsupported, models, feature_filter)
+        self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
+
+    @staticmethod
+    def supports(model) -> bool:
+        """Whether ``model`` (exact type, splitter, leaf model, parameters) can be compiled."""
+        return _unsupported(model) is None
+
+    def add(self, model) -> int:
+        """Append a fresh tree with ``model``'s parameters; its index."""
+        model = _api.checked_clone(_unsupported, model, "add")
+        return self._add_core(_tree_params(model), model)
+
+    def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
+        """Tree ``i`` starts over (with ``model``'s parameters if given); it keeps its feature
+        view unless ``refilter``."""
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        if model is None:
+            model = self._models[i].clone()
+        else:
+            model = _api.checked_clone(_unsupported, model, "reset")
+        self._reset_core(i, _tree_params(model), model, refilter)
+
+    @property
+    def models(self) -> list:
+        """The trees as River objects, as they stand (copies: :meth:`to_river`)."""
+        return [self.to_river(i) for i in range(self.n_models)]
+
+    def to_river(self, i: int):
+        """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state):
+        the same structure, leaf statistics, leaf models, E-BSTs and counters, so it
+        predicts, and goes on learning, as the forest's tree ``i`` (E-BST thresholds are
+        floats where River, fed ints, may hold ints)."""
+        if not 0 <= i < self.n_models:
+            raise IndexError(f"tree index {i} out of range")
+        state = self._get_state()
+        features, values = state["features"], state["values"]
+        scalars, _, flat = state["trees"][i]
+        model = self._models[i].clone()
+
+        def var(st):
+            v = Var()
+            v.mean.n, v.mean._mean, v._S = st
+            return v
+
+        def ebst(nodes):
+            root, pending, prev = None, [], None
+            for att, n, mean, S, has_l, has_r in nodes:
+                node = EBSTNode.__new__(EBSTNode)
+                node.att_val, node.estimator = att, var((n, mean, S))
+                node._update_estimator = EBSTNode._update_estimator_univariate
+                node._left = node._right = None
+                if root is None:
+                    root = node
+                elif prev is not None:
+                    prev._left = node
+                else:
+                    pending.pop()._right = node
+                if has_r:
+                    pending.append(node)
+                prev = node if has_l else None
+            return root
+
+        def leaf_of(st):
+            _, depth, active, last, vs, lm, fmse_mean, fmse_model, spls, disabled = st
+            leaf = model._new_leaf(var(vs))
+            leaf.depth = depth
+            leaf._last_split_attempt_at = last
+            leaf._disabled_attrs = {features[f] for f in disabled}
+            if hasattr(leaf, "_leaf_model"):
+                intercept, n_iter, wf, w = lm
+                leaf._leaf_model.intercept = intercept
+                leaf._leaf_model._weights = VectorDict({features[f]: v for f, v in zip(wf, w)})
+                leaf._leaf_model.optimizer.n_iterations = n_iter
+            if hasattr(leaf, "_fmse_mean"):
+                leaf._fmse_mean, leaf._fmse_model = fmse_mean, fmse_model
+            if not active:
+                leaf.splitters = None
+                return leaf
+            for fid, nominal, nodes, vids, stats in spls:
+                if nominal:
+                    sp = NominalSplitterReg()
+                    sp._statistics = {values[fid][v]: var(t) for v, t in zip(vids, stats)}
+                else:
+                    sp = model.splitter.clone()
+                    sp._root = ebst(nodes)
+                leaf.splitters[features[fid]] = sp
+            return leaf
+
+        def build(pos):
+            st = flat[pos]
+            if st[0] == 0:
+                return leaf_of(st), pos + 1
+            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = st
+            kids, pos = [], pos + 1
+            for _ in range(n_ch):
+                kid, pos = build(pos)
+                kids.append(kid)
+            f = features[fid]
+            if kind == _SPLIT_KINDS["NumericBinaryBranch"]:
+                return NumericBinaryBranch(var(vs), f, thr, depth, *kids), pos
+            if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
+                return NominalBinaryBranch(var(vs), f, values[fid][vid], depth, *kids), pos
+            vals = [values[fid][v] for v in ch_vid]
+            return NominalMultiwayBranch(var(vs), f, vals, depth, *kids), pos
+
+        model._root = None if flat is None else build(0)[0]
+        (
+            model._n_active_leaves,
+            model._n_inactive_leaves,
+            model._inactive_leaf_size_estimate,
+            model._active_leaf_size_estimate,
+            model._size_estimate_overhead_fraction,
+            model._growth_allowed,
+            model._train_weight_seen_by_model,
+        ) = scalars
+        model._growth_allowed = bool(model._growth_allowed)
+        return model
+
+    def summary(self, i: int) -> dict:
+        """River's ``tree.summary`` of tree ``i``."""
+        return _api.summary(self, i)
+
+    def __reduce__(self):
+        return (
+            _rebuild,
+            (type(self), self._models, self.feature_filter, self._get_state(), _pickles.stamp()),
+        )
+
+    def __repr__(self):
+        return f"HoeffdingRegressionForest(n_models={self.n_models})"
+
+    def __sizeof__(self):
+        return super().__sizeof__() + self._allocated_bytes()

@@ -1,0 +1,710 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The compiled regression trees (see _regtrees.pxd): River's ``HoeffdingTreeRegressor``
+(River 0.26.1), its arithmetic operation by operation in River's order."""
+
+from libc.math cimport INFINITY, copysign, fabs, floor, fma, fmod
+from libc.stdio cimport snprintf
+from libc.stdlib cimport calloc, free, strtod
+from libc.string cimport memset
+
+from river_boost.forest._ebst cimport (
+    ebst_best, ebst_remove_bad_splits, ebst_update, rnom_best, rnom_update, rspl_bytes,
+    rspl_export, rspl_free, rspl_import, rspl_new,
+)
+from river_boost.forest._forest_structs cimport (
+    F_NOMATTR, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, XV,
+    grow_cap, in_view, xcalloc, xrealloc,
+)
+from river_boost.forest._linear cimport (
+    lin_bytes, lin_copy, lin_export, lin_free, lin_import, lin_learn, lin_predict,
+)
+from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
+from river_boost.forest._reg_structs cimport (
+    RLEAF_ADAPTIVE, RLEAF_MEAN, RLeaf, RNode, RSpl, RSugg, RTree, VarS, grow_imap,
+    var_update,
+)
+from river_boost.forest._registry cimport Registry
+
+
+# ----------------------------------------------------------------------------- leaves
+
+cdef RLeaf* rleaf_new(RTree* t, int depth, VarS* st, RLeaf* parent) except NULL:
+    """HoeffdingTreeRegressor._new_leaf(initial_stats, parent): the leaf model is a copy of
+    the parent leaf's (a fresh one without a parent leaf), an adaptive leaf takes its parent
+    leaf's running errors."""
+    cdef RLeaf* lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
+    lf.depth = depth
+    lf.active = 1
+    if st != NULL:
+        lf.st = st[0]
+    lf.last_split = lf.st.n
+    if parent != NULL and t.leaf_pred != RLEAF_MEAN:
+        lin_copy(&lf.lm, &parent.lm)
+        if t.leaf_pred == RLEAF_ADAPTIVE:
+            lf.fmse_mean = parent.fmse_mean
+            lf.fmse_model = parent.fmse_model
+    return lf
+
+
+cdef void rleaf_drop_splitters(RLeaf* lf) noexcept:
+    cdef int k
+    for k in range(lf.n_spl):
+        rspl_free(lf.spl[k])
+    free(lf.spl)
+    lf.spl = NULL
+    lf.n_spl = 0
+    lf.cap_spl = 0
+    # the disabled attributes stay
+    for k in range(lf.sidx_cap):
+        if lf.sidx[k] > 0:
+            lf.sidx[k] = 0
+
+
+cdef void rleaf_free(RLeaf* lf) noexcept:
+    if lf == NULL:
+        return
+    rleaf_drop_splitters(lf)
+    free(lf.sidx)
+    lin_free(&lf.lm)
+    free(lf)
+
+
+cdef inline void rleaf_deactivate(RTree* t, RLeaf* lf) noexcept:
+    rleaf_drop_splitters(lf)
+    lf.active = 0
+
+
+# 10.0 ** digits, exact for digits <= 22
+cdef double[23] POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+                         1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+
+cdef double py_round(double x, int digits) noexcept:
+    """round(x, digits) for a float, as CPython: the double nearest to x rounded to
+    ``digits`` decimals, correctly (halves to even, on x's exact binary value).
+
+    Fast path: the exact product x * 10**digits is p + e (p rounded, e its exact error, by
+    fma); when p + e is clearly on one side of the half-way point between two integers, its
+    nearest integer k is that side's, and k / 10**digits (a correctly rounded division) is
+    the double nearest to the decimal CPython's dtoa gives. Otherwise (a tie or near-tie,
+    huge values) the C library's correctly rounded printf and strtod decide, as CPython's
+    dtoa does."""
+    cdef char buf[400]
+    cdef double s, p, e, fl, h, r
+    if digits == -1000 or x != x or x == INFINITY or x == -INFINITY:
+        return x
+    s = POW10[digits]
+    p = x * s
+    if fabs(p) < 2251799813685248.0:  # 2**51: floor(p) + 0.5 is exact
+        e = fma(x, s, -p)
+        fl = floor(p)
+        h = fl + 0.5
+        if fabs(p - h) > 2.0 * fabs(e):
+            r = (fl + 1.0 if p > h else fl) / s
+            return r if r != 0.0 else copysign(0.0, x)
+    snprintf(buf, 400, "%.*f", digits, x)
+    return strtod(buf, NULL)
+
+
+cdef int rleaf_learn(RTree* t, RLeaf* lf, unsigned char* fstate, XV* xv, double y,
+                     double w) except -1:
+    """LeafAdaptive / LeafModel / LeafMean.learn_one."""
+    cdef double pm, pmod
+    cdef int k, j, fid, si, nc, q
+    cdef RSpl* s
+    if t.leaf_pred == RLEAF_ADAPTIVE:
+        pm = lf.st.mean
+        pmod = lin_predict(&lf.lm, xv)
+        lf.fmse_mean = t.decay * lf.fmse_mean + py_pow(y - pm, 2.0)
+        lf.fmse_model = t.decay * lf.fmse_model + py_pow(y - pmod, 2.0)
+    var_update(&lf.st, y, w)
+    if lf.active:
+        # HTLeaf.update_splitters, in x's order
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            fid = xv.f[j]
+            grow_imap(&lf.sidx, &lf.sidx_cap, fid)
+            si = lf.sidx[fid]
+            if si < 0:
+                continue
+            if si == 0:
+                if lf.n_spl >= lf.cap_spl:
+                    nc = grow_cap(lf.cap_spl, lf.n_spl + 1)
+                    lf.spl = <RSpl**>xrealloc(lf.spl, nc * sizeof(RSpl*))
+                    lf.cap_spl = nc
+                s = rspl_new(fid, (fstate[fid] & F_NOMATTR) != 0 or not xv.isnum[j])
+                lf.spl[lf.n_spl] = s
+                lf.n_spl += 1
+                lf.sidx[fid] = lf.n_spl
+            else:
+                s = lf.spl[si - 1]
+            if s.nominal:
+                rnom_update(s, xv.v[j], y, w)
+            else:
+                ebst_update(s, py_round(xv.d[j], t.digits), y, w)
+    if t.leaf_pred != RLEAF_MEAN:
+        lin_learn(&lf.lm, xv, y, w)
+    return 0
+
+
+cdef inline double rleaf_predict(RTree* t, RLeaf* lf, XV* xv) noexcept:
+    if t.leaf_pred == RLEAF_MEAN:
+        return lf.st.mean
+    if t.leaf_pred == RLEAF_ADAPTIVE and lf.fmse_mean < lf.fmse_model:
+        return lf.st.mean
+    return lin_predict(&lf.lm, xv)
+
+
+cdef long long rleaf_bytes(RLeaf* lf) noexcept:
+    cdef long long b = sizeof(RNode) + sizeof(RLeaf) + lf.cap_spl * sizeof(RSpl*)
+    cdef int k
+    b += lf.sidx_cap * sizeof(int) + lin_bytes(&lf.lm)
+    for k in range(lf.n_spl):
+        b += rspl_bytes(lf.spl[k])
+    return b
+
+
+# ----------------------------------------------------------------------------- nodes
+
+cdef RNode* rnode_leaf(RLeaf* lf) except NULL:
+    cdef RNode* nd = <RNode*>xcalloc(1, sizeof(RNode))
+    nd.is_leaf = 1
+    nd.depth = lf.depth
+    nd.lf = lf
+    return nd
+
+
+cdef void rnode_free(RNode* nd) noexcept:
+    cdef int k
+    if nd == NULL:
+        return
+    if nd.is_leaf:
+        rleaf_free(nd.lf)
+    else:
+        for k in range(nd.n_ch):
+            rnode_free(nd.ch[k])
+        free(nd.ch)
+        free(nd.ch_vid)
+        free(nd.vmap)
+    free(nd)
+
+
+cdef inline int rbranch_no(RNode* nd, XV* xv) noexcept:
+    """DTBranch.branch_no, or -1 where River raises KeyError."""
+    cdef int j, vid
+    if not in_view(xv, nd.fid):
+        return -1
+    j = xv.vpos[nd.fid]
+    if nd.kind == SPLIT_NUMERIC_BINARY:
+        return 0 if xv.d[j] <= nd.thr else 1
+    if nd.kind == SPLIT_NOMINAL_BINARY:
+        return 0 if xv.v[j] == nd.vid else 1
+    vid = xv.v[j]
+    if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
+        return -1
+    return nd.vmap[vid] - 1
+
+
+cdef double total_weight(RNode* nd) noexcept:
+    """The node's total_weight: a leaf's stats.mean.n, a branch's sum() over its children."""
+    cdef double buf[16]
+    cdef double* v
+    cdef double r
+    cdef int k
+    if nd.is_leaf:
+        return nd.lf.st.n
+    if nd.n_ch <= 16:
+        v = &buf[0]
+    else:
+        v = <double*>calloc(nd.n_ch, sizeof(double))
+        if v == NULL:
+            return 0.0
+    for k in range(nd.n_ch):
+        v[k] = total_weight(nd.ch[k])
+    r = py_sum(v, nd.n_ch)
+    if v != &buf[0]:
+        free(v)
+    return r
+
+
+cdef int most_common_path(RNode* nd) noexcept:
+    cdef int k, best = 0
+    cdef double bw, tw
+    if nd.kind != SPLIT_NOMINAL_MULTIWAY:
+        return 1 if total_weight(nd.ch[0]) < total_weight(nd.ch[1]) else 0
+    bw = total_weight(nd.ch[0])
+    for k in range(1, nd.n_ch):
+        tw = total_weight(nd.ch[k])
+        if tw > bw:
+            bw = tw
+            best = k
+    return best
+
+
+cdef inline RNode* walk_until_stuck(RNode* nd, XV* xv, RNode** parent) noexcept:
+    """DTBranch.walk(x, until_leaf=False): the leaf reached, or the branch where x cannot go
+    on; parent: the node before it (NULL at the root)."""
+    cdef int b
+    while not nd.is_leaf:
+        b = rbranch_no(nd, xv)
+        if b < 0:
+            return nd
+        if parent != NULL:
+            parent[0] = nd
+        nd = nd.ch[b]
+    return nd
+
+
+cdef RNode* walk_to_leaf(RNode* nd, XV* xv) noexcept:
+    """DTBranch.traverse(x, until_leaf=True)."""
+    cdef int b
+    while not nd.is_leaf:
+        b = rbranch_no(nd, xv)
+        if b < 0:
+            b = most_common_path(nd)
+        nd = nd.ch[b]
+    return nd
+
+
+cdef void rnode_counts(RNode* nd, long long* n_nodes, long long* n_leaves, long long* height,
+                       long long depth) noexcept:
+    cdef int k
+    n_nodes[0] += 1
+    if depth + 1 > height[0]:
+        height[0] = depth + 1
+    if nd.is_leaf:
+        n_leaves[0] += 1
+        return
+    for k in range(nd.n_ch):
+        rnode_counts(nd.ch[k], n_nodes, n_leaves, height, depth + 1)
+
+
+cdef void collect_leaves(RNode* nd, list out) noexcept:
+    cdef int k
+    if nd.is_leaf:
+        out.append(<size_t>nd.lf)
+        return
+    for k in range(nd.n_ch):
+        collect_leaves(nd.ch[k], out)
+
+
+cdef long long nodes_bytes(RNode* nd) noexcept:
+    cdef long long b
+    cdef int k
+    if nd == NULL:
+        return 0
+    if nd.is_leaf:
+        return rleaf_bytes(nd.lf)
+    b = sizeof(RNode) + nd.cap_ch * (sizeof(RNode*) + sizeof(int)) + nd.vmap_cap * sizeof(int)
+    for k in range(nd.n_ch):
+        b += nodes_bytes(nd.ch[k])
+    return b
+
+
+# ----------------------------------------------------------------------------- the tree
+
+cdef int rtree_init(RTree* t, tuple params) except -1:
+    memset(t, 0, sizeof(RTree))
+    (t.grace_period, t.delta, t.tau, t.leaf_pred, t.decay, t.min_samples, t.binary_split,
+     t.max_byte_size, t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
+     t.digits, t.mem_crossing) = params
+    t.root = NULL
+    t.overhead = 1.0
+    t.growth_allowed = 1
+    return 0
+
+
+cdef void rtree_free(RTree* t) noexcept:
+    rnode_free(t.root)
+    t.root = NULL
+
+
+cdef long long rtree_allocated(RTree* t) noexcept:
+    return nodes_bytes(t.root)
+
+
+cdef int rtree_check_x(RTree* t, XV* xv) except -1:
+    """River's leaf model (model and adaptive leaves) takes numbers only: it raises TypeError
+    for any other value, after River's tree has partly learned; the forest raises first."""
+    cdef int k
+    cdef bint bad = xv == NULL
+    if t.leaf_pred == RLEAF_MEAN:
+        return 0
+    if not bad:
+        for k in range(xv.nv):
+            if not xv.isnum[xv.vj[k]]:
+                bad = True
+    if bad:
+        raise TypeError("VectorDict values must be real numbers (a model or adaptive leaf "
+                        "learns only from numeric features)")
+    return 0
+
+
+cdef double rtree_predict(RTree* t, XV* xv) noexcept:
+    """HoeffdingTreeRegressor.predict_one."""
+    if t.root == NULL:
+        return 0.0
+    return rleaf_predict(t, walk_to_leaf(t.root, xv).lf, xv)
+
+
+cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, double y,
+                     double w) except -1:
+    """HoeffdingTreeRegressor.learn_one (plus BoundedHoeffdingTreeRegressor's measurement)."""
+    cdef double before = t.train_weight
+    cdef RNode* p = NULL
+    cdef RNode* nd
+    cdef RNode* leaf
+    cdef RLeaf* lf
+    cdef double ws
+    cdef int j, vid, pb
+    t.train_weight += w
+    if t.root == NULL:
+        t.root = rnode_leaf(rleaf_new(t, 0, NULL, NULL))
+        t.n_active = 1
+    nd = walk_until_stuck(t.root, xv, &p)
+    if nd.is_leaf:
+        lf = nd.lf
+        rleaf_learn(t, lf, fstate, xv, y, w)
+        if t.growth_allowed and lf.active:
+            if lf.depth >= t.max_depth:
+                rleaf_deactivate(t, lf)
+                t.n_active -= 1
+                t.n_inactive += 1
+            else:
+                ws = lf.st.n
+                if ws - lf.last_split >= t.grace_period:
+                    pb = rbranch_no(p, xv) if p != NULL else -1
+                    if not attempt_split(t, nd, p, pb, reg):
+                        lf.last_split = ws
+    else:
+        while True:
+            if nd.kind == SPLIT_NOMINAL_MULTIWAY and in_view(xv, nd.fid):
+                j = xv.vpos[nd.fid]
+                vid = xv.v[j]
+                leaf = rnode_leaf(rleaf_new(t, nd.depth + 1, NULL, NULL))
+                add_child(nd, vid, leaf)
+                t.n_active += 1
+                nd = leaf
+            else:
+                nd = nd.ch[most_common_path(nd)]
+                if not nd.is_leaf:
+                    nd = walk_until_stuck(nd, xv, NULL)
+            if nd.is_leaf:
+                break
+        rleaf_learn(t, nd.lf, fstate, xv, y, w)
+    if t.mem_crossing:
+        if (fmod(t.train_weight, t.mem_period) == 0.0
+                or floor(t.train_weight / t.mem_period) != floor(before / t.mem_period)):
+            estimate_model_size(t)
+    elif fmod(t.train_weight, t.mem_period) == 0.0:
+        estimate_model_size(t)
+    return 0
+
+
+cdef int add_child(RNode* nd, int vid, RNode* child) except -1:
+    """NominalMultiwayBranch.add_child."""
+    cdef int nc, q
+    if nd.n_ch >= nd.cap_ch:
+        nc = grow_cap(nd.cap_ch, nd.n_ch + 1)
+        nd.ch = <RNode**>xrealloc(nd.ch, nc * sizeof(RNode*))
+        nd.ch_vid = <int*>xrealloc(nd.ch_vid, nc * sizeof(int))
+        nd.cap_ch = nc
+    grow_imap(&nd.vmap, &nd.vmap_cap, vid)
+    nd.ch[nd.n_ch] = child
+    nd.ch_vid[nd.n_ch] = vid
+    nd.n_ch += 1
+    nd.vmap[vid] = nd.n_ch
+    return 0
+
+
+cdef list sorted_positions(RSpl* s, Registry reg):
+    objs = <list>reg.fvalobjs[s.fid]
+    vals = [objs[s.vals[p]] for p in range(s.n_vals)]
+    return sorted(range(s.n_vals), key=vals.__getitem__)
+
+
+cdef bint attempt_split(RTree* t, RNode* nd, RNode* parent, int pbranch,
+                        Registry reg) except -1:
+    """HoeffdingTreeRegressor._attempt_to_split; whether the leaf was replaced (freed)."""
+    cdef RLeaf* lf = nd.lf
+    cdef int ns = 0, k, bi, si, n_ch
+    cdef RSugg* sug = <RSugg*>xcalloc(lf.n_spl + 1, sizeof(RSugg))
+    cdef int* order = NULL
+    cdef double hb = 0.0, best_ratio
+    cdef bint should_split = False, replaced = False
+    cdef RSpl* s
+    cdef RNode* br
+    cdef RSugg dec
+    cdef VarS* cst = NULL
+    try:
+        if t.merit_preprune:
+            sug[0].merit = -INFINITY
+            sug[0].fid = -1
+            sug[0].sidx = -1
+            ns = 1
+        orders = {}
+        for k in range(lf.n_spl):
+            s = lf.spl[k]
+            if s.nominal:
+                o = sorted_positions(s, reg)
+                orders[k] = o
+                free(order)
+                order = NULL
+                order = <int*>xcalloc(s.n_vals, sizeof(int))
+                for q in range(s.n_vals):
+                    order[q] = o[q]
+                rnom_best(s, &lf.st, t.min_samples, t.binary_split, order, &sug[ns])
+            else:
+                ebst_best(s, &lf.st, t.min_samples, &sug[ns])
+            sug[ns].sidx = k
+            ns += 1
+        merits = [sug[k].merit for k in range(ns)]
+        srt = sorted(range(ns), key=merits.__getitem__)
+        if ns < 2:
+            should_split = ns > 0
+        else:
+            hb = py_sqrt(py_div(1.0 * 1.0 * py_log(py_div(1.0, t.delta)), 2.0 * lf.st.n))
+            bi = srt[ns - 1]
+            si = srt[ns - 2]
+            if sug[bi].merit > 0.0 and (
+                py_div(sug[si].merit, sug[bi].merit) < 1 - hb or hb < t.tau
+            ):
+                should_split = True
+            if t.remove_poor:
+                poor = []
+                best_ratio = py_div(sug[si].merit, sug[bi].merit)
+                for k in range(ns):
+                    if (sug[k].fid >= 0 and reg.f_truthy[sug[k].fid]
+                            and py_div(sug[k].merit, sug[bi].merit) < best_ratio - 2 * hb):
+                        poor.append(sug[k].fid)
+                if not (should_split and sug[srt[ns - 1]].fid >= 0):
+                    for f in poor:
+                        disable_attribute(lf, f)
+        if should_split:
+            dec = sug[srt[ns - 1]]
+            if dec.fid < 0:
+                rleaf_deactivate(t, lf)
+                t.n_inactive += 1
+                t.n_active -= 1
+            else:
+                br = <RNode*>xcalloc(1, sizeof(RNode))
+                br.depth = lf.depth
+                br.kind = dec.kind
+                br.fid = dec.fid
+                br.thr = dec.thr
+                br.vid = dec.vid
+                br.bst = lf.st
+                if dec.kind == SPLIT_NOMINAL_MULTIWAY:
+                    s = lf.spl[dec.sidx]
+                    o = orders[dec.sidx]
+                    for q in o:
+                        add_child(br, s.vals[<int>q],
+                                  rnode_leaf(rleaf_new(t, lf.depth + 1, &s.st[<int>q], lf)))
+                else:
+                    br.n_ch = 2
+                    br.cap_ch = 2
+                    br.ch = <RNode**>xcalloc(2, sizeof(RNode*))
+                    br.ch[0] = rnode_leaf(rleaf_new(t, lf.depth + 1, &dec.left, lf))
+                    br.ch[1] = rnode_leaf(rleaf_new(t, lf.depth + 1, &dec.right, lf))
+                t.n_active -= 1
+                t.n_active += br.n_ch
+                if parent == NULL:
+                    t.root = br
+                else:
+                    parent.ch[pbranch] = br
+                rnode_free(nd)
+                replaced = True
+            enforce_size_limit(t)
+        elif ns >= 2 and sug[srt[ns - 1]].merit > 0 and sug[srt[ns - 2]].merit > 0:
+            # LeafMean.manage_memory
+            for k in range(lf.n_spl):
+                if not lf.spl[k].nominal:
+                    ebst_remove_bad_splits(
+                        lf.spl[k], &lf.st, t.min_samples,
+                        sug[srt[ns - 2]].merit / sug[srt[ns - 1]].merit,
+                        sug[srt[ns - 1]].merit, hb)
+    finally:
+        free(sug)
+        free(order)
+    return replaced
+
+
+cdef int disable_attribute(RLeaf* lf, int fid) except -1:
+    """HTLeaf.disable_attribute."""
+    cdef int si = lf.sidx[fid] if fid < lf.sidx_cap else 0
+    cdef int k
+    if si <= 0:
+        return 0
+    rspl_free(lf.spl[si - 1])
+    for k in range(si - 1, lf.n_spl - 1):
+        lf.spl[k] = lf.spl[k + 1]
+        lf.sidx[lf.spl[k].fid] = k + 1
+    lf.n_spl -= 1
+    lf.sidx[fid] = -1
+    return 0
+
+
+# ----------------------------------------------------------------------------- memory policy
+
+cdef int enforce_size_limit(RTree* t) except -1:
+    """HoeffdingTree._enforce_size_limit."""
+    cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
+    cdef long long max_active = 0, n, cutoff, i
+    cdef RLeaf* lf
+    if t.n_inactive > 0 or tree_size > t.max_byte_size:
+        if t.stop_mem:
+            t.growth_allowed = 0
+            return 0
+    leaves = []
+    collect_leaves(t.root, leaves)
+    leaves.sort(key=lambda a: -(<RLeaf*><size_t>a).depth)
+    n = len(leaves)
+    while max_active < n:
+        max_active += 1
+        if ((max_active * t.active_est + (n - max_active) * t.inactive_est)
+                * t.overhead) > t.max_byte_size:
+            max_active -= 1
+            break
+    cutoff = n - max_active
+    for i in range(cutoff):
+        lf = <RLeaf*><size_t>leaves[i]
+        if lf.active:
+            rleaf_deactivate(t, lf)
+            t.n_inactive += 1
+            t.n_active -= 1
+    for i in range(cutoff, n):
+        lf = <RLeaf*><size_t>leaves[i]
+        if not lf.active and lf.depth < t.max_depth:
+            lf.active = 1
+            t.n_active += 1
+            t.n_inactive -= 1
+    return 0
+
+
+cdef int estimate_model_size(RTree* t) except -1:
+    """HoeffdingTree._estimate_model_size, measuring the C structures."""
+    cdef long long act = 0, inact = 0, actual
+    cdef double est
+    cdef RLeaf* lf
+    leaves = []
+    collect_leaves(t.root, leaves)
+    for a in leaves:
+        lf = <RLeaf*><size_t>a
+        if lf.active:
+            act += rleaf_bytes(lf)
+        else:
+            inact += rleaf_bytes(lf)
+    if act > 0 and t.n_active > 0:
+        t.active_est = <double>act / <double>t.n_active
+    if inact > 0 and t.n_inactive > 0:
+        t.inactive_est = <double>inact / <double>t.n_inactive
+    actual = nodes_bytes(t.root) + sizeof(RTree)
+    est = t.n_active * t.active_est + t.n_inactive * t.inactive_est
+    t.overhead = py_div(<double>actual, est)
+    if actual > t.max_byte_size:
+        enforce_size_limit(t)
+    return 0
+
+
+# ----------------------------------------------------------------------------- state
+
+cdef tuple leaf_state(RLeaf* lf):
+    spls = None
+    if lf.active:
+        spls = [rspl_export(lf.spl[k]) for k in range(lf.n_spl)]
+    disabled = [f for f in range(lf.sidx_cap) if lf.sidx[f] < 0]
+    return (0, lf.depth, lf.active, lf.last_split, (lf.st.n, lf.st.mean, lf.st.S),
+            lin_export(&lf.lm), lf.fmse_mean, lf.fmse_model, spls, disabled)
+
+
+cdef list rtree_export(RTree* t):
+    """The tree's nodes in pre-order, a branch with its number of children (or None)."""
+    cdef RNode* nd
+    cdef list out = []
+    cdef list stack
+    cdef int k
+    if t.root == NULL:
+        return None
+    stack = [<size_t>t.root]
+    while stack:
+        nd = <RNode*><size_t>stack.pop()
+        if nd.is_leaf:
+            out.append(leaf_state(nd.lf))
+            continue
+        out.append((1, nd.depth, <int>nd.kind, nd.fid, nd.thr, nd.vid,
+                    (nd.bst.n, nd.bst.mean, nd.bst.S), nd.n_ch,
+                    [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.ch_vid != NULL else None))
+        for k in range(nd.n_ch - 1, -1, -1):
+            stack.append(<size_t>nd.ch[k])
+    return out
+
+
+cdef RNode* rtree_import(list flat, int nf) except? NULL:
+    """The inverse of rtree_export (NULL for None)."""
+    cdef RNode* nd
+    cdef RNode* root = NULL
+    cdef RNode* par
+    cdef RLeaf* lf
+    cdef int k, cap
+    if flat is None:
+        return NULL
+    pending = []  # [branch, children still to come]
+    for st in flat:
+        if st[0] == 0:
+            _, depth, active, last, vs, lm, fm, fmod_, spls, disabled = st
+            lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
+            lf.depth = depth
+            lf.active = active
+            lf.last_split = last
+            lf.st.n, lf.st.mean, lf.st.S = vs
+            lin_import(&lf.lm, lm, nf)
+            lf.fmse_mean = fm
+            lf.fmse_model = fmod_
+            cap = nf if nf > 0 else 1
+            lf.sidx = <int*>xcalloc(cap, sizeof(int))
+            lf.sidx_cap = cap
+            for f in disabled:
+                lf.sidx[<int>f] = -1
+            if spls:
+                lf.spl = <RSpl**>xcalloc(len(spls), sizeof(RSpl*))
+                lf.cap_spl = len(spls)
+                for k in range(len(spls)):
+                    lf.spl[k] = rspl_import(spls[k])
+                    lf.n_spl = k + 1
+                    lf.sidx[lf.spl[k].fid] = k + 1
+            nd = rnode_leaf(lf)
+        else:
+            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = st
+            nd = <RNode*>xcalloc(1, sizeof(RNode))
+            nd.depth = depth
+            nd.kind = kind
+            nd.fid = fid
+            nd.thr = thr
+            nd.vid = vid
+            nd.bst.n, nd.bst.mean, nd.bst.S = vs
+            nd.ch = <RNode**>xcalloc(n_ch, sizeof(RNode*))
+            nd.cap_ch = n_ch
+        if pending:
+            par = <RNode*><size_t>pending[len(pending) - 1][0]
+            if par.kind == SPLIT_NOMINAL_MULTIWAY:
+                add_child(par, pending[len(pending) - 1][2][par.n_ch], nd)
+            else:
+                par.ch[par.n_ch] = nd
+                par.n_ch += 1
+            if par.n_ch == pending[len(pending) - 1][1]:
+                pending.pop()
+        else:
+            root = nd
+        if not nd.is_leaf:
+            if nd.kind == SPLIT_NOMINAL_MULTIWAY:
+                nd.cap_ch = 0
+                free(nd.ch)
+                nd.ch = NULL
+            pending.append([<size_t>nd, n_ch, ch_vid])
+    return root
+
+
+def _round(double x, int digits):
+    """py_round, for the tests (against CPython's round)."""
+    return py_round(x, digits)

@@ -243,9 +243,10 @@ cdef class RegressionForestCore:
         if self.store.reset(i, params, model, refilter):
             self.inp.loaded = False
 
-    def copy_tree(self, int dst, int src):
+    def copy_tree(self, int src, int dst):
         """Tree ``dst`` becomes an exact copy of tree ``src`` (River's
-        ``trees[dst] = copy.deepcopy(trees[src])``), feature view included."""
+        ``trees[dst] = copy.deepcopy(trees[src])``), feature view included; the arguments in
+        the order of :meth:`HoeffdingForest.copy_tree`."""
         self.inp.check_free()
         self.store.check_index(src)
         self.store.check_index(dst)

@@ -219,7 +219,7 @@ def test_trees_that_come_and_go():
             assert forest.add(m) == 2
             ref.append(m.clone())
         if n == 400:
-            forest.copy_tree(0, 1)  # dst, src
+            forest.copy_tree(1, 0)  # src, dst
             ref[0] = copy.deepcopy(ref[1])
         if n == 500:
             forest.remove(1)

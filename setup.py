@@ -30,7 +30,8 @@ FOREST_MODULES = (
     "_forest",
 )
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;
-# _binary, _multiclass, _ranking, the tasks' engines) and their parts: the constants, the
+# _binary, _multiclass, _ranking, the tasks' engines; _gradient, the gradient boosters' walk, and
+# _losses, their losses) and their parts: the constants, the
 # experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic
 # programs
 ENGINE_MODULES = (
@@ -44,6 +45,8 @@ ENGINE_MODULES = (
     "_binary",
     "_multiclass",
     "_ranking",
+    "_losses",
+    "_gradient",
 )
 
 

@@ -256,8 +256,8 @@ def test_quantiles_bracket_the_targets():
     """On a stationary stream the 0.1 and 0.9 quantile models leave about 10% of the
     targets below and above them."""
     stream = list(itertools.islice(datasets.synth.Friedman(seed=11), 2000))
-    low = rb.SGBTRegressor(loss="quantile", alpha=0.1, n_models=3, seed=1)
-    high = rb.SGBTRegressor(loss="quantile", alpha=0.9, n_models=3, seed=1)
+    low = rb.SGBTRegressor(loss="quantile", alpha=0.1, n_models=3, learning_rate=0.4, seed=1)
+    high = rb.SGBTRegressor(loss="quantile", alpha=0.9, n_models=3, learning_rate=0.4, seed=1)
     below = above = 0
     for t, (x, y) in enumerate(stream):
         if t >= 1000:  # (after a burn-in)

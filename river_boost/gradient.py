@@ -373,7 +373,9 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
     model
         The weak learner, any River regressor. Defaults to :func:`default_regressor`.
     n_models
-        Number of boosting steps.
+        Number of boosting steps. (The defaults, 25 steps at rate 0.1, are the regressor's:
+        on Phishing and 2,000 examples of Agrawal they were a little more accurate than 10 at
+        0.3, and 1.6 times slower.)
     learning_rate
         Shrinkage of each step's prediction.
     feature_fraction
@@ -397,15 +399,15 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
 
     >>> model = SGBTClassifier(n_models=5, seed=42)
     >>> evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
-    Accuracy: 87.11%
+    Accuracy: 85.67%
 
     """
 
     def __init__(
         self,
         model: base.Regressor | None = None,
-        n_models: int = 10,
-        learning_rate: float = 0.3,
+        n_models: int = 25,
+        learning_rate: float = 0.1,
         feature_fraction: float = 0.75,
         drift_detector: base.DriftDetector | str | None = "adwin",
         seed: int | None = None,

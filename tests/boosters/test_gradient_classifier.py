@@ -32,7 +32,14 @@ def compare(model, oracle, stream):
 
 
 def test_binary_walk_equals_the_oracle():
-    model = rb.SGBTClassifier(model=SMALL_TREE, n_models=4, feature_fraction=0.5, seed=3)
+    model = rb.SGBTClassifier(
+        model=SMALL_TREE,
+        n_models=4,
+        learning_rate=0.3,
+        feature_fraction=0.5,
+        drift_detector=None,
+        seed=3,
+    )
     oracle = SGBTOracle(SMALL_TREE, 4, 0.3, feature_fraction=0.5, seed=3, outputs="binary")
     compare(model, oracle, PHISHING)
 
@@ -41,7 +48,11 @@ def test_softmax_walk_equals_the_oracle_with_classes_arriving():
     # the classes arrive one by one: sorted by label, the first 40 rows hold two of them
     stream = sorted(IMAGES[:120], key=lambda xy: xy[1])[::3] + IMAGES[120:200]
     model = rb.SGBTClassifier(
-        model=SMALL_TREE, n_models=3, drift_detector=drift.ADWIN(delta=0.5), seed=1
+        model=SMALL_TREE,
+        n_models=3,
+        learning_rate=0.3,
+        drift_detector=drift.ADWIN(delta=0.5),
+        seed=1,
     )
     oracle = SGBTOracle(
         SMALL_TREE,
@@ -58,7 +69,9 @@ def test_softmax_walk_equals_the_oracle_with_classes_arriving():
 
 
 def test_the_comparison_can_fail():
-    model = rb.SGBTClassifier(model=SMALL_TREE, n_models=3, seed=1)
+    model = rb.SGBTClassifier(
+        model=SMALL_TREE, n_models=3, learning_rate=0.3, drift_detector=None, seed=1
+    )
     oracle = SGBTOracle(SMALL_TREE, 3, 0.3 + 1e-7, seed=1, outputs="binary")
     with pytest.raises(AssertionError):
         compare(model, oracle, PHISHING[:100])

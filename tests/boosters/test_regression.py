@@ -55,10 +55,10 @@ SGBT_CASES = {
 
 
 def sgbt_pair(params, n=4, lr=0.3):
-    params = {"seed": 0, **params}  # (the same feature subsets for both)
+    params = {"seed": 0, "drift_detector": None, **params}  # (the same subsets for both)
     model = rb.SGBTRegressor(model=SMALL_TREE, n_models=n, learning_rate=lr, **params)
     oracle_params = {k: v for k, v in params.items()}
-    if "drift_detector" in oracle_params:
+    if oracle_params["drift_detector"] is not None:
         oracle_params["drift_detector"] = oracle_params["drift_detector"].clone()
     oracle_params.setdefault("feature_fraction", model.feature_fraction)
     return model, SGBTOracle(SMALL_TREE, n, lr, **oracle_params)

@@ -41,9 +41,14 @@ def default_regressor() -> tree.HoeffdingTreeRegressor:
     ``grace_period=50`` (weight), predicting its leaves' means (``leaf_prediction="mean"``:
     River's default ``"adaptive"`` also fits linear models in the leaves, which gave a lower MAE
     on Friedman but diverged on TrumpApproval's unscaled features), and bounded to 2 MiB per
-    tree, as the classifiers' trees are. Chosen with ``benchmarks/regression_default.py
-    --grid`` on Friedman and TrumpApproval (grace period 50 beat 200 on both)."""
-    return tree.HoeffdingTreeRegressor(grace_period=50, leaf_prediction="mean", max_size=2.0)
+    tree, as the classifiers' trees are, its size measured every 100,000 (weight) learned (the
+    learners measure it whenever that weight crosses a multiple: River's tree would only at
+    exact multiples, see :mod:`river_boost.learners`). Chosen with
+    ``benchmarks/regression_default.py --grid`` on Friedman and TrumpApproval (grace period 50
+    beat 200 on both)."""
+    return tree.HoeffdingTreeRegressor(
+        grace_period=50, leaf_prediction="mean", max_size=2.0, memory_estimate_period=100_000
+    )
 
 
 def check_target(y) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 
 from river import base
 
@@ -93,10 +94,15 @@ class RegressorLearners:
         return 0.0 if p is None else float(p)
 
     def _learn(self, i: int, view: dict, y: float, w: float) -> None:
-        if self._accepts_w[i]:
-            self.models[i].learn_one(view, y, w=w)
-        elif w > 0.0:
-            self.models[i].learn_one(view, y)
+        model = self.models[i]
+        if not self._accepts_w[i]:
+            if w > 0.0:
+                model.learn_one(view, y)
+            return
+        before = getattr(model, "_train_weight_seen_by_model", None)
+        model.learn_one(view, y, w=w)
+        if before is not None:
+            _measure_if_crossed(model, before)
 
     def add(self, model) -> int:
         self.models.append(model.clone())
@@ -118,6 +124,17 @@ class RegressorLearners:
         self.models[dst] = copy.deepcopy(self.models[src])
         self._accepts_w[dst] = self._accepts_w[src]
         self._views.pop(dst, None)
+
+
+def _measure_if_crossed(tree, before: float) -> None:
+    """A River Hoeffding tree measures its size, and applies ``max_size``, only when the
+    weight it has learned is an exact multiple of ``memory_estimate_period``: under the
+    classifier's fractional (Hessian) weights, practically never. Measure it whenever that
+    weight crosses a multiple, as :class:`~river_boost.forest.BoundedHoeffdingTree` does for
+    the classifiers' trees, so that ``max_size`` binds."""
+    after, period = tree._train_weight_seen_by_model, tree.memory_estimate_period
+    if after % period != 0 and math.floor(after / period) != math.floor(before / period):
+        tree._estimate_model_size()
 
 
 #: The implementations, in order of preference: the first that supports every model runs them.

@@ -73,3 +73,21 @@ def test_the_choice_of_implementation_is_one_place():
         assert type(learners.make_learners(mixed)) is learners.RegressorLearners
     finally:
         learners.IMPLEMENTATIONS = saved
+
+
+def test_a_trees_size_limit_binds_under_fractional_weights():
+    """River's tree measures itself only at exact multiples of its period: the learners
+    measure it whenever its weight crosses one, so that max_size binds."""
+    data = list(itertools.islice(datasets.synth.Friedman(seed=2), 1500))
+
+    def grown(group):
+        for x, y in data:
+            group.learn_one(0, x, y, 0.37)
+        return group.models[0]
+
+    small = tree.HoeffdingTreeRegressor(grace_period=20, max_size=0.02, memory_estimate_period=50)
+    assert grown(learners.RegressorLearners([small.clone()])).n_inactive_leaves > 0
+    river_alone = small.clone()
+    for x, y in data:
+        river_alone.learn_one(x, y, w=0.37)
+    assert river_alone.n_inactive_leaves == 0  # (why the learners measure)

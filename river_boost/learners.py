@@ -14,7 +14,9 @@ only, learner ``i`` by index:
 one place where an implementation is chosen: the first of :data:`IMPLEMENTATIONS` that
 supports every model. A compiled forest of Hoeffding regression trees with the same interface
 (``HoeffdingRegressionForest(models, feature_filter)``) drops in by adding it to the front of
-that tuple.
+that tuple. The filter it is given is the engine's ``FeatureSubsets``, which the engine
+changes in place (``reseed(i, salt)`` when it replaces a step, ``append(salt)`` when a class
+arrives): an implementation must read it when it filters, not copy it once.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ FOREST_MODULES = (
     "_regforest",
 )
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;
-# _binary, _multiclass, _ranking, the tasks' engines) and their parts: the constants, the
+# _binary, _multiclass, _ranking, the tasks' engines; _gradient, the gradient boosters' walk, and
+# _losses, their losses) and their parts: the constants, the
 # experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic
 # programs
 ENGINE_MODULES = (
@@ -48,6 +49,8 @@ ENGINE_MODULES = (
     "_binary",
     "_multiclass",
     "_ranking",
+    "_losses",
+    "_gradient",
 )
 
 

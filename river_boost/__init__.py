@@ -1,4 +1,4 @@
-"""Online boosting for River: Online BBM, AdaBoost.OL and friends."""
+"""Online boosting for River: Online BBM, AdaBoost.OL and friends, and gradient boosting."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from .binary import (
     PotentialBooster,
     SquintBoost,
 )
+from .gradient import OnlineGradientBoostRegressor, SGBTClassifier, SGBTRegressor
 from .martingale import MartingaleBooster
 from .multiclass import AdaBoostOLM, OnlineMBBM
 from .multilabel import AdaOLMR, OnlineBMR
@@ -37,10 +38,13 @@ __all__ = [
     "NHBoostDT",
     "OnlineBBM",
     "OnlineBMR",
+    "OnlineGradientBoostRegressor",
     "OnlineMBBM",
     "OSBoost",
     "OSBoostOCP",
     "PotentialBooster",
+    "SGBTClassifier",
+    "SGBTRegressor",
     "SquintBoost",
     "booster",
     "core",

@@ -416,6 +416,17 @@ class FeatureSubsets:
             self.n_features = len(x)
             self.fraction = auto_feature_fraction(len(x))
 
+    def reseed(self, i: int, salt: int) -> None:
+        """Learner ``i`` sees a new subset, drawn by the hash with ``salt`` (a replaced
+        learner of the gradient boosters)."""
+        self.salts[i] = salt
+        self._masks[i] = {}
+
+    def append(self, salt: int) -> None:
+        """One more learner, whose subset the hash draws with ``salt``."""
+        self.salts.append(salt)
+        self._masks.append({})
+
     def keeps(self, i: int, feature) -> bool:
         if i >= len(self.salts):
             i = self.aliases[i]

@@ -1,0 +1,26 @@
+# The gradient boosters' walk (river_boost.engine._gradient): see its docstring.
+
+from river_boost.engine._losses cimport Loss
+
+
+cdef class GradientEngine:
+    cdef readonly Loss loss
+    cdef readonly object learners  # the weak learners (river_boost.learners)
+    cdef readonly object subsets  # each learner's features (core.FeatureSubsets), or None
+    cdef readonly int n_steps, n_outputs
+    cdef readonly double learning_rate
+    cdef readonly bint newton  # SGBT's Newton steps (True) or OGB's shrinkage (False)
+    cdef readonly bint use_base  # the base score is the targets' running mean (regression)
+    cdef readonly object model  # what a new or replaced learner is a clone of
+    cdef readonly object detector  # each step's drift detector is a clone of it (or None)
+    cdef readonly list detectors
+    cdef readonly list replacements
+    cdef readonly object rng
+    cdef readonly long long n_seen
+    cdef readonly double sum_w, mean, m2
+    cdef readonly double gradient_bound
+    cdef readonly list sigmas
+    cdef readonly list hessian_sums, hessian_weights
+
+    cdef int _walk(self, double y, double w, bint learn, double* f) except -1
+    cdef int _replace(self, int s) except -1

@@ -1,0 +1,232 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False, embedsignature=False
+"""The gradient boosters' walk, compiled: one ``learn_one`` or prediction is one call.
+
+A gradient booster (:mod:`river_boost.gradient`) holds one :class:`GradientEngine`, which
+owns everything its walk changes: the base score (the targets' running weighted mean and
+variance), the example count, OGB's shrinkage factors ``sigma_i`` and the bound of their
+step size, the steps' drift detectors and replacement counts, the per-learner feature subsets
+and the generator that draws a replaced learner's new subset. The weak learners are behind
+``learners`` (:mod:`river_boost.learners`: ``load(x)``, ``predict_loaded(i)``,
+``learn_loaded(i, y, w)``, ``add``, ``reset``), learner ``s + S k`` being step ``s``'s learner
+of output ``k`` (``K`` outputs: one, but for the softmax's one per class).
+
+For each example the walk goes along the ``S`` steps from the base score ``F``
+(``K`` raw scores), reading each step's learners before they learn:
+
+- Newton steps (``newton``, SGBT): the loss (:mod:`river_boost.engine._losses`) gives the
+  target ``-g/h`` and weight ``h`` at ``F``; each learner ``k`` of the step learns its target
+  with weight ``h_k w / m_s``, ``m_s`` the step's running mean of ``h`` (weighted by ``w``,
+  over its outputs and the examples so far, this one included); then ``F_k += learning_rate * p_k``, ``p_k`` its prediction. With a
+  drift detector, the step's detector is given the step's weighted squared error on its
+  targets, ``sum_k h_k (target_k - p_k)^2``; when it detects a change *upwards* (its
+  estimate after the change above the one before) the step is replaced: fresh learners,
+  fresh feature subsets, a fresh detector.
+
+  Dividing by ``m_s`` leaves a leaf's Newton value ``sum h t / sum h`` as it is (a common
+  factor), but Hoeffding trees count weight before they split: with the log loss's
+  ``h <= 1/4`` (``1/K`` and less for the softmax) they would grow four and more times slower
+  than on the regression losses, whose ``h`` is 1 (``m_s = 1`` exactly: their weights are
+  ``w``).
+- Shrinkage steps (OGB, Beygelzimer et al. 2015, Algorithm 1; ``K = 1``, base 0):
+  ``F <- (1 - sigma_i eta) F + eta p_i``; learner ``i`` learns the target ``-g`` (``g`` the
+  loss's gradient at the previous ``F``, ``y^{i-1}``) with weight ``w``; ``sigma_i`` moves by
+  projected online gradient descent on ``[0, 1]``: ``sigma_i <- clip(sigma_i + g y^{i-1} /
+  (G sqrt(t)), 0, 1)``, ``t`` the example count and ``G`` the largest ``|g y^{i-1}|`` seen so
+  far (the paper's ``L D``, a bound on that product, which a stream does not give in
+  advance).
+
+A prediction is the same walk without learning. The tests compare it with the plain-Python
+oracle ``tests/oracles/gradient.py`` within 1e-9 relative.
+"""
+
+from cpython cimport array
+import array as _pyarray
+from libc.math cimport sqrt
+
+from river_boost.engine._losses cimport Loss
+
+from river_boost import _pickles
+
+cdef array.array _DOUBLES = _pyarray.array("d")
+
+# the fields a pickled engine holds, in order
+_FIELDS = 21
+
+
+cdef class GradientEngine:
+    """The walk of a gradient booster and the state it changes (see the module)."""
+
+    def __init__(self, Loss loss, learners, subsets, int n_steps, int n_outputs,
+                 double learning_rate, bint newton, bint use_base, model, detector, rng):
+        self.loss = loss
+        self.learners = learners
+        self.subsets = subsets
+        self.n_steps = n_steps
+        self.n_outputs = n_outputs
+        self.learning_rate = learning_rate
+        self.newton = newton
+        self.use_base = use_base
+        self.model = model
+        self.detector = detector
+        self.detectors = None if detector is None else [detector.clone() for _ in range(n_steps)]
+        self.replacements = [0] * n_steps
+        self.rng = rng
+        self.n_seen = 0
+        self.sum_w = self.mean = self.m2 = self.gradient_bound = 0.0
+        self.sigmas = [0.0] * n_steps
+        self.hessian_sums = [0.0] * n_steps
+        self.hessian_weights = [0.0] * n_steps
+
+    # ------------------------------------------------------------------ pickling
+
+    def __reduce__(self):
+        fields = (self.loss, self.learners, self.subsets, self.n_steps, self.n_outputs,
+                  self.learning_rate, self.newton, self.use_base, self.model, self.detector,
+                  self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
+                  self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
+                  self.hessian_weights)
+        return (_new_gradient_engine, (), (_pickles.stamp(), fields))
+
+    def __setstate__(self, state):
+        (self.loss, self.learners, self.subsets, self.n_steps, self.n_outputs,
+         self.learning_rate, self.newton, self.use_base, self.model, self.detector,
+         self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
+         self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
+         self.hessian_weights) = _pickles.unstamped(
+            state, "engine", _FIELDS)
+
+    # ------------------------------------------------------------------ the base score
+
+    @property
+    def base(self) -> float:
+        """The raw score the steps start from: the targets' running weighted mean
+        (regression), else 0."""
+        return self.mean if self.use_base else 0.0
+
+    @property
+    def scale(self) -> float:
+        """The targets' running weighted standard deviation (0 before two distinct ones)."""
+        return sqrt(self.m2 / self.sum_w) if self.sum_w > 0.0 and self.m2 > 0.0 else 0.0
+
+    # ------------------------------------------------------------------ the walk
+
+    def learn_one(self, x, double y, double w):
+        """Learn the checked, cleaned example ``x`` with label ``y`` (the target, 0/1, or the
+        class index) and weight ``w`` (0: nothing changes)."""
+        cdef array.array f
+        cdef double delta
+        if w <= 0.0:
+            return
+        f = array.clone(_DOUBLES, self.n_outputs, zero=True)
+        self.learners.load(x)
+        self.n_seen += 1
+        self._walk(y, w, True, f.data.as_doubles)
+        if self.use_base:  # West's weighted running mean and variance
+            self.sum_w += w
+            delta = y - self.mean
+            self.mean += w * delta / self.sum_w
+            self.m2 += w * delta * (y - self.mean)
+
+    def raw_one(self, x) -> list:
+        """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""
+        cdef array.array f = array.clone(_DOUBLES, self.n_outputs, zero=True)
+        self.learners.load(x)
+        self._walk(0.0, 0.0, False, f.data.as_doubles)
+        return list(f)
+
+    cdef int _walk(self, double y, double w, bint learn, double* f) except -1:
+        cdef int k = self.n_outputs, n = self.n_steps, s, j, i
+        cdef double eta = self.learning_rate, base = self.base, scale = self.scale
+        cdef double p, err, gy, sigma, new_sigma, hsum, mean_h = 1.0
+        cdef array.array buf = array.clone(_DOUBLES, 3 * k, zero=True)
+        cdef double* target = buf.data.as_doubles
+        cdef double* weight = target + k
+        cdef double* pred = target + 2 * k
+        cdef object learners = self.learners
+        for j in range(k):
+            f[j] = base
+        for s in range(n):
+            if self.newton:
+                if learn:
+                    self.loss.c_newton(y, f, k, scale, target, weight)
+                    hsum = 0.0
+                    for j in range(k):
+                        hsum += weight[j] * w
+                    self.hessian_sums[s] += hsum
+                    self.hessian_weights[s] += k * w
+                    mean_h = self.hessian_sums[s] / self.hessian_weights[s]
+                err = 0.0
+                for j in range(k):
+                    i = s + n * j
+                    p = learners.predict_loaded(i)
+                    pred[j] = p
+                    if learn:
+                        if weight[j] * w > 0.0:
+                            learners.learn_loaded(i, target[j], weight[j] * w / mean_h)
+                        err += weight[j] * (target[j] - p) * (target[j] - p)
+                for j in range(k):
+                    f[j] += eta * pred[j]
+                if learn and self.detectors is not None:
+                    detector = self.detectors[s]
+                    # (a detector without an estimate, e.g. Page-Hinkley, replaces on any
+                    # change it reports)
+                    before = getattr(detector, "estimation", None)
+                    detector.update(err)
+                    if detector.drift_detected and (
+                            before is None or detector.estimation > before):
+                        self._replace(s)
+            else:
+                p = learners.predict_loaded(s)
+                sigma = self.sigmas[s]
+                if learn:
+                    self.loss.c_derivatives(y, f, 1, target, weight)
+                    gy = target[0] * f[0]
+                    if gy > self.gradient_bound or -gy > self.gradient_bound:
+                        self.gradient_bound = gy if gy > 0.0 else -gy
+                    if self.gradient_bound > 0.0:
+                        new_sigma = sigma + gy / (self.gradient_bound * sqrt(<double>self.n_seen))
+                        if new_sigma < 0.0:
+                            new_sigma = 0.0
+                        elif new_sigma > 1.0:
+                            new_sigma = 1.0
+                        self.sigmas[s] = new_sigma
+                    learners.learn_loaded(s, -target[0], w)
+                f[0] = (1.0 - sigma * eta) * f[0] + eta * p
+        return 0
+
+    # ------------------------------------------------------------------ the learners
+
+    cdef int _replace(self, int s) except -1:
+        cdef int j, i
+        for j in range(self.n_outputs):
+            i = s + self.n_steps * j
+            self.learners.reset(i, self.model)
+            if self.subsets is not None:
+                self.subsets.reseed(i, self.rng.getrandbits(64))
+        self.detectors[s] = self.detector.clone()
+        self.replacements[s] += 1
+        return 0
+
+    def replace(self, int s):
+        """Replace step ``s``: fresh learners, feature subsets and detector (as a detected
+        drift does)."""
+        if not 0 <= s < self.n_steps:
+            raise IndexError(f"no step {s}")
+        if self.detectors is None:
+            raise ValueError("no drift detector: steps are never replaced")
+        self._replace(s)
+
+    def add_output(self):
+        """One more output (a new class of the softmax): ``S`` new learners, learner
+        ``s + S K`` for step ``s``, each with a feature subset of its own."""
+        for _ in range(self.n_steps):
+            self.learners.add(self.model)
+            if self.subsets is not None:
+                self.subsets.append(self.rng.getrandbits(64))
+        self.n_outputs += 1
+
+
+def _new_gradient_engine():
+    """An engine for ``__setstate__`` to fill (unpickling, copying)."""
+    return GradientEngine.__new__(GradientEngine)

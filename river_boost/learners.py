@@ -1,0 +1,156 @@
+"""The gradient boosters' weak learners: ``N`` regressors behind one interface.
+
+The walk (:mod:`river_boost.engine._gradient`) calls its learners through this interface
+only, learner ``i`` by index:
+
+- ``load(x)``, then ``predict_loaded(i) -> float`` and ``learn_loaded(i, y, w)`` on the loaded
+  ``x``; ``predict_one(i, x)`` and ``learn_one(i, x, y, w)`` on any ``x``;
+- ``add(model) -> i`` (a clone of ``model``), ``reset(i, model=None)`` (a fresh clone of
+  ``model``, or of learner ``i``'s own parameters), ``remove(i)``, ``copy_tree(dst, src)``;
+- ``n_models``, ``models``; the static ``supports(model)``: whether the implementation
+  takes that model.
+
+:class:`RegressorLearners` implements it for any River regressor. :func:`make_learners` is the
+one place where an implementation is chosen: the first of :data:`IMPLEMENTATIONS` that
+supports every model. A compiled forest of Hoeffding regression trees with the same interface
+(``HoeffdingRegressionForest(models, feature_filter)``) drops in by adding it to the front of
+that tuple. The filter it is given is the engine's ``FeatureSubsets``, which the engine
+changes in place (``reseed(i, salt)`` when it replaces a step, ``append(salt)`` when a class
+arrives): an implementation must read it when it filters, not copy it once.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+
+from river import base
+
+__all__ = ["IMPLEMENTATIONS", "RegressorLearners", "make_learners"]
+
+
+class RegressorLearners:
+    """``N`` River regressors, learner ``i`` seeing the features ``feature_filter.keeps(i,
+    feature)`` keeps (every feature without a filter).
+
+    A regressor whose ``learn_one`` takes no sample weight learns an example of any positive
+    weight once, unweighted (River's ``LinearRegression`` and trees take weights).
+    """
+
+    def __init__(self, models: list, feature_filter=None):
+        self.models = list(models)
+        self.feature_filter = feature_filter
+        self._x = None
+        self._views: dict = {}
+        self._accepts_w = [self._takes_w(m) for m in self.models]
+
+    @staticmethod
+    def supports(model) -> bool:
+        """Any River regressor."""
+        return isinstance(model, base.Regressor)
+
+    @staticmethod
+    def _takes_w(model) -> bool:
+        return "w" in inspect.signature(model.learn_one).parameters
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    def __getstate__(self):  # the loaded x is one example's: a copy loads its own
+        return {**self.__dict__, "_x": None, "_views": {}}
+
+    def _view(self, i: int, x: dict) -> dict:
+        keep = self.feature_filter
+        if keep is None or keep.fraction >= 1.0:
+            return x
+        return {f: v for f, v in x.items() if keep.keeps(i, f)}
+
+    def _loaded_view(self, i: int) -> dict:
+        view = self._views.get(i)
+        if view is None:
+            if self._x is None:
+                raise RuntimeError("no x is loaded")
+            view = self._views[i] = self._view(i, self._x)
+        return view
+
+    def load(self, x: dict) -> None:
+        self._x = x
+        self._views = {}
+
+    def predict_loaded(self, i: int) -> float:
+        return self._predict(i, self._loaded_view(i))
+
+    def learn_loaded(self, i: int, y: float, w: float = 1.0) -> None:
+        self._learn(i, self._loaded_view(i), y, w)
+
+    def predict_one(self, i: int, x: dict) -> float:
+        return self._predict(i, self._view(i, x))
+
+    def learn_one(self, i: int, x: dict, y: float, w: float = 1.0) -> None:
+        self._learn(i, self._view(i, x), y, w)
+
+    def _predict(self, i: int, view: dict) -> float:
+        p = self.models[i].predict_one(view)
+        return 0.0 if p is None else float(p)
+
+    def _learn(self, i: int, view: dict, y: float, w: float) -> None:
+        model = self.models[i]
+        if not self._accepts_w[i]:
+            if w > 0.0:
+                model.learn_one(view, y)
+            return
+        before = getattr(model, "_train_weight_seen_by_model", None)
+        model.learn_one(view, y, w=w)
+        if before is not None:
+            _measure_if_crossed(model, before)
+
+    def add(self, model) -> int:
+        self.models.append(model.clone())
+        self._accepts_w.append(self._takes_w(model))
+        return len(self.models) - 1
+
+    def reset(self, i: int, model=None) -> None:
+        model = self.models[i] if model is None else model
+        self.models[i] = model.clone()
+        self._accepts_w[i] = self._takes_w(model)
+        self._views.pop(i, None)  # (a new subset may come with it)
+
+    def remove(self, i: int) -> None:
+        del self.models[i]
+        del self._accepts_w[i]
+        self._views = {}
+
+    def copy_tree(self, dst: int, src: int) -> None:
+        self.models[dst] = copy.deepcopy(self.models[src])
+        self._accepts_w[dst] = self._accepts_w[src]
+        self._views.pop(dst, None)
+
+
+def _measure_if_crossed(tree, before: float) -> None:
+    """A River Hoeffding tree measures its size, and applies ``max_size``, only when the
+    weight it has learned is an exact multiple of ``memory_estimate_period``: under the
+    classifier's fractional (Hessian) weights, practically never. Measure it whenever that
+    weight crosses a multiple, as :class:`~river_boost.forest.BoundedHoeffdingTree` does for
+    the classifiers' trees, so that ``max_size`` binds."""
+    after, period = tree._train_weight_seen_by_model, tree.memory_estimate_period
+    if after % period != 0 and math.floor(after / period) != math.floor(before / period):
+        tree._estimate_model_size()
+
+
+#: The implementations, in order of preference: the first that supports every model runs them.
+#: (The compiled ``HoeffdingRegressionForest`` goes first when it exists.)
+IMPLEMENTATIONS: tuple = (RegressorLearners,)
+
+
+def make_learners(models: list, feature_filter=None):
+    """The learners that run ``models``: the first of :data:`IMPLEMENTATIONS` that supports
+    every one of them."""
+    for impl in IMPLEMENTATIONS:
+        if all(impl.supports(m) for m in models):
+            return impl(models, feature_filter)
+    raise ValueError(
+        "the weak learners must be River regressors, got "
+        + ", ".join(sorted({type(m).__name__ for m in models}))
+    )

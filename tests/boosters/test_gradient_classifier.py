@@ -1,0 +1,136 @@
+"""SGBTClassifier: the compiled walk against the oracle (binary log loss, softmax with
+classes arriving mid-stream), River's checks, labels, copies and pickles."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import pickle
+
+import pytest
+from river import checks, datasets, drift, tree
+
+import river_boost as rb
+
+from ..oracles.gradient import SGBTOracle
+
+PHISHING = list(itertools.islice(datasets.Phishing(), 300))
+IMAGES = list(itertools.islice(datasets.ImageSegments(), 300))
+SMALL_TREE = tree.HoeffdingTreeRegressor(grace_period=20, leaf_prediction="mean")
+
+
+def compare(model, oracle, stream):
+    for t, (x, y) in enumerate(stream):
+        got, want = model.predict_proba_one(x), oracle.predict_one(x) if t else {}
+        if t:
+            assert set(got) == set(want), f"classes differ at example {t}"
+            for c in want:
+                assert math.isclose(got[c], want[c], rel_tol=1e-9, abs_tol=1e-12), (t, c)
+        model.learn_one(x, y)
+        oracle.learn(x, y)
+
+
+def test_binary_walk_equals_the_oracle():
+    model = rb.SGBTClassifier(
+        model=SMALL_TREE,
+        n_models=4,
+        learning_rate=0.3,
+        feature_fraction=0.5,
+        drift_detector=None,
+        seed=3,
+    )
+    oracle = SGBTOracle(SMALL_TREE, 4, 0.3, feature_fraction=0.5, seed=3, outputs="binary")
+    compare(model, oracle, PHISHING)
+
+
+def test_softmax_walk_equals_the_oracle_with_classes_arriving():
+    # the classes arrive one by one: sorted by label, the first 40 rows hold two of them
+    stream = sorted(IMAGES[:120], key=lambda xy: xy[1])[::3] + IMAGES[120:200]
+    model = rb.SGBTClassifier(
+        model=SMALL_TREE,
+        n_models=3,
+        learning_rate=0.3,
+        drift_detector=drift.ADWIN(delta=0.5),
+        seed=1,
+    )
+    oracle = SGBTOracle(
+        SMALL_TREE,
+        3,
+        0.3,
+        feature_fraction=0.75,
+        drift_detector=drift.ADWIN(delta=0.5),
+        seed=1,
+        outputs="softmax",
+    )
+    compare(model, oracle, stream)
+    assert len(model.known_classes) == 7
+    assert len(model.models) == 3 * 7
+
+
+def test_the_comparison_can_fail():
+    model = rb.SGBTClassifier(
+        model=SMALL_TREE, n_models=3, learning_rate=0.3, drift_detector=None, seed=1
+    )
+    oracle = SGBTOracle(SMALL_TREE, 3, 0.3 + 1e-7, seed=1, outputs="binary")
+    with pytest.raises(AssertionError):
+        compare(model, oracle, PHISHING[:100])
+
+
+@pytest.mark.parametrize("params", list(rb.SGBTClassifier._unit_test_params()))
+def test_river_check_estimator(params):
+    checks.check_estimator(rb.SGBTClassifier(**params))
+
+
+def test_labels_and_probabilities():
+    model = rb.SGBTClassifier(n_models=3, seed=1)
+    assert model.predict_proba_one(IMAGES[0][0]) == {}
+    assert model.predict_one(IMAGES[0][0]) is None
+    seen = []
+    for x, y in IMAGES[:100]:
+        model.learn_one(x, y)
+        if y not in seen:
+            seen.append(y)
+        proba = model.predict_proba_one(x)
+        assert list(proba) == seen == model.known_classes
+        assert math.isclose(sum(proba.values()), 1.0)
+    binary = rb.SGBTClassifier(n_models=3, seed=1)
+    for x, y in PHISHING[:100]:
+        binary.learn_one(x, y)
+    assert set(binary.predict_proba_one(PHISHING[0][0])) == {False, True}
+    before = pickle.dumps(binary)
+    for bad in ("cat", None, 2):
+        with pytest.raises(ValueError):
+            binary.learn_one(PHISHING[0][0], bad)
+    with pytest.raises(ValueError):
+        binary.learn_one(PHISHING[0][0], True, w=-1.0)
+    with pytest.raises(ValueError):
+        model.learn_one(IMAGES[0][0], ["unhashable"])
+    assert pickle.dumps(binary) == before
+
+
+def test_it_learns():
+    model = rb.SGBTClassifier(seed=1)
+    hits = 0
+    for t, (x, y) in enumerate(PHISHING):
+        hits += t >= 100 and model.predict_one(x) == y
+        model.learn_one(x, y)
+    assert hits / 200 > 0.8
+
+
+def test_copies_and_pickles_continue_as_the_original():
+    model = rb.SGBTClassifier(n_models=2, feature_fraction=0.6, seed=4)
+    for x, y in IMAGES[:100]:
+        model.learn_one(x, y)
+    snapshot = pickle.dumps(model)
+    loaded, clone, deep = (
+        pickle.loads(snapshot),
+        model.clone(include_attributes=True),
+        copy.deepcopy(model),
+    )
+    for x, y in IMAGES[100:140]:
+        expected = model.predict_proba_one(x)
+        assert loaded.predict_proba_one(x) == expected == deep.predict_proba_one(x)
+        for m in (model, loaded, deep):
+            m.learn_one(x, y)
+    assert pickle.dumps(clone) == snapshot

@@ -28,6 +28,7 @@ from ._pickles import Stamped
 from .core import FeatureSubsets, check_sample_weight, clean_features
 from .engine._gradient import GradientEngine
 from .engine._losses import make_loss
+from .forest import BoundedHoeffdingTreeRegressor
 from .learners import make_learners
 
 __all__ = ["OnlineGradientBoostRegressor", "SGBTClassifier", "SGBTRegressor", "default_regressor"]
@@ -36,19 +37,17 @@ __all__ = ["OnlineGradientBoostRegressor", "SGBTClassifier", "SGBTRegressor", "d
 REGRESSION_LOSSES = ("squared", "huber", "quantile")
 
 
-def default_regressor() -> tree.HoeffdingTreeRegressor:
+def default_regressor() -> BoundedHoeffdingTreeRegressor:
     """The SGBT estimators' weak learner: River's Hoeffding regression tree, splitting after
     ``grace_period=50`` (weight), predicting its leaves' means (``leaf_prediction="mean"``:
     River's default ``"adaptive"`` also fits linear models in the leaves, which gave a lower MAE
-    on Friedman but diverged on TrumpApproval's unscaled features), and bounded to 2 MiB per
-    tree, as the classifiers' trees are, its size measured every 100,000 (weight) learned (the
-    learners measure it whenever that weight crosses a multiple: River's tree would only at
-    exact multiples, see :mod:`river_boost.learners`). Chosen with
+    on Friedman but diverged on TrumpApproval's unscaled features), with a size limit that
+    binds under the boosters' fractional weights (2 MiB per tree, measured every 1,000 units
+    of weight: :class:`~river_boost.forest.BoundedHoeffdingTreeRegressor`). It runs in the
+    compiled forest (River's tree, bit for bit). Chosen with
     ``benchmarks/regression_default.py --grid`` on Friedman and TrumpApproval (grace period 50
     beat 200 on both)."""
-    return tree.HoeffdingTreeRegressor(
-        grace_period=50, leaf_prediction="mean", max_size=2.0, memory_estimate_period=100_000
-    )
+    return BoundedHoeffdingTreeRegressor(grace_period=50, leaf_prediction="mean")
 
 
 def check_target(y) -> float:

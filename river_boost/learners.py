@@ -6,7 +6,8 @@ only, learner ``i`` by index:
 - ``load(x)``, then ``predict_loaded(i) -> float`` and ``learn_loaded(i, y, w)`` on the loaded
   ``x``; ``predict_one(i, x)`` and ``learn_one(i, x, y, w)`` on any ``x``;
 - ``add(model) -> i`` (a clone of ``model``), ``reset(i, model=None)`` (a fresh clone of
-  ``model``, or of learner ``i``'s own parameters), ``remove(i)``, ``copy_tree(dst, src)``;
+  ``model``, or of learner ``i``'s own parameters; ``refilter=True`` after its feature subset
+  changed), ``remove(i)``, ``copy_tree(src, dst)``;
 - ``n_models``, ``models``; the static ``supports(model)``: whether the implementation
   takes that model.
 
@@ -26,6 +27,8 @@ import inspect
 import math
 
 from river import base
+
+from .forest import HoeffdingRegressionForest
 
 __all__ = ["IMPLEMENTATIONS", "RegressorLearners", "make_learners"]
 
@@ -111,18 +114,18 @@ class RegressorLearners:
         self._accepts_w.append(self._takes_w(model))
         return len(self.models) - 1
 
-    def reset(self, i: int, model=None) -> None:
+    def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
         model = self.models[i] if model is None else model
         self.models[i] = model.clone()
         self._accepts_w[i] = self._takes_w(model)
-        self._views.pop(i, None)  # (a new subset may come with it)
+        self._views.pop(i, None)  # (views are computed afresh: refilter or not)
 
     def remove(self, i: int) -> None:
         del self.models[i]
         del self._accepts_w[i]
         self._views = {}
 
-    def copy_tree(self, dst: int, src: int) -> None:
+    def copy_tree(self, src: int, dst: int) -> None:
         self.models[dst] = copy.deepcopy(self.models[src])
         self._accepts_w[dst] = self._accepts_w[src]
         self._views.pop(dst, None)
@@ -139,9 +142,9 @@ def _measure_if_crossed(tree, before: float) -> None:
         tree._estimate_model_size()
 
 
-#: The implementations, in order of preference: the first that supports every model runs them.
-#: (The compiled ``HoeffdingRegressionForest`` goes first when it exists.)
-IMPLEMENTATIONS: tuple = (RegressorLearners,)
+#: The implementations, in order of preference: the first that supports every model runs them
+#: (the compiled trees run River's Hoeffding regression trees, bit for bit)
+IMPLEMENTATIONS: tuple = (HoeffdingRegressionForest, RegressorLearners)
 
 
 def make_learners(models: list, feature_filter=None):

@@ -1,11 +1,13 @@
 # The gradient boosters' walk (river_boost.engine._gradient): see its docstring.
 
 from river_boost.engine._losses cimport Loss
+from river_boost.forest._regforest cimport RegressionForestCore
 
 
 cdef class GradientEngine:
     cdef readonly Loss loss
     cdef readonly object learners  # the weak learners (river_boost.learners)
+    cdef RegressionForestCore core  # the learners, when they are the compiled trees
     cdef readonly object subsets  # each learner's features (core.FeatureSubsets), or None
     cdef readonly int n_steps, n_outputs
     cdef readonly double learning_rate
@@ -22,5 +24,9 @@ cdef class GradientEngine:
     cdef readonly list sigmas
     cdef readonly list hessian_sums, hessian_weights
 
+    cdef int _compiled(self) except -1
+    cdef int _load(self, object x) except -1
+    cdef double _predict(self, int i) except? -1.0
+    cdef int _learn(self, int i, double y, double w) except -1
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1
     cdef int _replace(self, int s) except -1

@@ -45,6 +45,7 @@ import array as _pyarray
 from libc.math cimport sqrt
 
 from river_boost.engine._losses cimport Loss
+from river_boost.forest._regforest cimport RegressionForestCore
 
 from river_boost import _pickles
 
@@ -61,6 +62,7 @@ cdef class GradientEngine:
                  double learning_rate, bint newton, bint use_base, model, detector, rng):
         self.loss = loss
         self.learners = learners
+        self._compiled()
         self.subsets = subsets
         self.n_steps = n_steps
         self.n_outputs = n_outputs
@@ -95,6 +97,12 @@ cdef class GradientEngine:
          self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
          self.hessian_weights) = _pickles.unstamped(
             state, "engine", _FIELDS)
+        self._compiled()
+
+    cdef int _compiled(self) except -1:
+        # the compiled trees are called in C, past their Python methods
+        self.core = self.learners if isinstance(self.learners, RegressionForestCore) else None
+        return 0
 
     # ------------------------------------------------------------------ the base score
 
@@ -119,7 +127,7 @@ cdef class GradientEngine:
         if w <= 0.0:
             return
         f = array.clone(_DOUBLES, self.n_outputs, zero=True)
-        self.learners.load(x)
+        self._load(x)
         self.n_seen += 1
         self._walk(y, w, True, f.data.as_doubles)
         if self.use_base:  # West's weighted running mean and variance
@@ -131,9 +139,26 @@ cdef class GradientEngine:
     def raw_one(self, x) -> list:
         """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""
         cdef array.array f = array.clone(_DOUBLES, self.n_outputs, zero=True)
-        self.learners.load(x)
+        self._load(x)
         self._walk(0.0, 0.0, False, f.data.as_doubles)
         return list(f)
+
+    cdef int _load(self, object x) except -1:
+        if self.core is not None:
+            return self.core.load_c(x)
+        self.learners.load(x)
+        return 0
+
+    cdef double _predict(self, int i) except? -1.0:
+        if self.core is not None:
+            return self.core.predict_loaded_c(i)
+        return self.learners.predict_loaded(i)
+
+    cdef int _learn(self, int i, double y, double w) except -1:
+        if self.core is not None:
+            return self.core.learn_loaded_c(i, y, w)
+        self.learners.learn_loaded(i, y, w)
+        return 0
 
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1:
         cdef int k = self.n_outputs, n = self.n_steps, s, j, i
@@ -143,7 +168,6 @@ cdef class GradientEngine:
         cdef double* target = buf.data.as_doubles
         cdef double* weight = target + k
         cdef double* pred = target + 2 * k
-        cdef object learners = self.learners
         for j in range(k):
             f[j] = base
         for s in range(n):
@@ -159,11 +183,11 @@ cdef class GradientEngine:
                 err = 0.0
                 for j in range(k):
                     i = s + n * j
-                    p = learners.predict_loaded(i)
+                    p = self._predict(i)
                     pred[j] = p
                     if learn:
                         if weight[j] * w > 0.0:
-                            learners.learn_loaded(i, target[j], weight[j] * w / mean_h)
+                            self._learn(i, target[j], weight[j] * w / mean_h)
                         err += weight[j] * (target[j] - p) * (target[j] - p)
                 for j in range(k):
                     f[j] += eta * pred[j]
@@ -177,7 +201,7 @@ cdef class GradientEngine:
                             before is None or detector.estimation > before):
                         self._replace(s)
             else:
-                p = learners.predict_loaded(s)
+                p = self._predict(s)
                 sigma = self.sigmas[s]
                 if learn:
                     self.loss.c_derivatives(y, f, 1, target, weight)
@@ -191,7 +215,7 @@ cdef class GradientEngine:
                         elif new_sigma > 1.0:
                             new_sigma = 1.0
                         self.sigmas[s] = new_sigma
-                    learners.learn_loaded(s, -target[0], w)
+                    self._learn(s, -target[0], w)
                 f[0] = (1.0 - sigma * eta) * f[0] + eta * p
         return 0
 
@@ -201,9 +225,10 @@ cdef class GradientEngine:
         cdef int j, i
         for j in range(self.n_outputs):
             i = s + self.n_steps * j
-            self.learners.reset(i, self.model)
             if self.subsets is not None:
                 self.subsets.reseed(i, self.rng.getrandbits(64))
+            # (after the new subset: the learner asks its filter again)
+            self.learners.reset(i, self.model, refilter=True)
         self.detectors[s] = self.detector.clone()
         self.replacements[s] += 1
         return 0
@@ -221,9 +246,9 @@ cdef class GradientEngine:
         """One more output (a new class of the softmax): ``S`` new learners, learner
         ``s + S K`` for step ``s``, each with a feature subset of its own."""
         for _ in range(self.n_steps):
-            self.learners.add(self.model)
-            if self.subsets is not None:
+            if self.subsets is not None:  # (first: the new learner's filter must know it)
                 self.subsets.append(self.rng.getrandbits(64))
+            self.learners.add(self.model)
         self.n_outputs += 1
 
 

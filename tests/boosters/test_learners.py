@@ -11,22 +11,25 @@ from river import datasets, linear_model, naive_bayes, tree
 
 from river_boost import learners
 from river_boost.core import FeatureSubsets
+from river_boost.forest import HoeffdingRegressionForest
 
 DATA = list(itertools.islice(datasets.synth.Friedman(seed=1), 120))
 
 
-def test_each_learner_is_its_models_clone_and_sees_its_subset():
+@pytest.mark.parametrize("impl", learners.IMPLEMENTATIONS)
+def test_each_learner_is_its_models_clone_and_sees_its_subset(impl):
+    """Both implementations: River's trees in Python, and the compiled ones (bit for bit)."""
     subsets = FeatureSubsets(0.5, [11, 22, 33])
     model = tree.HoeffdingTreeRegressor(grace_period=20)
-    group = learners.make_learners([model.clone() for _ in range(3)], subsets)
-    assert isinstance(group, learners.RegressorLearners) and group.n_models == 3
+    group = impl([model.clone() for _ in range(3)], subsets)
+    assert group.n_models == 3
     twins = [model.clone() for _ in range(3)]
     for x, y in DATA:
+        direct = [group.predict_one(i, x) for i in range(3)]  # (the forest: unloads)
         group.load(x)
         for i in range(3):
             view = {f: v for f, v in x.items() if subsets.keeps(i, f)}
-            assert group.predict_loaded(i) == (twins[i].predict_one(view) or 0.0)
-            assert group.predict_one(i, x) == group.predict_loaded(i)
+            assert group.predict_loaded(i) == (twins[i].predict_one(view) or 0.0) == direct[i]
             group.learn_loaded(i, y, 0.5)
             twins[i].learn_one(view, y, w=0.5)
     # (the learners' subsets differ: the check above compared each with its own)
@@ -41,7 +44,7 @@ def test_add_reset_copy_remove():
     trained = group.predict_one(0, x)
     assert trained != 0.0 and group.predict_one(1, x) == 0.0
     assert group.add(linear_model.LinearRegression()) == 2 and group.n_models == 3
-    group.copy_tree(2, 0)
+    group.copy_tree(0, 2)
     assert group.predict_one(2, x) == trained
     group.learn_one(2, x, 100.0, 1.0)  # a copy, not a reference
     assert group.predict_one(0, x) == trained
@@ -55,21 +58,26 @@ def test_add_reset_copy_remove():
 
 
 def test_the_choice_of_implementation_is_one_place():
+    # River's Hoeffding regression trees run compiled; any other regressor in Python
+    assert (
+        type(learners.make_learners([tree.HoeffdingTreeRegressor()])) is HoeffdingRegressionForest
+    )
+    mixed = [tree.HoeffdingTreeRegressor(), linear_model.LinearRegression()]
+    assert type(learners.make_learners(mixed)) is learners.RegressorLearners
     assert learners.RegressorLearners.supports(tree.HoeffdingTreeRegressor())
     assert not learners.RegressorLearners.supports(naive_bayes.GaussianNB())
     with pytest.raises(ValueError, match="River regressors"):
         learners.make_learners([naive_bayes.GaussianNB()])
 
-    class Compiled(learners.RegressorLearners):  # a faster implementation of some models
+    class Linear(learners.RegressorLearners):  # another implementation of some models
         @staticmethod
         def supports(model):
-            return isinstance(model, tree.HoeffdingTreeRegressor)
+            return isinstance(model, linear_model.LinearRegression)
 
     saved = learners.IMPLEMENTATIONS
-    learners.IMPLEMENTATIONS = (Compiled, *saved)
+    learners.IMPLEMENTATIONS = (Linear, *saved)
     try:
-        assert type(learners.make_learners([tree.HoeffdingTreeRegressor()])) is Compiled
-        mixed = [tree.HoeffdingTreeRegressor(), linear_model.LinearRegression()]
+        assert type(learners.make_learners([linear_model.LinearRegression()])) is Linear
         assert type(learners.make_learners(mixed)) is learners.RegressorLearners
     finally:
         learners.IMPLEMENTATIONS = saved

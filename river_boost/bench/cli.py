@@ -34,6 +34,7 @@ ALIASES = {
     "ARFClassifier": "River.ARF",
     "ClassifierChain": "River.ClassifierChain",
     "HTR": "HoeffdingTreeRegressor",
+    "OGB": "OnlineGradientBoostRegressor",
     "ARFRegressor": "River.ARFRegressor",
     "SRPRegressor": "River.SRPRegressor",
     "BaggingRegressor": "River.BaggingRegressor",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from river import compose, drift, ensemble, forest, multioutput, preprocessing, tree
 
-from .. import binary, core, martingale, multiclass, multilabel
+from .. import binary, core, gradient, martingale, multiclass, multilabel
 from . import anchors
 from .streams import task_of
 
@@ -110,6 +110,15 @@ def _river_regressor(cls, scaler=None, size="n_models", **fixed):
         return _prepared(cls(**params), scaler() if scaler is not None else None)
 
     return build
+
+
+def _ogb(n, seed, **grid):
+    """OnlineGradientBoostRegressor (which draws nothing: no seed) behind River's preparation
+    with standard scaling, which its linear weak learners need."""
+    params = {**grid, **({} if n is None else {"n_models": n})}
+    return _prepared(
+        gradient.OnlineGradientBoostRegressor(**params), preprocessing.StandardScaler()
+    )
 
 
 def _takes_seed(cls) -> bool:
@@ -226,8 +235,12 @@ REGISTRY: dict[str, Entry] = {
     "River.SGTRegressor": Entry(
         _river_regressor(tree.SGTRegressor, size=None), REGRESSION, kind="baseline"
     ),
-    # river_boost's regressors: one entry each, e.g.
-    # "SGBTRegressor": Entry(_make(SGBTRegressor), REGRESSION), (see REGRESSION_MODELS)
+    # river_boost's regressors (see REGRESSION_MODELS). The SGBT trees take every feature as
+    # it comes; OGB's default learner, a linear model, gets River's usual preparation
+    "SGBTRegressor": Entry(_make(gradient.SGBTRegressor), REGRESSION),
+    "OnlineGradientBoostRegressor": Entry(_ogb, REGRESSION),
+    # ... and SGBT for classification, beside the classifiers
+    "SGBTClassifier": Entry(_make(gradient.SGBTClassifier), CLASSIFICATION),
     # drift adaptation on (the drift suite, river_boost.adaptation; not in the default run)
     **{
         f"{name}+drift": Entry(

@@ -129,12 +129,16 @@ cdef class GradientEngine:
         f = array.clone(_DOUBLES, self.n_outputs, zero=True)
         self._load(x)
         self.n_seen += 1
-        self._walk(y, w, True, f.data.as_doubles)
-        if self.use_base:  # West's weighted running mean and variance
+        if self.use_base:
+            # West's weighted running mean and variance, taking y before the steps learn:
+            # their residuals are then against the base score the next prediction starts
+            # from (after the mean, the steps had learned residuals against an older base:
+            # on TrumpApproval, whose targets are about 44, the second prediction was 153)
             self.sum_w += w
             delta = y - self.mean
             self.mean += w * delta / self.sum_w
             self.m2 += w * delta * (y - self.mean)
+        self._walk(y, w, True, f.data.as_doubles)
 
     def raw_one(self, x) -> list:
         """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""

@@ -267,3 +267,15 @@ def test_quantiles_bracket_the_targets():
         high.learn_one(x, y)
     assert 0.03 < below / 1000 < 0.2
     assert 0.03 < above / 1000 < 0.2
+
+
+def test_the_base_score_takes_the_target_before_the_steps_learn():
+    """The steps learn residuals against the base score the next prediction starts from: after
+    one example, SGBT predicts its target (the steps learned residuals of 0). Before, they
+    learned residuals against the old base (0): on TrumpApproval the second prediction was 153
+    for targets about 44."""
+    model = rb.SGBTRegressor(seed=1, n_models=5)
+    model.learn_one({"a": 1.0}, 43.8)
+    assert model.predict_one({"a": 1.0}) == pytest.approx(43.8, rel=1e-12)
+    model.learn_one({"a": 2.0}, 43.7)
+    assert 43.6 < model.predict_one({"a": 1.5}) < 43.9

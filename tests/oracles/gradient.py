@@ -162,6 +162,11 @@ class SGBTOracle:
             y = self.classes.index(y)
         elif self.outputs == "binary":
             y = float(y)
+        if self.outputs == "regression":  # the base score takes y first
+            self.sum_w += w
+            d = y - self.mean
+            self.mean += w * d / self.sum_w
+            self.m2 += w * d * (y - self.mean)
         scale = math.sqrt(self.m2 / self.sum_w) if self.sum_w > 0 and self.m2 > 0 else 0.0
         f = [self.base()] * self.K
         name = {"regression": self.loss, "binary": "log", "softmax": "softmax"}[self.outputs]
@@ -197,11 +202,6 @@ class SGBTOracle:
                             self.subsets.reseed(i, self.rng.getrandbits(64))
                     self.detectors[s] = self.detector.clone()
                     self.replacements[s] += 1
-        if self.outputs == "regression":
-            self.sum_w += w
-            d = y - self.mean
-            self.mean += w * d / self.sum_w
-            self.m2 += w * d * (y - self.mean)
 
     def predict_one(self, x):
         f = self.raw(x)

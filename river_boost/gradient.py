@@ -25,7 +25,7 @@ import numpy as np
 from river import base, drift, tree
 
 from ._pickles import Stamped
-from .core import FeatureSubsets, check_sample_weight, clean_features
+from .core import FeatureSubsets, check_sample_weight
 from .engine._gradient import GradientEngine
 from .engine._losses import make_loss
 from .forest import BoundedHoeffdingTreeRegressor
@@ -50,8 +50,14 @@ def default_regressor() -> BoundedHoeffdingTreeRegressor:
     return BoundedHoeffdingTreeRegressor(grace_period=50, leaf_prediction="mean")
 
 
+#: the largest target magnitude a regressor learns: beyond it, squares of residuals and the
+#: trees' weighted sums of squares (weights up to 1e12) could overflow a double
+MAX_ABS_TARGET = 1e100
+
+
 def check_target(y) -> float:
-    """``y`` as a float; ``ValueError`` unless it is a finite real number (not a bool)."""
+    """``y`` as a float; ``ValueError`` unless it is a real number (not a bool) of magnitude
+    at most :data:`MAX_ABS_TARGET`."""
     if isinstance(y, (str, bytes, bool, np.bool_)) or not isinstance(y, (numbers.Real, np.generic)):
         raise ValueError(f"the target must be a finite real number, got {y!r}")
     try:
@@ -60,6 +66,8 @@ def check_target(y) -> float:
         raise ValueError(f"the target must be a finite real number, got {y!r}") from None
     if not math.isfinite(value):
         raise ValueError(f"the target must be a finite real number, got {y!r}")
+    if abs(value) > MAX_ABS_TARGET:
+        raise ValueError(f"the target's magnitude must be at most {MAX_ABS_TARGET:g}, got {y!r}")
     return value
 
 
@@ -85,11 +93,34 @@ def _detector(detector):
     )
 
 
+def _numbers_only(model) -> bool:
+    """Whether the weak learner fails on string features: River's linear models, and Hoeffding
+    regression trees whose leaves fit one (``leaf_prediction`` "model" or "adaptive"). Such
+    an event is refused before any learner learns (a learner failing midway through the steps
+    would leave the earlier ones changed)."""
+    from river import linear_model
+
+    if isinstance(model, linear_model.base.GLM):
+        return True
+    return isinstance(model, tree.HoeffdingTreeRegressor) and model.leaf_prediction != "mean"
+
+
+def _check_numbers(clean: dict) -> None:
+    for key, value in clean.items():
+        if type(value) is str:
+            raise TypeError(
+                f"feature {key!r} is a string, and the weak learner takes numbers only (River's "
+                "linear models, trees with model or adaptive leaves): encode it first, e.g. "
+                "with River's preprocessing.OneHotEncoder"
+            )
+
+
 class _GradientBooster(Stamped, base.Estimator):
     """What the gradient boosters share: the engine, the checks, the diagnostics."""
 
     def _build(self, model, loss, n_outputs: int, newton: bool, use_base: bool, detector, fraction):
         _check_positive_int("n_models", self.n_models)
+        self._numbers_only = _numbers_only(model)
         _check_rate("learning_rate", self.learning_rate)
         if not (isinstance(fraction, numbers.Real) and 0.0 < fraction <= 1.0):
             raise ValueError(f"feature_fraction must lie in (0, 1], got {fraction!r}")
@@ -113,6 +144,13 @@ class _GradientBooster(Stamped, base.Estimator):
             detector,
             rng,
         )
+
+    def _checked(self, x) -> dict:
+        """``x`` cleaned, and refused if its strings would fail the weak learners."""
+        clean = self._engine.clean(x)
+        if self._numbers_only:
+            _check_numbers(clean)
+        return clean
 
     @property
     def models(self) -> list:
@@ -145,12 +183,11 @@ class _Regressor(_GradientBooster, base.Regressor):
         leaves the estimator as it was."""
         target = check_target(y)
         weight = check_sample_weight(w)
-        clean = clean_features(x)
-        self._engine.learn_one(clean, target, weight)
+        self._engine.learn_one(self._checked(x), target, weight)
 
     def predict_one(self, x, **kwargs) -> float:
         """The prediction for ``x``: the base score plus the steps' contributions."""
-        return self._engine.raw_one(clean_features(x))[0]
+        return self._engine.raw_one(self._checked(x))[0]
 
 
 class SGBTRegressor(_Regressor):
@@ -464,15 +501,22 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
     def _label(self, y):
         """The checked label's code for the engine, and whether it is a new class (nothing
         changes here)."""
-        if y is None:
-            raise ValueError("the label must not be None")
+        try:
+            missing = y is None or bool(y != y)  # (NaN is never equal to a class seen)
+        except Exception:  # (values that refuse comparison: not hashable either, see below)
+            missing = False
+        if missing:
+            raise ValueError(f"the label must not be None or NaN, got {y!r}")
         binary = self._binary
         if binary is None:
             binary = isinstance(y, (bool, np.bool_))
         if binary:
-            if not isinstance(y, (bool, np.bool_)):
-                raise ValueError(f"this stream's labels are bools, got {y!r}")
-            return binary, float(bool(y)), False
+            # bools, and the numbers 0 and 1 for them (as the binary boosters take them)
+            if isinstance(y, (bool, np.bool_)) or (
+                isinstance(y, (numbers.Real, np.number)) and (y == 0 or y == 1)
+            ):
+                return binary, float(y == 1), False
+            raise ValueError(f"this stream's labels are bools (or 0 and 1), got {y!r}")
         try:
             hash(y)
         except TypeError:
@@ -486,7 +530,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         event changes nothing)."""
         binary, code, new = self._label(y)
         weight = check_sample_weight(w)
-        clean = clean_features(x)
+        clean = self._checked(x)
         if weight == 0.0:
             return
         if self._binary is None:
@@ -507,7 +551,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         """The probability of each class seen so far (``{}`` before the first label)."""
         if self._binary is None:
             return {}
-        scores = self._engine.raw_one(clean_features(x))
+        scores = self._engine.raw_one(self._checked(x))
         if self._binary:
             p = 1.0 / (1.0 + math.exp(-scores[0])) if scores[0] >= -700 else 0.0
             return {False: 1.0 - p, True: p}

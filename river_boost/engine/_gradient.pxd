@@ -1,5 +1,6 @@
 # The gradient boosters' walk (river_boost.engine._gradient): see its docstring.
 
+from river_boost.engine._clean cimport KeyOrder
 from river_boost.engine._losses cimport Loss
 from river_boost.forest._regforest cimport RegressionForestCore
 
@@ -23,6 +24,8 @@ cdef class GradientEngine:
     cdef readonly double gradient_bound
     cdef readonly list sigmas
     cdef readonly list hessian_sums, hessian_weights
+    cdef readonly dict nominal  # feature -> whether its learned values are strings
+    cdef KeyOrder order  # clean()'s key order, and the x it cleaned last
 
     cdef int _compiled(self) except -1
     cdef int _load(self, object x) except -1

@@ -44,6 +44,7 @@ from cpython cimport array
 import array as _pyarray
 from libc.math cimport sqrt
 
+from river_boost.engine._clean cimport KeyOrder, _cleaned
 from river_boost.engine._losses cimport Loss
 from river_boost.forest._regforest cimport RegressionForestCore
 
@@ -52,7 +53,7 @@ from river_boost import _pickles
 cdef array.array _DOUBLES = _pyarray.array("d")
 
 # the fields a pickled engine holds, in order
-_FIELDS = 21
+_FIELDS = 22
 
 
 cdef class GradientEngine:
@@ -79,6 +80,8 @@ cdef class GradientEngine:
         self.sigmas = [0.0] * n_steps
         self.hessian_sums = [0.0] * n_steps
         self.hessian_weights = [0.0] * n_steps
+        self.nominal = {}
+        self.order = KeyOrder()
 
     # ------------------------------------------------------------------ pickling
 
@@ -87,7 +90,7 @@ cdef class GradientEngine:
                   self.learning_rate, self.newton, self.use_base, self.model, self.detector,
                   self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
                   self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
-                  self.hessian_weights)
+                  self.hessian_weights, self.nominal)
         return (_new_gradient_engine, (), (_pickles.stamp(), fields))
 
     def __setstate__(self, state):
@@ -95,8 +98,8 @@ cdef class GradientEngine:
          self.learning_rate, self.newton, self.use_base, self.model, self.detector,
          self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
          self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
-         self.hessian_weights) = _pickles.unstamped(
-            state, "engine", _FIELDS)
+         self.hessian_weights, self.nominal) = _pickles.unstamped(state, "engine", _FIELDS)
+        self.order = KeyOrder()
         self._compiled()
 
     cdef int _compiled(self) except -1:
@@ -119,9 +122,15 @@ cdef class GradientEngine:
 
     # ------------------------------------------------------------------ the walk
 
+    def clean(self, x):
+        """``x`` cleaned as every booster cleans it (:func:`river_boost.core.clean_features`)
+        without the features whose kind (string or not) differs from the one learned: a
+        feature keeps the kind of its first learned value, so the trees never see both."""
+        return _cleaned(self.order, x, self.nominal)
+
     def learn_one(self, x, double y, double w):
-        """Learn the checked, cleaned example ``x`` with label ``y`` (the target, 0/1, or the
-        class index) and weight ``w`` (0: nothing changes)."""
+        """Learn the checked example ``x``, cleaned by :meth:`clean`, with label ``y`` (the
+        target, 0/1, or the class index) and weight ``w`` (0: nothing changes)."""
         cdef array.array f
         cdef double delta
         if w <= 0.0:
@@ -139,6 +148,10 @@ cdef class GradientEngine:
             self.mean += w * delta / self.sum_w
             self.m2 += w * delta * (y - self.mean)
         self._walk(y, w, True, f.data.as_doubles)
+        if len(self.nominal) < len(x) or not self.nominal.keys() >= x.keys():
+            for key, value in x.items():  # the learned features' kinds (clean() keeps them)
+                if key not in self.nominal:
+                    self.nominal[key] = type(value) is str
 
     def raw_one(self, x) -> list:
         """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""

@@ -66,13 +66,26 @@ BOOSTERS = {
         lambda: rb.PotentialBooster(rb.potentials.SquintPotential("uniform"), n_models=3, seed=1),
         "binary",
     ),
+    "SGBTClassifier": (lambda: rb.SGBTClassifier(n_models=3, seed=1), "binary"),
+    "SGBTClassifier-multiclass": (lambda: rb.SGBTClassifier(n_models=3, seed=1), "softmax"),
+    "SGBTRegressor": (lambda: rb.SGBTRegressor(n_models=3, seed=1), "regression"),
+    # (over trees with mean leaves: linear models take numbers only and refuse strings, see
+    # test_regression.py)
+    "OnlineGradientBoostRegressor": (
+        lambda: rb.OnlineGradientBoostRegressor(
+            model=tree.HoeffdingTreeRegressor(grace_period=20, leaf_prediction="mean"), n_models=3
+        ),
+        "regression",
+    ),
 }
 
 STREAMS = {
     "binary": list(itertools.islice(datasets.Phishing(), 400)),
     "multiclass": list(itertools.islice(datasets.ImageSegments(), 400)),
     "ranking": list(itertools.islice(datasets.Yeast(), 200)),
+    "regression": list(itertools.islice(datasets.TrumpApproval(), 400)),
 }
+STREAMS["softmax"] = STREAMS["multiclass"]
 
 
 # ----------------------------------------------------------------------------- the contract
@@ -121,6 +134,15 @@ class Contract:
         return w if 0.0 <= w <= MAX else REJECT
 
     def label(self, y):
+        if self.task == "regression":  # a finite real number (a bool is a label, not one)
+            if isinstance(y, (bool, np.bool_, str, bytes)):
+                return REJECT
+            if not isinstance(y, (numbers.Real, np.number)) or isinstance(y, complex):
+                return REJECT
+            try:
+                return y if abs(float(y)) <= 1e100 else REJECT  # (NaN fails too)
+            except (OverflowError, ValueError):
+                return REJECT
         if self.task == "binary":
             if isinstance(y, (bool, np.bool_, numbers.Number)) and not isinstance(y, complex):
                 if y == 1 or y == 0:
@@ -128,6 +150,12 @@ class Contract:
             return REJECT
         if self.task == "multiclass":
             return y if self._joinable([y]) else REJECT
+        if self.task == "softmax":  # SGBTClassifier: any hashable label but None and NaN
+            try:
+                hash(y)
+            except TypeError:
+                return REJECT
+            return REJECT if y is None or y != y else y
         if not isinstance(y, dict) or not self._joinable(list(y)):
             return REJECT
         ok = all(
@@ -201,6 +229,26 @@ WEIGHTS = st.one_of(
     st.floats(min_value=0.0, max_value=10.0),
 )
 LABELS = {
+    "regression": st.sampled_from(
+        [
+            1.5,
+            -3,
+            0,
+            True,
+            np.bool_(False),
+            "1",
+            None,
+            math.nan,
+            math.inf,
+            1e308,
+            10**400,
+            np.float32(2.5),
+            np.int64(3),
+            fractions.Fraction(1, 3),
+            decimal.Decimal("2.5"),
+            [1.0],
+        ]
+    ),
     "binary": st.sampled_from(
         [True, False, 1, 0, 1.0, np.bool_(True), 2, -1, 0.5, "yes", None, math.nan, [1]]
     ),
@@ -257,6 +305,8 @@ def events(draw, task):
 
 
 def _predict(model, task, x):
+    if task == "regression":
+        return model.predict_one(x)
     if task == "ranking":
         return model.score_one(x), model.predict_proba_one(x), model.predict_one(x)
     return model.predict_proba_one(x), model.predict_one(x)
@@ -315,3 +365,6 @@ def test_malformed_events_never_crash_corrupt_or_poison(name):
         _fuzz(name, bad_events, STREAMS[task][: len(bad_events)])
 
     run()
+
+
+LABELS["softmax"] = LABELS["multiclass"]

@@ -279,3 +279,34 @@ def test_the_base_score_takes_the_target_before_the_steps_learn():
     assert model.predict_one({"a": 1.0}) == pytest.approx(43.8, rel=1e-12)
     model.learn_one({"a": 2.0}, 43.7)
     assert 43.6 < model.predict_one({"a": 1.5}) < 43.9
+
+
+@pytest.mark.parametrize(
+    "model",
+    [linear_model.LinearRegression(), tree.HoeffdingTreeRegressor(leaf_prediction="adaptive")],
+    ids=["linear", "adaptive-tree"],
+)
+def test_strings_that_would_fail_the_weak_learner_are_refused_before_any_step_learns(model):
+    booster = rb.OnlineGradientBoostRegressor(model=model, n_models=3)
+    for x, y in itertools.islice(datasets.TrumpApproval(), 30):
+        booster.learn_one(x, y)
+    before = pickle.dumps(booster)
+    x = {**x, "party": "R"}
+    with pytest.raises(TypeError, match="numbers only"):
+        booster.learn_one(x, 40.0)
+    with pytest.raises(TypeError, match="numbers only"):
+        booster.predict_one(x)
+    assert pickle.dumps(booster) == before
+    # a tree with mean leaves (SGBT's default) takes strings
+    sgbt = rb.SGBTRegressor(n_models=3, seed=1)
+    sgbt.learn_one(x, 40.0)
+    assert math.isfinite(sgbt.predict_one(x))
+
+
+def test_targets_beyond_the_bound_are_refused():
+    booster = rb.SGBTRegressor(n_models=3, seed=1)
+    booster.learn_one({"a": 1.0}, 1e100)  # the bound itself is learned
+    before = pickle.dumps(booster)
+    with pytest.raises(ValueError, match="magnitude"):
+        booster.learn_one({"a": 1.0}, -1e101, w=2.0)
+    assert pickle.dumps(booster) == before

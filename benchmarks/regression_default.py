@@ -124,8 +124,12 @@ def grid(args) -> None:
 
 def coverage(args) -> None:
     for seed in args.seeds:
-        low = rb.SGBTRegressor(loss="quantile", alpha=0.05, seed=seed)
-        high = rb.SGBTRegressor(loss="quantile", alpha=0.95, seed=seed)
+        low = preprocessing.StandardScaler() | rb.SGBTRegressor(
+            loss="quantile", alpha=0.05, seed=seed
+        )
+        high = preprocessing.StandardScaler() | rb.SGBTRegressor(
+            loss="quantile", alpha=0.95, seed=seed
+        )
         covered = counted = 0
         for t, (x, y) in enumerate(stream("Friedman", seed, args.n)):
             if t >= args.n // 5:

@@ -235,9 +235,15 @@ REGISTRY: dict[str, Entry] = {
     "River.SGTRegressor": Entry(
         _river_regressor(tree.SGTRegressor, size=None), REGRESSION, kind="baseline"
     ),
-    # river_boost's regressors (see REGRESSION_MODELS). The SGBT trees take every feature as
-    # it comes; OGB's default learner, a linear model, gets River's usual preparation
-    "SGBTRegressor": Entry(_make(gradient.SGBTRegressor), REGRESSION),
+    # river_boost's regressors (see REGRESSION_MODELS), behind River's usual preparation with
+    # a standard scaler, as River's trees are: SGBT's adaptive leaves and OGB's linear
+    # learners fit linear models
+    "SGBTRegressor": Entry(
+        lambda n, seed, **grid: _prepared(
+            _make(gradient.SGBTRegressor)(n, seed, **grid), preprocessing.StandardScaler()
+        ),
+        REGRESSION,
+    ),
     "OnlineGradientBoostRegressor": Entry(_ogb, REGRESSION),
     # ... and SGBT for classification, beside the classifiers
     "SGBTClassifier": Entry(_make(gradient.SGBTClassifier), CLASSIFICATION),

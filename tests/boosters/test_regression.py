@@ -297,8 +297,10 @@ def test_strings_that_would_fail_the_weak_learner_are_refused_before_any_step_le
     with pytest.raises(TypeError, match="numbers only"):
         booster.predict_one(x)
     assert pickle.dumps(booster) == before
-    # a tree with mean leaves (SGBT's default) takes strings
-    sgbt = rb.SGBTRegressor(n_models=3, seed=1)
+    # SGBT's default trees (adaptive leaves) refuse them too; trees with mean leaves take them
+    with pytest.raises(TypeError, match="numbers only"):
+        rb.SGBTRegressor(n_models=3, seed=1).learn_one(x, 40.0)
+    sgbt = rb.SGBTRegressor(model=default_regressor("mean"), n_models=3, seed=1)
     sgbt.learn_one(x, 40.0)
     assert math.isfinite(sgbt.predict_one(x))
 

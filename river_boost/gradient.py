@@ -550,6 +550,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
                 )
                 self._classes.append(y)
                 new = False
+                clean = self._engine.clean(x)  # (the new engine's own cleaning: nothing learned)
         if new:
             self._classes.append(y)
             self._engine.add_output()

@@ -44,7 +44,7 @@ from cpython cimport array
 import array as _pyarray
 from libc.math cimport sqrt
 
-from river_boost.engine._clean cimport KeyOrder, _cleaned
+from river_boost.engine._clean cimport KeyOrder, _cleaned, _learned
 from river_boost.engine._losses cimport Loss
 from river_boost.forest._regforest cimport RegressionForestCore
 
@@ -133,6 +133,8 @@ cdef class GradientEngine:
         target, 0/1, or the class index) and weight ``w`` (0: nothing changes)."""
         cdef array.array f
         cdef double delta
+        if x is not self.order.cur_clean:  # (the kinds learned are read from it)
+            raise ValueError("learn_one takes the x that clean() returned last")
         if w <= 0.0:
             return
         f = array.clone(_DOUBLES, self.n_outputs, zero=True)
@@ -148,10 +150,7 @@ cdef class GradientEngine:
             self.mean += w * delta / self.sum_w
             self.m2 += w * delta * (y - self.mean)
         self._walk(y, w, True, f.data.as_doubles)
-        if len(self.nominal) < len(x) or not self.nominal.keys() >= x.keys():
-            for key, value in x.items():  # the learned features' kinds (clean() keeps them)
-                if key not in self.nominal:
-                    self.nominal[key] = type(value) is str
+        _learned(self.order, self.nominal)  # the learned features' kinds (clean() keeps them)
 
     def raw_one(self, x) -> list:
         """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""

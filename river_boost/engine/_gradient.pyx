@@ -244,7 +244,7 @@ cdef class GradientEngine:
             if self.subsets is not None:
                 self.subsets.reseed(i, self.rng.getrandbits(64))
             # (after the new subset: the learner asks its filter again)
-            self.learners.reset(i, self.model, refilter=True)
+            self.learners.reset(i, refilter=True)  # (with its own parameters: no check)
         self.detectors[s] = self.detector.clone()
         self.replacements[s] += 1
         return 0

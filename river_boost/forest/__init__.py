@@ -548,8 +548,8 @@ class HoeffdingForest(_ForestCore):
         """
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
-        if model is None:
-            model = self._models[i].clone()
+        if model is None:  # (the forest's models are never learned: no clone needed)
+            model = self._models[i]
         else:
             model = self._checked_clone(model, "reset")
         self._reset_core(i, _tree_params(model), model, refilter)

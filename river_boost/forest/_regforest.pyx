@@ -90,7 +90,7 @@ cdef class RegStorage(TreeStorage):
         cdef RTree* s = &self.rt[src]
         cdef RTree* d = &self.rt[dst]
         root = rtree_import(rtree_export(s), self.reg.nf)
-        model = self.models[src].clone()
+        model = self.models[src]  # (never learned: shared, as _storage.pxd says)
         rtree_free(d)
         if src == dst:
             d.root = root

@@ -425,8 +425,8 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         view unless ``refilter``."""
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
-        if model is None:
-            model = self._models[i].clone()
+        if model is None:  # (the forest's models are never learned: no clone needed)
+            model = self._models[i]
         else:
             model = _api.checked_clone(_unsupported, model, "reset")
         self._reset_core(i, _tree_params(model), model, refilter)

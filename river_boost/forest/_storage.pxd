@@ -16,7 +16,9 @@ cdef class TreeStorage:
     cdef int fcap
     cdef Work wk
     cdef Registry reg
-    # the trees' River models (clones: each tree's parameters and nominal_attributes)
+    # the trees' River models: each tree's parameters and nominal_attributes. They are never
+    # learned (the state is in C), so trees reset or copied share them instead of cloning
+    # (River's clone costs a signature inspection, about 0.7 ms a tree)
     cdef list models
 
     cdef int new_feature(self, object name) except -1

@@ -170,7 +170,7 @@ cdef class TreeStorage:
         if s.root != NULL:
             # the state export/import that pickling uses (and tests): an exact copy
             root = import_node(export_node(s.root, True, self.reg), self.reg.nf)
-        model = self.models[src].clone()
+        model = self.models[src]
         s = &self.trees[src]
         d = &self.trees[dst]
         node_free(d.root)

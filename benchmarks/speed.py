@@ -32,6 +32,17 @@ Modes (any combination of these; the first three by default):
     interleaved (ours, MOA's, ours...) so that the ratios compare like with like. The garbage
     collector is paused during each timed run.
 
+``--sgbt``
+    ``SGBTClassifier()`` at its defaults (25 steps at rate 0.1; ``seed=42``) against MOA's SGBT
+    at MOA's defaults (capymoa's ``StreamingGradientBoostedTrees``: 100 steps at rate 0.0125,
+    FIMTDD trees, 75% of the features) on the bench's classification streams (``--streams``;
+    the same first ``--n`` examples for both, default the bench's lengths): ours prequential
+    as River's ``progressive_val_score`` runs it (``predict_one`` then ``learn_one``, the
+    garbage collector on), MOA's SGBT in MOA's prequential loop inside Java (``java``, thread
+    and process CPU time, as ``--throughput`` times OzaBoost) and driven from Python row by row
+    (``py loop``, the collector on too), with each run's accuracy (that both learned); medians
+    over ``--repeats``, runs interleaved.
+
 ``--custom-rule``
     The custom rule of ``docs/new-booster.md`` (its Python methods called by the compiled
     walk) against OnlineBBM on the same compiled forest: ten learners, SEA, runs alternated,
@@ -50,6 +61,7 @@ Modes (any combination of these; the first three by default):
     python benchmarks/speed.py --throughput --streams agrawal --repeats 5
     python benchmarks/speed.py --throughput --no-moa --models OSBoost,OSBoost.OCP --streams sea
     python benchmarks/speed.py --custom-rule --repeats 5
+    python benchmarks/speed.py --sgbt --n 5000 --repeats 3
     python benchmarks/speed.py --baseline /path/to/old-venv/bin/python --rounds 3
 """
 
@@ -98,12 +110,13 @@ def _clock(process) -> float:
     return time.process_time() if process else time.thread_time()
 
 
-def run(model, data, ranking: bool, process=False):
+def run(model, data, ranking: bool, process=False, collector=False):
     """``(CPU seconds, outputs)`` of one prequential run (``process="wall"``: wall-clock
-    seconds)."""
+    seconds; ``collector``: the garbage collector left on, as River's evaluation runs)."""
     out = []
     gc.collect()
-    gc.disable()
+    if not collector:
+        gc.disable()
     try:
         start = _clock(process)
         if ranking:
@@ -137,7 +150,9 @@ def outside_share(name: str, data, ranking: bool) -> float:
 
 
 class MOA:
-    """MOA's OzaBoost (ten Hoeffding trees, MOA's defaults) on one stream, through capymoa."""
+    """MOA's OzaBoost (ten Hoeffding trees, MOA's defaults) on one stream, through capymoa
+    (``"SGBT"``: MOA's SGBT at MOA's defaults; another capymoa classifier's name: it at its
+    defaults). ``accuracy``: that of the last ``java`` run."""
 
     def __init__(self, data, folder: pathlib.Path, name: str):
         self.data = data
@@ -159,6 +174,8 @@ class MOA:
 
         if cls == "OzaBoost":
             return cl.OzaBoost(schema=schema, random_seed=SEED, boosting_iterations=N_MODELS)
+        if cls == "SGBT":  # capymoa's defaults are MOA's (100 steps, rate 0.0125, FIMTDD)
+            return cl.StreamingGradientBoostedTrees(schema=schema, random_seed=SEED)
         return getattr(cl, cls)(schema=schema)
 
     def java(self, cls="OzaBoost") -> tuple[float, float]:
@@ -173,17 +190,19 @@ class MOA:
         result = prequential_evaluation(stream, learner, optimise=True)
         t1, p1 = time.thread_time(), time.process_time()
         assert result.cumulative.instances() == len(self.data)
+        self.accuracy = result.cumulative.accuracy() / 100
         return t1 - t0, p1 - p0
 
-    def python_loop(self) -> tuple[float, float, float]:
+    def python_loop(self, cls="OzaBoost", collector=False) -> tuple[float, float, float]:
         """(thread, process) CPU seconds and accuracy, MOA driven from Python row by row (as the
-        bench's anchor: an instance built per row, then predict and train)."""
+        bench's anchor: an instance built per row, then predict and train; ``collector``: the
+        garbage collector left on)."""
         import numpy as np
         from capymoa.core import LabeledInstance
         from capymoa.stream import ARFFStream
 
         schema = ARFFStream(str(self.arff)).get_schema()
-        learner = self._learner(schema)
+        learner = self._learner(schema, cls)
         index = {c: i for i, c in enumerate(self.classes)}
         rows = [
             (np.array([_float(x.get(k)) for k in self.features]), index[str(y)])
@@ -191,7 +210,8 @@ class MOA:
         ]
         correct = 0
         gc.collect()
-        gc.disable()
+        if not collector:
+            gc.disable()
         try:
             t0, p0 = time.thread_time(), time.process_time()
             for values, yi in rows:
@@ -321,6 +341,55 @@ def verdict(rows: list[Row]) -> list[str]:
         if checks:
             lines.append(f"{r.stream:<16}{r.model:<20}" + "; ".join(checks))
     return lines
+
+
+# ----------------------------------------------------------------------------- SGBT
+
+# the bench's default classification streams (``river-boost bench``'s, less multi-label Yeast)
+SGBT_STREAMS = [s for s in bench.DEFAULT_STREAMS if bench.task_of(s) in ("binary", "multiclass")]
+SGBT_HEADER = (
+    f"{'stream':<15}{'n':>7}{'ours':>9}{'acc':>7}{'MOA java':>10}{'j proc':>9}{'acc':>7}"
+    f"{'MOA py':>9}{'acc':>7}{'÷java':>7}{'÷jproc':>7}{'÷py':>7}"
+)
+
+
+def sgbt(streams, repeats: int, n: int | None) -> list[tuple[str, float]]:
+    """``SGBTClassifier()`` (its defaults) against MOA's SGBT (MOA's defaults) on each stream:
+    examples per CPU second (thread; ``j proc``: the JVM's whole process) and accuracy, the
+    medians over ``repeats`` interleaved runs; returns ``(stream, ours ÷ MOA java)``."""
+    ratios = []
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="river-boost-speed-"))
+    try:
+        for stream in streams:
+            data = list(bench.stream_examples(stream, n)[0])
+            size = len(data)
+            reference = MOA(data, folder, stream)
+            reference.java("SGBT")  # the JVM's classes loaded and compiled once before timing
+            ours, java, proc, py = [], [], [], []
+            for _ in range(repeats):
+                seconds, out = run(rb.SGBTClassifier(seed=SEED), data, False, collector=True)
+                ours.append(seconds)
+                ours_acc = sum(p == y for p, (_, y) in zip(out, data)) / size
+                t, _, py_acc = reference.python_loop("SGBT", collector=True)
+                py.append(t)
+                t, p = reference.java("SGBT")
+                java.append(t)
+                proc.append(p)
+            rate = {
+                k: size / statistics.median(v)
+                for k, v in (("ours", ours), ("java", java), ("proc", proc), ("py", py))
+            }
+            ratios.append((stream, rate["ours"] / rate["java"]))
+            print(
+                f"{stream:<15}{size:>7,}{rate['ours']:>9,.0f}{ours_acc:>7.1%}"
+                f"{rate['java']:>10,.0f}{rate['proc']:>9,.0f}{reference.accuracy:>7.1%}"
+                f"{rate['py']:>9,.0f}{py_acc:>7.1%}{rate['ours'] / rate['java']:>7.2f}"
+                f"{rate['ours'] / rate['proc']:>7.2f}{rate['ours'] / rate['py']:>7.2f}",
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return ratios
 
 
 # ----------------------------------------------------------------------------- the bench
@@ -475,10 +544,21 @@ def main(argv=None) -> int:
     parser.add_argument("--time-bench", action="store_true")
     parser.add_argument("--custom-rule", action="store_true")
     parser.add_argument(
+        "--sgbt", action="store_true", help="SGBTClassifier() against MOA's SGBT (its defaults)"
+    )
+    parser.add_argument(
+        "--n", type=int, help="--sgbt: examples per stream (default: the bench's lengths)"
+    )
+    parser.add_argument(
         "--baseline", metavar="PYTHON", help="another build's interpreter, to compare with"
     )
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--streams", nargs="+", default=STREAMS, choices=list(bench.STREAMS))
+    parser.add_argument(
+        "--streams",
+        nargs="+",
+        choices=list(bench.STREAMS),
+        help=f"default: {' '.join(STREAMS)}; --sgbt: {' '.join(SGBT_STREAMS)}",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--moa", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
@@ -497,10 +577,24 @@ def main(argv=None) -> int:
     if args.baseline:
         baseline(args.baseline, args.rounds, args.repeats)
         return 0
-    if not (args.throughput or args.time_bench or args.custom_rule):
+    if not (args.throughput or args.time_bench or args.custom_rule or args.sgbt):
         args.throughput = args.time_bench = args.custom_rule = True
     print("python " + " ".join(["benchmarks/speed.py", *(argv or sys.argv[1:])]), flush=True)
     status = 0
+    if args.sgbt:
+        if not anchors.available("capymoa"):
+            parser.error("--sgbt needs capymoa (with Java): the anchors extra")
+        streams = args.streams or SGBT_STREAMS
+        others = [s for s in streams if bench.task_of(s) not in ("binary", "multiclass")]
+        if others:
+            parser.error(f"--sgbt takes binary and multiclass streams, not {others}")
+        print("ours: SGBTClassifier(seed=42), the collector on; MOA: SGBT at MOA's defaults")
+        print("ex/s by thread CPU time (j proc: the JVM's process); ÷: ours over MOA's")
+        print(SGBT_HEADER)
+        print("-" * len(SGBT_HEADER), flush=True)
+        ratios = sgbt(streams, args.repeats, args.n)
+        slower = [f"{s} {r:.2f}" for s, r in ratios if r < 1.0]
+        print("ours ÷ MOA java >= 1 on every stream" if not slower else f"slower: {slower}")
     if args.throughput:
         moa = args.moa and anchors.available("capymoa")
         if args.moa and not moa:
@@ -508,7 +602,7 @@ def main(argv=None) -> int:
         header = HEADER if moa else HEADER[: 16 + 20 + 9 + 8]  # (no MOA columns)
         print(header)
         print("-" * len(header), flush=True)
-        rows = throughput(args.streams, args.repeats, moa, args.models)
+        rows = throughput(args.streams or STREAMS, args.repeats, moa, args.models)
         lines = verdict(rows)
         if lines:
             print("\ntargets (÷: our throughput over the baseline's, both by thread CPU time)")

@@ -12,11 +12,14 @@ The seed is the models' seed and the synthetic streams'.
     python benchmarks/regression_default.py --seeds 42,43,44 --n 3000
     python benchmarks/regression_default.py --streams Friedman,TrumpApproval --grid  # tuning
     python benchmarks/regression_default.py --coverage --n 5000    # the 90% interval
+    python benchmarks/regression_default.py --detectors --n 20000  # the steps' detector
 
 ``--grid`` runs SGBTRegressor over a grid of its parameters and its default tree's instead of
 the comparison. ``--coverage`` measures how often a 90% interval, the 0.05 and 0.95 quantile
 models, covers the target on the stationary synthetic streams (Friedman, Mv, Planes2D, or
-``--streams``; after the first ``n / 5`` examples).
+``--streams``; after the first ``n / 5`` examples). ``--detectors`` runs SGBTRegressor (behind a
+scaler) with each step detector of ``DETECTORS`` on Friedman and FriedmanDrift's three drifts
+(``FriedmanDrift:lea``, ``:gra``, ``:gsg``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import itertools
 import statistics
 import time
 
-from river import datasets, forest, metrics, preprocessing, tree
+from river import datasets, drift, forest, metrics, preprocessing, tree
 
 import river_boost as rb
 from river_boost.bench.registry import _prepared
@@ -43,6 +46,12 @@ def stream(name: str, seed: int, n: int):
         data = datasets.synth.FriedmanDrift(
             drift_type="gra", position=(n // 3, 2 * n // 3), seed=seed
         )
+        return itertools.islice(data, n)
+    if name.startswith("FriedmanDrift:"):  # FriedmanDrift:lea, :gra or :gsg
+        kind = name.split(":")[1]
+        position = (n // 4, n // 2, 3 * n // 4) if kind == "lea" else (n // 3, 2 * n // 3)
+        window = {"transition_window": n // 20} if kind == "gsg" else {}
+        data = datasets.synth.FriedmanDrift(drift_type=kind, position=position, seed=seed, **window)
         return itertools.islice(data, n)
     if name in ("Mv", "Planes2D"):
         return itertools.islice(getattr(datasets.synth, name)(seed=seed), n)
@@ -150,6 +159,36 @@ def coverage(args) -> None:
             print(f"{name}, seed {seed}: 90% interval covers {covered / counted:.1%} of {counted}")
 
 
+DETECTORS = {
+    "ADWIN(0.002)": lambda: drift.ADWIN(),  # River's default
+    "ADWIN(1e-5)": lambda: drift.ADWIN(delta=1e-5),
+    "ADWIN(1e-7)": lambda: drift.ADWIN(delta=1e-7),
+    "None": lambda: None,
+}
+DRIFTING = ("Friedman", "FriedmanDrift:lea", "FriedmanDrift:gra", "FriedmanDrift:gsg")
+
+
+def detectors(args) -> None:
+    """SGBTRegressor's step detector: RMSE and steps replaced per detector and stream."""
+    streams = args.streams if args.streams != list(STREAMS) else list(DRIFTING)
+    print(f"{'detector':<14}" + "".join(f"{s:>24}" for s in streams))
+    for label, make in DETECTORS.items():
+        cells = []
+        for name in streams:
+            rmses, replaced = [], []
+            for seed in args.seeds:
+                model = rb.SGBTRegressor(drift_detector=make(), seed=seed)
+                pipeline = preprocessing.StandardScaler() | model
+                rmse = metrics.RMSE()
+                for x, y in stream(name, seed, args.n):
+                    rmse.update(y, pipeline.predict_one(x))
+                    pipeline.learn_one(x, y)
+                rmses.append(rmse.get())
+                replaced.append(sum(model.replacements) if model.drift_detector else 0)
+            cells.append(f"{statistics.mean(rmses):.3f} ({statistics.mean(replaced):.0f} repl.)")
+        print(f"{label:<14}" + "".join(f"{c:>24}" for c in cells), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="42,43,44")
@@ -157,6 +196,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=3000, help="examples of the synthetic streams")
     parser.add_argument("--grid", action="store_true")
     parser.add_argument("--coverage", action="store_true")
+    parser.add_argument("--detectors", action="store_true")
     args = parser.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
     args.streams = args.streams.split(",")
@@ -164,6 +204,8 @@ def main() -> None:
         grid(args)
     elif args.coverage:
         coverage(args)
+    elif args.detectors:
+        detectors(args)
     else:
         compare(args)
 

@@ -8,6 +8,7 @@ import copy
 import itertools
 import math
 import pickle
+import random
 
 import pytest
 from river import checks, datasets, drift, linear_model, tree
@@ -250,6 +251,21 @@ def test_the_default_learner_is_a_bounded_hoeffding_regression_tree():
     assert isinstance(learner, tree.HoeffdingTreeRegressor)
     assert learner.max_size == default_regressor().max_size == 2.0
     assert len(model.models) == model.n_models
+
+
+def test_adwin_has_the_measured_delta_and_replaces_a_step_on_a_real_change():
+    # SGBTRegressor's ADWIN is more cautious than River's default (the classifier keeps
+    # River's): on a stationary stream it replaces nothing, after a jump of the target it does
+    assert rb.SGBTRegressor()._engine.detector.delta == 1e-7
+    assert rb.SGBTClassifier()._engine.detector.delta == drift.ADWIN().delta
+    model = rb.SGBTRegressor(n_models=3, seed=1)
+    rng = random.Random(0)
+    for t in range(3000):
+        x = {"a": rng.random()}
+        model.learn_one(x, 2 * x["a"] + (0.0 if t < 1500 else 50.0) + rng.gauss(0, 0.1))
+        if t == 1499:
+            assert sum(model.replacements) == 0
+    assert sum(model.replacements) > 0
 
 
 def test_quantiles_bracket_the_targets():

@@ -43,11 +43,11 @@ def _flipped(stream, rate: float, seed: int):
         yield x, (not y) if rng.random() < rate else y
 
 
-def random_tree(n_classes: int):
+def random_tree(n_classes: int, seed: int = DATA_SEED):
     """River's RandomTree with 5 numeric and 5 nominal features (5 values each), depth 6."""
     return synth.RandomTree(
-        seed_tree=DATA_SEED,
-        seed_sample=DATA_SEED,
+        seed_tree=seed,
+        seed_sample=seed,
         n_classes=n_classes,
         n_num_features=5,
         n_cat_features=5,

@@ -45,6 +45,7 @@ import os
 import statistics
 import time
 
+from binary_default import random_tree  # (this folder: the same RandomTree as the defaults' runs)
 from river import metrics
 from river.datasets import synth
 
@@ -69,17 +70,7 @@ STREAMS = {
     "stagger": lambda s: _bools(synth.STAGGER(seed=s, balance_classes=True)),
     "rbf_c2": lambda s: synth.RandomRBF(seed_model=s, seed_sample=s, n_classes=2, n_features=10),
     # 5 numeric and 5 nominal (int-coded) features
-    "randomtree_c2": lambda s: synth.RandomTree(
-        seed_tree=s,
-        seed_sample=s,
-        n_classes=2,
-        n_num_features=5,
-        n_cat_features=5,
-        n_categories_per_feature=5,
-        max_tree_depth=6,
-        first_leaf_level=3,
-        fraction_leaves_per_level=0.15,
-    ),
+    "randomtree_c2": lambda s: random_tree(2, s),
     # 3 classes, 21 features
     "waveform": lambda s: synth.Waveform(seed=s),
     # 4 classes, 10 features

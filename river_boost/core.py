@@ -39,6 +39,7 @@ __all__ = [
     "WeakLearnerPool",
     "ModelLearners",
     "FeatureSubsets",
+    "SizedSubsets",
     "Hedge",
     "ProjectedOGD",
     "SimplexOGD",
@@ -437,11 +438,16 @@ class FeatureSubsets:
         mask = self._masks[i]
         keep = mask.get(feature)
         if keep is None:
-            digest = hashlib.blake2b(
-                repr(feature).encode(), digest_size=8, key=self.salts[i].to_bytes(8, "little")
-            ).digest()
-            keep = mask[feature] = int.from_bytes(digest, "little") < self.fraction * 2**64
+            keep = mask[feature] = self._hash(i, feature) < self.fraction * 2**64
         return keep
+
+    def _hash(self, i: int, feature) -> int:
+        """Learner ``i``'s 64-bit hash of ``feature`` (keyed by its salt; not Python's
+        salted ``hash``, so a seed gives the same subsets in every process)."""
+        digest = hashlib.blake2b(
+            repr(feature).encode(), digest_size=8, key=self.salts[i].to_bytes(8, "little")
+        ).digest()
+        return int.from_bytes(digest, "little")
 
     def view(self, i: int, x: dict) -> dict:
         """The features of ``x`` learner ``i`` sees."""
@@ -455,6 +461,54 @@ class FeatureSubsets:
         decided = "undecided" if self.fraction is None else f"{self.fraction:.4g}"
         d = "" if self.n_features is None else f", d={self.n_features}"
         return f"FeatureSubsets(rule={self.rule!r}{d}, fraction={decided})"
+
+
+class SizedSubsets(FeatureSubsets):
+    """Which features learner ``i`` sees: exactly ``k`` of the features of the first example,
+    ``k = max(2, round(fraction * d))`` of its ``d`` (all of them when ``d <= 2``; halves
+    round up), as MOA's SGBT and streaming random patches draw their subspaces. A
+    :class:`FeatureSubsets` keeps each feature with probability ``fraction`` on its own: with
+    few features a learner may see one or none (two features at 0.75: 44% of the learners).
+
+    The ``d`` features are those of the first non-empty ``x`` given to :meth:`decide` (the
+    gradient engine gives it every example before its learners see it); learner ``i`` takes
+    the ``k`` of them its hash ranks first. A feature that appears later is kept with
+    probability ``fraction``, by the hash, as :class:`FeatureSubsets` keeps it. A reseeded or
+    appended learner draws its ``k`` anew.
+    """
+
+    def __init__(self, fraction: float, salts: list):
+        super().__init__(fraction, salts)
+        self.first = None  # the first example's features, in its order
+
+    def decide(self, x: dict) -> None:
+        """Take ``x``'s features as the ``d`` the subsets are drawn from (the first non-empty
+        ``x`` only)."""
+        if self.first is None and x:
+            self.first = tuple(x)
+            self.n_features = len(self.first)
+
+    @property
+    def size(self) -> int | None:
+        """``k``: how many of the first example's features each learner sees."""
+        if self.first is None:
+            return None
+        d = len(self.first)
+        return min(d, max(2, math.floor(self.fraction * d + 0.5)))
+
+    def keeps(self, i: int, feature) -> bool:
+        if i >= len(self.salts):
+            i = self.aliases[i]
+        mask = self._masks[i]
+        if not mask and self.first is not None:  # learner i's first question since its draw
+            ranked = sorted(range(len(self.first)), key=lambda j: self._hash(i, self.first[j]))
+            chosen = set(ranked[: self.size])
+            mask.update((f, j in chosen) for j, f in enumerate(self.first))
+        return super().keeps(i, feature)
+
+    def __repr__(self) -> str:
+        d = "" if self.first is None else f", d={len(self.first)}, k={self.size}"
+        return f"SizedSubsets(fraction={self.fraction:.4g}{d})"
 
 
 class ModelLearners:

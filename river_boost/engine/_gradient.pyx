@@ -138,6 +138,8 @@ cdef class GradientEngine:
         if w <= 0.0:
             return
         f = array.clone(_DOUBLES, self.n_outputs, zero=True)
+        if self.subsets is not None:
+            self.subsets.decide(x)
         self._load(x)
         self.n_seen += 1
         if self.use_base:
@@ -155,6 +157,8 @@ cdef class GradientEngine:
     def raw_one(self, x) -> list:
         """The ``K`` raw scores of the cleaned ``x`` (changes nothing)."""
         cdef array.array f = array.clone(_DOUBLES, self.n_outputs, zero=True)
+        if self.subsets is not None:  # (the first example's features: SizedSubsets)
+            self.subsets.decide(x)
         self._load(x)
         self._walk(0.0, 0.0, False, f.data.as_doubles)
         return list(f)

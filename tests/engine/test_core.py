@@ -15,6 +15,7 @@ from river_boost.core import (
     FeatureCleaner,
     Hedge,
     ProjectedOGD,
+    SizedSubsets,
     WeakLearnerPool,
     as_binary_label,
     check_sample_weight,
@@ -167,6 +168,53 @@ def test_feature_subsets_are_consistent_and_cover_about_the_fraction():
     # the same seed gives the same subsets in another pool (hash, not Python's salted hash)
     other = WeakLearnerPool(FeatureVoter(), 4, feature_fraction=0.5, seed=11)
     assert [set(other.learners.subsets.view(i, x)) for i in range(4)] == [set(v) for v in views]
+
+
+@pytest.mark.parametrize(
+    "d, fraction, k",
+    [
+        (2, 0.75, 2),
+        (3, 0.75, 2),
+        (4, 0.75, 3),
+        (6, 0.75, 5),
+        (10, 0.75, 8),
+        (1, 0.5, 1),
+        (5, 0.1, 2),
+        (21, 0.5, 11),
+    ],
+)
+def test_sized_subsets_give_each_learner_exactly_k_of_the_first_features(d, fraction, k):
+    subsets = SizedSubsets(fraction, [random.Random(j).getrandbits(64) for j in range(40)])
+    x = {f"f{j}": float(j) for j in range(d)}
+    subsets.decide({})  # (an empty x decides nothing)
+    assert subsets.size is None
+    subsets.decide(x)
+    subsets.decide({"other": 1.0})  # (the first non-empty x only)
+    assert subsets.size == k and subsets.n_features == d
+    kept = [{f for f in x if subsets.keeps(i, f)} for i in range(40)]
+    assert all(len(v) == k for v in kept)
+    if k < d:  # the learners' draws differ, and every feature is someone's
+        assert len({frozenset(v) for v in kept}) > 1
+        assert set().union(*kept) == set(x)
+
+
+def test_sized_subsets_draw_anew_on_reseed_and_survive_a_pickle():
+    salts = [random.Random(j).getrandbits(64) for j in range(30)]
+    subsets = SizedSubsets(0.5, list(salts))
+    x = {f"f{j}": 1.0 for j in range(8)}
+    subsets.decide(x)
+    before = [{f for f in x if subsets.keeps(i, f)} for i in range(30)]
+    copy = pickle.loads(pickle.dumps(subsets))
+    assert [{f for f in x if copy.keeps(i, f)} for i in range(30)] == before
+    # a feature absent from the first x is kept with probability 0.5, by the hash
+    late = [subsets.keeps(i, "late") for i in range(30)]
+    assert 0 < sum(late) < 30 and late == [copy.keeps(i, "late") for i in range(30)]
+    for i in range(30):
+        subsets.reseed(i, random.Random(100 + i).getrandbits(64))
+    after = [{f for f in x if subsets.keeps(i, f)} for i in range(30)]
+    assert all(len(v) == 4 for v in after) and after != before
+    subsets.append(random.Random(7).getrandbits(64))
+    assert len({f for f in x if subsets.keeps(30, f)}) == 4
 
 
 @pytest.mark.parametrize(

@@ -71,6 +71,34 @@ def test_log_loss():
     assert loss.newton(0.0, 50.0)[1] == MIN_HESSIAN  # a saturated Hessian is floored
 
 
+def test_the_floored_hessian_bounds_the_target_and_keeps_the_gradient():
+    # y = 1 at p = sigmoid(-10): h = 4.5e-5 is floored at 0.01, so the target is
+    # (1 - p) / 0.01 (not 1 / p = 22,027), and target * weight is still -g
+    assert MIN_HESSIAN == 0.01
+    loss = LogLoss()
+    p = 1 / (1 + math.exp(10.0))
+    target, weight = loss.newton(1.0, -10.0)
+    assert weight == MIN_HESSIAN
+    assert math.isclose(target, (1 - p) / MIN_HESSIAN, rel_tol=1e-14)
+    assert math.isclose(target * weight, -loss.gradient(1.0, -10.0), rel_tol=1e-14)
+    # above the floor, the plain Newton step
+    target, weight = loss.newton(1.0, -1.5)
+    assert math.isclose(target, 1 + math.exp(1.5), rel_tol=1e-14) and weight > MIN_HESSIAN
+    # the softmax, y = 0 at scores that make class 0 unlikely (p_0 = 8e-5): its target 1 / p_0
+    # is floored to (1 - p_0) / 0.01; classes 1 and 2 (p = 0.62, 0.38) take the plain step
+    f = [0.0, 9.0, 8.5]
+    targets, weights = SoftmaxLoss().newton(0, f)
+    e = [math.exp(v - 9.0) for v in f]
+    p = [v / sum(e) for v in e]
+    assert p[0] < 1e-4 and 0.3 < p[2] < p[1] < 0.7
+    assert weights[0] == MIN_HESSIAN
+    assert math.isclose(targets[0], (1 - p[0]) / MIN_HESSIAN, rel_tol=1e-13)
+    for j in (1, 2):
+        assert math.isclose(targets[j], -1 / (1 - p[j]), rel_tol=1e-13)
+        assert math.isclose(weights[j], p[j] * (1 - p[j]), rel_tol=1e-13)
+    assert all(abs(t) <= 1 / MIN_HESSIAN for t in targets)
+
+
 def test_softmax():
     loss = SoftmaxLoss()
     f = [0.5, -1.0, 2.0]

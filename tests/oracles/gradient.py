@@ -5,7 +5,8 @@ compiled walk (``river_boost.engine._gradient``, ``_losses``) is checked against
 the binary log loss and the softmax; :class:`OGBOracle` is Algorithm 1 of Beygelzimer et al.
 (2015). Each keeps its own River regressors, built from the same parameters as the
 estimator's, and its own drift detectors; only the feature subsets' hash (the package's
-``FeatureSubsets``, which the estimators' learners share) is borrowed. The losses are written
+``FeatureSubsets._hash`` of each learner's salt, which the estimators' learners share) is
+borrowed. The losses are written
 out below, as the module ``river_boost.engine._losses`` documents them.
 """
 
@@ -17,7 +18,7 @@ from statistics import NormalDist
 
 from river_boost.core import FeatureSubsets, clean_features
 
-MIN_HESSIAN = 1e-6
+MIN_HESSIAN = 0.01
 
 
 # ----------------------------------------------------------------------------- the losses
@@ -108,7 +109,7 @@ class SGBTOracle:
         self.outputs = outputs
         self.rng = random.Random(seed)
         self.K = 1
-        self.subsets = None
+        self.subsets, self.first = None, None
         if feature_fraction < 1.0:
             self.subsets = FeatureSubsets(
                 feature_fraction, [self.rng.getrandbits(64) for _ in range(n_models)]
@@ -126,7 +127,19 @@ class SGBTOracle:
     def view(self, i, x):
         if self.subsets is None:
             return x
-        return {f: v for f, v in x.items() if self.subsets.keeps(i, f)}
+        if self.outputs == "regression":  # each feature on its own, with the fraction
+            return {f: v for f, v in x.items() if self.subsets.keeps(i, f)}
+        if self.first is None and x:
+            self.first = list(x)  # the first example's features: each learner sees k of them
+        fraction, hashed = self.subsets.fraction, self.subsets._hash
+        d = len(self.first or ())
+        k = min(d, max(2, math.floor(fraction * d + 0.5)))
+        chosen = sorted(self.first or (), key=lambda f: hashed(i, f))[:k]
+        return {
+            f: v
+            for f, v in x.items()
+            if (f in chosen if f in (self.first or ()) else hashed(i, f) < fraction * 2**64)
+        }
 
     def predict(self, i, x):
         p = self.learners[i].predict_one(self.view(i, x))

@@ -6,7 +6,9 @@ A gradient booster (:mod:`river_boost.gradient`) holds one :class:`GradientEngin
 owns everything its walk changes: the base score (the targets' running weighted mean and
 variance), the example count, OGB's shrinkage factors ``sigma_i`` and the bound of their
 step size, the steps' drift detectors and replacement counts, the per-learner feature subsets
-and the generator that draws a replaced learner's new subset. The weak learners are behind
+(given each example before the learners see it, ``decide``: SGBTClassifier's subsets are drawn
+from the first example's features) and the generator that draws a replaced learner's new
+subset. The weak learners are behind
 ``learners`` (:mod:`river_boost.learners`: ``load(x)``, ``predict_loaded(i)``,
 ``learn_loaded(i, y, w)``, ``add``, ``reset``), learner ``s + S k`` being step ``s``'s learner
 of output ``k`` (``K`` outputs: one, but for the softmax's one per class).

@@ -69,6 +69,24 @@ def test_softmax_walk_equals_the_oracle_with_classes_arriving():
     assert len(model.models) == 3 * 7
 
 
+def test_softmax_feature_subsets_equal_the_oracle():
+    # trees that split early, so that which features each sees shows in the probabilities
+    # (each tree sees exactly 9 of ImageSegments' 18 features: the oracle's rule written out)
+    splitty = tree.HoeffdingTreeRegressor(grace_period=10, delta=0.1, leaf_prediction="mean")
+    model = rb.SGBTClassifier(
+        model=splitty,
+        n_models=3,
+        learning_rate=0.3,
+        feature_fraction=0.5,
+        drift_detector=None,
+        seed=6,
+    )
+    oracle = SGBTOracle(splitty, 3, 0.3, feature_fraction=0.5, seed=6, outputs="softmax")
+    compare(model, oracle, IMAGES)
+    assert model._engine.subsets.size == 9
+    assert max(model._engine.learners.n_nodes) > 1  # (some tree split)
+
+
 def test_the_comparison_can_fail():
     model = rb.SGBTClassifier(
         model=SMALL_TREE, n_models=3, learning_rate=0.3, drift_detector=None, seed=1

@@ -5,9 +5,9 @@ compiled walk (``river_boost.engine._gradient``, ``_losses``) is checked against
 the binary log loss and the softmax; :class:`OGBOracle` is Algorithm 1 of Beygelzimer et al.
 (2015). Each keeps its own River regressors, built from the same parameters as the
 estimator's, and its own drift detectors; only the feature subsets' hash (the package's
-``FeatureSubsets._hash`` of each learner's salt, which the estimators' learners share) is
-borrowed. The losses are written
-out below, as the module ``river_boost.engine._losses`` documents them.
+``FeatureSubsets``, keyed by each learner's salt, which the estimators' learners share) is
+borrowed. The losses are written out below, as the module ``river_boost.engine._losses``
+documents them.
 """
 
 from __future__ import annotations
@@ -129,16 +129,18 @@ class SGBTOracle:
             return x
         if self.outputs == "regression":  # each feature on its own, with the fraction
             return {f: v for f, v in x.items() if self.subsets.keeps(i, f)}
+        # the classifier: each learner sees k = max(2, round(f d)) of the first example's d
+        # features, the k its hash ranks first; a later feature by the hash, with the fraction
         if self.first is None and x:
-            self.first = list(x)  # the first example's features: each learner sees k of them
+            self.first = list(x)
+        first = self.first or []
         fraction, hashed = self.subsets.fraction, self.subsets._hash
-        d = len(self.first or ())
-        k = min(d, max(2, math.floor(fraction * d + 0.5)))
-        chosen = sorted(self.first or (), key=lambda f: hashed(i, f))[:k]
+        k = min(len(first), max(2, math.floor(fraction * len(first) + 0.5)))
+        chosen = sorted(first, key=lambda f: hashed(i, f))[:k]
         return {
             f: v
             for f, v in x.items()
-            if (f in chosen if f in (self.first or ()) else hashed(i, f) < fraction * 2**64)
+            if (f in chosen if f in first else hashed(i, f) < fraction * 2**64)
         }
 
     def predict(self, i, x):

@@ -43,10 +43,7 @@ def stream(name: str, seed: int, n: int):
     if name == "Friedman":
         return itertools.islice(datasets.synth.Friedman(seed=seed), n)
     if name == "FriedmanDrift":
-        data = datasets.synth.FriedmanDrift(
-            drift_type="gra", position=(n // 3, 2 * n // 3), seed=seed
-        )
-        return itertools.islice(data, n)
+        name = "FriedmanDrift:gra"
     if name.startswith("FriedmanDrift:"):  # FriedmanDrift:lea, :gra or :gsg
         kind = name.split(":")[1]
         position = (n // 4, n // 2, 3 * n // 4) if kind == "lea" else (n // 3, 2 * n // 3)

@@ -33,7 +33,7 @@ Modes (any combination of these; the first three by default):
     collector is paused during each timed run.
 
 ``--sgbt``
-    ``SGBTClassifier()`` at its defaults (25 steps at rate 0.1; ``seed=42``) against MOA's SGBT
+    ``SGBTClassifier()`` at its defaults (25 steps at rate 0.2; ``seed=42``) against MOA's SGBT
     at MOA's defaults (capymoa's ``StreamingGradientBoostedTrees``: 100 steps at rate 0.0125,
     FIMTDD trees, 75% of the features) on the bench's classification streams (``--streams``;
     the same first ``--n`` examples for both, default the bench's lengths): ours prequential

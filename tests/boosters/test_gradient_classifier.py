@@ -32,38 +32,25 @@ def compare(model, oracle, stream):
         oracle.learn(x, y)
 
 
+def sgbt_pair(outputs, model=SMALL_TREE, n=3, lr=0.3, **params):
+    """An SGBTClassifier and its oracle, built from the same parameters (the detector cloned;
+    none unless given)."""
+    params = {"drift_detector": None, "feature_fraction": 0.75, **params}
+    booster = rb.SGBTClassifier(model=model, n_models=n, learning_rate=lr, **params)
+    if params["drift_detector"] is not None:
+        params["drift_detector"] = params["drift_detector"].clone()
+    return booster, SGBTOracle(model, n, lr, outputs=outputs, **params)
+
+
 def test_binary_walk_equals_the_oracle():
-    model = rb.SGBTClassifier(
-        model=SMALL_TREE,
-        n_models=4,
-        learning_rate=0.3,
-        feature_fraction=0.5,
-        drift_detector=None,
-        seed=3,
-    )
-    oracle = SGBTOracle(SMALL_TREE, 4, 0.3, feature_fraction=0.5, seed=3, outputs="binary")
+    model, oracle = sgbt_pair("binary", n=4, feature_fraction=0.5, seed=3)
     compare(model, oracle, PHISHING)
 
 
 def test_softmax_walk_equals_the_oracle_with_classes_arriving():
     # the classes arrive one by one: sorted by label, the first 40 rows hold two of them
     stream = sorted(IMAGES[:120], key=lambda xy: xy[1])[::3] + IMAGES[120:200]
-    model = rb.SGBTClassifier(
-        model=SMALL_TREE,
-        n_models=3,
-        learning_rate=0.3,
-        drift_detector=drift.ADWIN(delta=0.5),
-        seed=1,
-    )
-    oracle = SGBTOracle(
-        SMALL_TREE,
-        3,
-        0.3,
-        feature_fraction=0.75,
-        drift_detector=drift.ADWIN(delta=0.5),
-        seed=1,
-        outputs="softmax",
-    )
+    model, oracle = sgbt_pair("softmax", drift_detector=drift.ADWIN(delta=0.5), seed=1)
     compare(model, oracle, stream)
     assert len(model.known_classes) == 7
     assert len(model.models) == 3 * 7
@@ -73,15 +60,7 @@ def test_softmax_feature_subsets_equal_the_oracle():
     # trees that split early, so that which features each sees shows in the probabilities
     # (each tree sees exactly 9 of ImageSegments' 18 features: the oracle's rule written out)
     splitty = tree.HoeffdingTreeRegressor(grace_period=10, delta=0.1, leaf_prediction="mean")
-    model = rb.SGBTClassifier(
-        model=splitty,
-        n_models=3,
-        learning_rate=0.3,
-        feature_fraction=0.5,
-        drift_detector=None,
-        seed=6,
-    )
-    oracle = SGBTOracle(splitty, 3, 0.3, feature_fraction=0.5, seed=6, outputs="softmax")
+    model, oracle = sgbt_pair("softmax", splitty, feature_fraction=0.5, seed=6)
     compare(model, oracle, IMAGES)
     assert model._engine.subsets.size == 9
     assert max(model._engine.learners.n_nodes) > 1  # (some tree split)

@@ -1,21 +1,40 @@
-"""What a pickle of the package says it is.
+"""How the package's estimators pickle, and what a pickle says it is.
 
-Every pickled booster, engine and forest carries a stamp, ``(FORMAT, version)``: the format of
-its state and the version of river_boost that wrote it. Loading checks the stamp before the
-state is read, so that a pickle of another format (an older or a later release's, or one
-that is not river_boost's) gives a :class:`PickleFormatError` naming both versions, never a
-crash inside the compiled code or a model that silently predicts something else.
+An estimator pickles as its parameters and its state (:class:`Stateful`): loading builds it
+with its constructor from the parameters, then gives it the state. The state is what learning
+changed, in a few flat arrays: the compiled forests' trees as two streams of numbers
+(``river_boost/forest/_flat.pxd``), the counters as typed arrays, the random generators'
+states as bytes, and the tables of Python objects the numbers refer to (feature names,
+labels, nominal values). A booster that has not learned (nor predicted) since it was built
+pickles as its parameters alone. Loading walks no object graph of the trees and inspects no
+signature, and every number a compiled structure relies on is checked (in C) before it is
+built.
 
-``FORMAT`` changes whenever what a booster, its engine or its forest pickles changes shape; the
-CHANGELOG says so, and the golden pickles under ``tests/golden/`` show which formats load.
+Every pickle carries a stamp, ``(FORMAT, version)``: the format of its state and the version
+of river_boost that wrote it. Loading checks the stamp before the state is read, so that a
+pickle of a format this version does not read (a later release's, or one that is not
+river_boost's) gives a :class:`PickleFormatError` naming both versions, never a crash inside
+the compiled code or a model that silently predicts something else. Pickles of format 1
+(0.2.0's: the boosters' objects pickled whole) still load, into objects that pickle in the
+current format (:data:`READS`).
+
+``FORMAT`` changes whenever what an estimator pickles changes shape; the CHANGELOG says so,
+and the golden pickles under ``tests/golden/`` show which formats load.
 """
 
 from __future__ import annotations
 
+import copy
+import os
+from array import array
+
+from ._params import fresh, param_names, params_of
 from ._version import __version__
 
-#: the format of the state that pickled boosters, engines and forests hold
-FORMAT = 1
+#: the format of the state that pickled estimators hold
+FORMAT = 2
+#: the formats this version loads: 1, 0.2.0's (converted on loading), and this one
+READS = (1, 2)
 
 
 class PickleFormatError(ValueError):
@@ -29,7 +48,8 @@ def stamp() -> tuple:
 
 
 def check(found, what: str) -> None:
-    """Raise :class:`PickleFormatError` unless ``found`` is the stamp of this format.
+    """Raise :class:`PickleFormatError` unless ``found`` is the stamp of a format this version
+    reads (:data:`READS`).
 
     ``what`` names the object being loaded (``"booster"``, ``"engine"``, ``"forest"``)."""
     if (
@@ -38,15 +58,15 @@ def check(found, what: str) -> None:
         and isinstance(found[0], int)
         and isinstance(found[1], str)
     ):
-        if found[0] == FORMAT:
+        if found[0] in READS:
             return
         made = f"river_boost {found[1]} (pickle format {found[0]})"
     else:  # before the stamps (0.1.0 and the development versions after it), or foreign
         made = "river_boost 0.1.0 or an unreleased version after it, or not river_boost"
     raise PickleFormatError(
         f"this pickled {what} was written by {made}; this is river_boost {__version__}, which "
-        f"reads pickle format {FORMAT}. Load it with the version that wrote it, or train the "
-        "model again with this one (pickles are not converted between formats)."
+        f"reads pickle formats {', '.join(map(str, READS))}. Load it with the version that "
+        "wrote it, or train the model again with this one."
     )
 
 
@@ -59,29 +79,127 @@ def unstamped(state, what: str, size: int) -> tuple:
     fields = state[1]
     if not (isinstance(fields, tuple) and len(fields) == size):
         raise PickleFormatError(
-            f"this pickled {what} says it is of format {FORMAT}, but its state does not have "
-            f"that format's {size} fields: it was changed after it was written"
+            f"this pickled {what} says it is of a format this version reads, but its state "
+            f"does not have that format's {size} fields: it was changed after it was written"
         )
     return fields
 
 
-_KEY = "_river_boost_pickle"
+def changed(what: str, error) -> PickleFormatError:
+    """The error for a state that a pickle of this format cannot hold."""
+    return PickleFormatError(
+        f"a pickled {what} whose state is not one this version wrote ({error}): it was changed "
+        "after it was written"
+    )
 
 
-class Stamped:
-    """A mixin: the pickles and copies of an estimator carry the stamp, checked first when
-    they load (``what`` names the estimator in the error)."""
+# ----------------------------------------------------------------------------- seeds
+
+
+def seed_or_entropy(seed, entropy=None) -> tuple:
+    """``(seed, entropy)``: the seed an estimator builds its random generators from (its own
+    ``seed``; when that is None, ``entropy`` if it drew some already, else 64 bits of fresh
+    entropy) and the entropy (None for a given seed). A pickle keeps the entropy, so that a
+    booster pickled before it learned is built again with the same generators."""
+    if seed is not None:
+        return seed, None
+    if entropy is None:
+        entropy = int.from_bytes(os.urandom(8), "little")
+    return entropy, entropy
+
+
+# A random.Random's state as the pickles hold it: its 624 words and position as 32-bit
+# integers (their pickle as a tuple of Python ints is half again as large and slower)
+_WORDS = "I" if array("I").itemsize == 4 else "L"
+
+
+def rng_state(rng) -> tuple:
+    """``rng``'s state (a ``random.Random``): ``(words, gauss_next)``."""
+    version, words, gauss = rng.getstate()
+    return (array(_WORDS, words).tobytes(), gauss)
+
+
+def set_rng_state(rng, state) -> None:
+    """Give ``rng`` the state :func:`rng_state` gave (ValueError for any other)."""
+    words, gauss = state
+    a = array(_WORDS)
+    a.frombytes(words)
+    if len(a) != 625 or not (gauss is None or type(gauss) is float):
+        raise ValueError("not a random generator's state")
+    rng.setstate((3, tuple(a), gauss))
+
+
+# ----------------------------------------------------------------------------- estimators
+
+
+def restore(cls, params: dict, state: tuple, stamp=None):
+    """A pickled estimator (:meth:`Stateful.__reduce__`): built by its constructor from its
+    parameters (with the entropy it was built with, if it drew any), then given its state."""
+    check(stamp, "booster")
+    if not (isinstance(state, tuple) and state and isinstance(params, dict)):
+        raise changed("estimator", "no parameters or state")
+    entropy = state[0]
+    if entropy is not None and type(entropy) is not int:
+        raise changed("estimator", "its seed")
+    obj = cls(**(params if entropy is None else {**params, "seed": entropy}))
+    if entropy is not None:
+        obj.seed = None
+        obj._entropy = entropy
+    try:
+        obj._take_state(state)
+    except PickleFormatError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError, AttributeError) as e:
+        raise changed("estimator", e) from None
+    return obj
+
+
+class Stateful:
+    """A mixin for the package's estimators: they pickle (and copy) as their parameters and
+    their state (see the module), and ``clone`` builds from the parameters without inspecting
+    signatures.
+
+    A subclass builds its random generators from ``seed_or_entropy(self.seed)`` and keeps the
+    entropy as ``_entropy``; :meth:`_get_state` gives ``(entropy, ...)``, the rest being what
+    learning changed (None for nothing), and :meth:`_take_state` takes it into an estimator
+    just built with the same parameters (TypeError, ValueError, ... for a state it cannot
+    hold: :func:`restore` turns them into PickleFormatError)."""
 
     _pickled_what = "booster"
+    _entropy = None
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state[_KEY] = stamp()
-        return state
+    def __reduce__(self):
+        return (restore, (type(self), params_of(self), self._get_state(), stamp()))
+
+    def _get_state(self) -> tuple:
+        raise NotImplementedError
+
+    def _take_state(self, state: tuple) -> None:
+        raise NotImplementedError
+
+    def clone(self, new_params: dict | None = None, include_attributes: bool = False):
+        """River's :meth:`~river.base.Base.clone`: a fresh estimator with the same parameters
+        (``new_params`` in their place), built without inspecting signatures; with
+        ``include_attributes``, an independent copy of the estimator as it stands (its
+        state too)."""
+        if include_attributes and not new_params:
+            return copy.deepcopy(self)
+        clone = fresh(self, new_params)
+        if include_attributes:  # River's: the other attributes copied onto the new parameters
+            names = param_names(type(self))
+            for attr, value in self.__dict__.items():
+                if attr not in names:
+                    setattr(clone, attr, copy.deepcopy(value))
+        return clone
 
     def __setstate__(self, state):
+        """A pickle of format 1 (0.2.0's: the estimator's ``__dict__``, stamped), loaded as
+        it was written; the estimator then pickles in the current format."""
         if not isinstance(state, dict):
             check(None, self._pickled_what)
         state = dict(state)
         check(state.pop(_KEY, None), self._pickled_what)
         self.__dict__.update(state)
+
+
+_KEY = "_river_boost_pickle"  # format 1's stamp in an estimator's __dict__

@@ -115,6 +115,8 @@ import numbers
 
 from river import base, drift
 
+from ._params import clone as _clone
+
 __all__ = [
     "DriftAdaptation",
     "DEFAULT_MEMORY",
@@ -197,9 +199,9 @@ class DriftAdaptation:
         self.warning_detector = warning_detector
         self.memory = memory
         self.share = 0.0  # fixed-share Hedge's share: 1 / memory once armed
-        self.detectors = [drift_detector.clone() for _ in range(n)]
+        self.detectors = [_clone(drift_detector) for _ in range(n)]
         self.warning_detectors = (
-            None if warning_detector is None else [warning_detector.clone() for _ in range(n)]
+            None if warning_detector is None else [_clone(warning_detector) for _ in range(n)]
         )
         self.replacements = [0] * n
         self.promotions = [0] * n  # replacements by a background learner

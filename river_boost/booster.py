@@ -17,7 +17,6 @@ Every public booster is this walk with a task and a rule: a new booster is one r
 
 from __future__ import annotations
 
-import inspect
 import math
 import random
 
@@ -25,7 +24,11 @@ from river import base, drift
 
 from . import _params_doc
 from . import engine as _engine
-from ._pickles import Stamped
+from ._params import clone as _clone
+from ._params import fresh as _fresh
+from ._params import names_of as _names
+from ._params import param_names as _param_names
+from ._pickles import Stateful, seed_or_entropy
 from .adaptation import DriftAdaptation, check_drift_params
 from .core import (
     AUTO_SUBSET_TASKS,
@@ -62,7 +65,7 @@ def _from_pool(name: str) -> property:
     )
 
 
-class Booster(Stamped, base.Estimator):
+class Booster(Stateful, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
     Not used directly: the public boosters (``OnlineBBM``, ``AdaBoostOL``, ...) are presets
@@ -101,7 +104,8 @@ class Booster(Stamped, base.Estimator):
         )
         if self.model is None:
             self.model = default_model()
-        rng = random.Random(self.seed)
+        seed, self._entropy = seed_or_entropy(self.seed)
+        rng = random.Random(seed)
         pool = WeakLearnerPool(
             model=self.model,
             n_models=self.n_models,
@@ -109,7 +113,7 @@ class Booster(Stamped, base.Estimator):
             diversify=self.diversify,
             feature_fraction=self.feature_fraction,
             min_weight=self.min_weight,
-            seed=rng.getrandbits(64) if self.seed is not None else None,
+            seed=rng.getrandbits(64),
             wide_subsets=task.kind in AUTO_SUBSET_TASKS,
             multiclass=task.multiclass,
             weight_scale=params.get("weight_scale", 1.0),
@@ -134,35 +138,36 @@ class Booster(Stamped, base.Estimator):
         learners' weights multiplied by ``scale`` (see :class:`DeepChain`)."""
         # its seed drawn after the pool's, so that the booster's own chain is the booster
         # without a deep chain
-        seed = self._engine.draw_rng.getrandbits(64) if self.seed is not None else None
+        seed = self._engine.draw_rng.getrandbits(64)
         model = self.model
-        tree_params = model._get_params()
+        names = _names(model)
         # A tree counts weight to its next size check too: at the same pace per example.
         # Deep trees fill their size limit first: half of it each keeps the deep chain's
         # share of memory at a quarter of the booster's.
         limits = {}
-        if "memory_estimate_period" in tree_params:
-            limits["memory_estimate_period"] = tree_params["memory_estimate_period"] * scale
-        if "max_size" in tree_params:
-            limits["max_size"] = tree_params["max_size"] / 2
+        if "memory_estimate_period" in names:
+            limits["memory_estimate_period"] = model.memory_estimate_period * scale
+        if "max_size" in names:
+            limits["max_size"] = model.max_size / 2
         if limits:
-            model = model.clone(limits)
+            model = _clone(model, limits)
         new = {"n_models": (self.n_models + 1) // 2, "model": model, "deep_scale": 1.0}
-        signature = inspect.signature(type(self)).parameters
+        signature = _param_names(type(self))
         potential = self.potential
-        if "potential" in signature and "n_models" in potential._get_params():
+        if "potential" in signature and "n_models" in _names(potential):
             # a potential of your own built for the booster's length: the chain's length
-            new["potential"] = potential.clone({"n_models": new["n_models"]})
+            new["potential"] = _clone(potential, {"n_models": new["n_models"]})
         # the deep chain's weights scaled: through the preset's weight_scale if it has one,
         # else each learner's scale multiplied (1 times the paper's per-learner draw)
         own = "weight_scale" in signature
         if own:
             new["weight_scale"] = scale * self.weight_scale
-        chain = self.clone({**new, "seed": seed})  # (River's clone: by the constructor)
+        chain = _fresh(self, {**new, "seed": seed})  # (as River's clone: by the constructor)
         if not own:
             scales = chain._engine.pool._weight_scales
             for i in range(len(scales)):
                 scales[i] = scale * scales[i]
+            chain._rescaled = True  # (its parameters alone no longer give it)
         return DeepChain(chain)
 
     def _experts(self, task, rule, params, memory) -> tuple:
@@ -196,6 +201,10 @@ class Booster(Stamped, base.Estimator):
             ogd.memory = memory
         return ogd, Hedge(self.n_models), prediction
 
+    # A deep chain whose weights were scaled after it was built (a preset without
+    # weight_scale): it pickles its state even before it learns
+    _rescaled = False
+
     # Drift adaptation is off unless a preset takes a detector (class defaults: presets
     # without the parameters have none).
     drift_detector = None
@@ -219,6 +228,30 @@ class Booster(Stamped, base.Estimator):
     def _unit_test_params(cls):
         for params in cls._test_params:  # fresh estimators for every check
             yield {k: v.clone() if isinstance(v, base.Base) else v for k, v in params.items()}
+
+    # ------------------------------------------------------------------ state (pickling)
+
+    def _get_state(self) -> tuple:
+        """``(entropy, engine, deep chain)``: the engine's state and the deep chain's, both
+        None while the booster has neither learned nor predicted (it is then its parameters)."""
+        engine, deep = self._engine, self._deep
+        if not (engine.changed or self._rescaled) and (
+            deep is None or not deep.chain._engine.changed
+        ):
+            return (self._entropy, None, None)
+        return (self._entropy, engine._export(), None if deep is None else deep._export())
+
+    def _take_state(self, state: tuple) -> None:
+        _, engine, deep = state
+        if engine is None:
+            if deep is not None:
+                raise ValueError("a deep chain's state without the booster's")
+            return
+        if (deep is None) != (self._deep is None):
+            raise ValueError("a deep chain where the booster has none, or none where it has")
+        self._engine._take(engine)
+        if deep is not None:
+            self._deep._take(deep)
 
     @property
     def _multiclass(self):
@@ -419,6 +452,15 @@ class DeepChain:
     def deep_weight(self) -> float:
         """Hedge's weight ``v`` of the deep chain."""
         return self.hedge.deep_weight()
+
+    def _export(self) -> tuple:
+        """The deep chain's state: its engine's, and Hedge's mistakes."""
+        return (self.chain._engine._export(), self.hedge.mistakes)
+
+    def _take(self, state: tuple) -> None:
+        engine, (shallow, deep) = state
+        self.chain._engine._take(engine)
+        self.hedge.__setstate__((float(shallow), float(deep)))
 
     def combine(self, shallow: dict, deep: dict) -> dict:
         """The two chains' probabilities ``{label: p}`` mixed with Hedge's weights."""

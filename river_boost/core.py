@@ -32,6 +32,9 @@ from collections.abc import Mapping
 import numpy as np
 from river import base
 
+from . import _pickles
+from ._params import method_params as _method_params
+from ._params import names_of as _names_of
 from .engine import _clean, _experts
 from .engine._constants import MAX_ABS_FEATURE, MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT
 
@@ -307,11 +310,10 @@ def serves_multiclass(model) -> bool:
 
 def accepts_sample_weight(model) -> bool:
     """Whether ``model.learn_one`` takes a ``w`` keyword (or any keyword)."""
-    try:
-        params = inspect.signature(model.learn_one).parameters.values()
-    except (TypeError, ValueError):
+    params = _method_params(model, "learn_one")
+    if params is None:
         return True
-    return any(p.name == "w" or p.kind is p.VAR_KEYWORD for p in params)
+    return any(name == "w" or kind is inspect.Parameter.VAR_KEYWORD for name, kind in params)
 
 
 def replicas(w: float, rng: random.Random) -> int:
@@ -406,6 +408,33 @@ class FeatureSubsets:
     def __getstate__(self):  # the masks cache a hash of the feature names: a copy recomputes
         return {**self.__dict__, "_masks": [{} for _ in self._masks]}
 
+    def _state(self) -> tuple:
+        """What the stream changed (a booster's pickle holds it): the fraction decided, the
+        ``d`` it was decided on, the salts (replaced and added learners draw new ones) and the
+        learners that see another learner's subset."""
+        return (
+            self.fraction,
+            self.n_features,
+            array("Q", self.salts).tobytes(),
+            self.__dict__.get("aliases"),
+        )
+
+    def _take_state(self, state: tuple) -> None:
+        """:meth:`_state`'s state, into subsets just built with the same rule."""
+        fraction, n_features, salts, aliases = state[:4]
+        if not (fraction is None or (type(fraction) is float and 0.0 < fraction <= 1.0)):
+            raise ValueError("a feature fraction out of range")
+        if not (n_features is None or (type(n_features) is int and n_features >= 0)):
+            raise ValueError("a number of features out of range")
+        a = array("Q")
+        a.frombytes(salts)
+        if not (aliases is None or type(aliases) is dict):
+            raise ValueError("aliases that are not a dict")
+        self.fraction, self.n_features, self.salts = fraction, n_features, list(a)
+        self._masks = [{} for _ in self.salts]
+        if aliases is not None:
+            self.aliases = dict(aliases)
+
     #: extra learner indices that see another learner's subset (background learners on a
     #: compiled forest sit past the ``N`` learners): index -> the learner they shadow
     aliases: dict = {}
@@ -488,6 +517,17 @@ class SizedSubsets(FeatureSubsets):
             self.first = tuple(x)
             self.n_features = len(self.first)
 
+    def _state(self) -> tuple:
+        """:meth:`FeatureSubsets._state`, and the first example's features."""
+        return (*super()._state(), self.first)
+
+    def _take_state(self, state: tuple) -> None:
+        super()._take_state(state)
+        first = state[4]
+        if not (first is None or type(first) is tuple):
+            raise ValueError("the first example's features are not a tuple")
+        self.first = first
+
     @property
     def size(self) -> int | None:
         """``k``: how many of the first example's features each learner sees."""
@@ -550,6 +590,18 @@ class ModelLearners:
     def __getstate__(self):  # the loaded x is one example's: a copy is loaded before use
         return {**self.__dict__, "_x": None}
 
+    def _state(self) -> list:
+        """The learners as they stand (River objects: a booster's pickle holds them)."""
+        return list(self.models)
+
+    def _take_state(self, models: list) -> None:
+        if type(models) is not list or len(models) < len(self.models):
+            raise ValueError("fewer learners than the booster's")
+        if not all(isinstance(m, base.Base) for m in models):
+            raise ValueError("learners that are not River models")
+        self.models[:] = models
+        self._x = None
+
     def predict_loaded_matrix(self, labels, trees=None) -> np.ndarray:
         rows = range(len(self.models)) if trees is None else trees
         out = np.zeros((len(rows), len(labels)))
@@ -577,6 +629,10 @@ class ModelLearners:
         self.models.append(model.clone())
         return len(self.models) - 1
 
+    def add_like(self, i: int) -> int:
+        """A fresh learner with learner ``i``'s parameters, appended; its index."""
+        return self.add(self.models[i])
+
     def reset(self, i: int) -> None:
         self.models[i] = self.models[i].clone()
 
@@ -587,17 +643,22 @@ class ModelLearners:
         del self.models[i]
 
 
-def make_learners(models: list, subsets: FeatureSubsets, accepts_w=True, rng=None):
-    """The learners behind a pool: the compiled forest when every model is a Hoeffding tree
-    it can compile (:class:`~river_boost.forest.HoeffdingForest`: River's trees, bit for bit,
-    many times faster) and ``river_boost.forest.ENABLED`` is true, else the River models
-    themselves (:class:`ModelLearners`)."""
+def make_learners(model, overrides: list, subsets: FeatureSubsets, accepts_w=True, rng=None):
+    """The learners behind a pool: ``len(overrides)`` learners of ``model``, learner ``i``
+    with the parameters ``overrides[i]`` (None: the model's). The compiled forest when
+    ``model`` is a Hoeffding tree it can compile (:class:`~river_boost.forest.HoeffdingForest`:
+    River's trees, bit for bit, many times faster; its trees share the model, which is never
+    learned, and hold their parameters) and ``river_boost.forest.ENABLED`` is true, else clones
+    of the River model (:class:`ModelLearners`)."""
     from . import forest
 
-    if forest.ENABLED and all(forest.HoeffdingForest.supports(m) for m in models):
+    if forest.ENABLED and forest.HoeffdingForest.supports(model):
         # "auto" may decide 1.0 later: the filter then keeps every feature (the same trees)
         every = subsets.fraction is not None and subsets.fraction >= 1.0
-        return forest.HoeffdingForest(models, None if every else subsets)
+        return forest.HoeffdingForest._of(
+            model, len(overrides), overrides, None if every else subsets
+        )
+    models = [model.clone(o) for o in overrides]
     return ModelLearners(models, subsets, accepts_w, rng)
 
 
@@ -683,12 +744,13 @@ class WeakLearnerPool:
         self._rng = random.Random(seed)
         # The first learner is always `model` as given: expert 1 (the first learner alone) is
         # then the plain model, which Hedge-based boosters can always fall back to.
-        models = [self._make_clone(model, diversify if i > 0 else False) for i in range(n_models)]
+        names = _names_of(model) if diversify else ()
+        overrides = [None] + [self._draw(names, diversify) for _ in range(1, n_models)]
         # Salts for the feature-subset hash; drawn even when unused so that toggling
         # feature_fraction does not change the sampling stream.
         salts = [self._rng.getrandbits(64) for _ in range(n_models)]
         self._subsets = FeatureSubsets(feature_fraction, salts, wide_subsets)
-        self.learners = make_learners(models, self._subsets, self._accepts_w, self._rng)
+        self.learners = make_learners(model, overrides, self._subsets, self._accepts_w, self._rng)
         # each learner's weight scale: constants the engine reads (a typed array)
         self._weight_scales = array("d", [float(weight_scale)]) * n_models
         if diversify == "paper" and self._accepts_w:
@@ -696,24 +758,50 @@ class WeakLearnerPool:
                 self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
         self._engine = None  # the booster's engine, which holds the pool (set by it)
 
-    def _make_clone(self, model: base.Classifier, diversify) -> base.Classifier:
-        if not diversify:
-            return model.clone()
-        ranges = PAPER_DIVERSIFY_RANGES if diversify == "paper" else DIVERSIFY_RANGES
-        params = model._get_params()
-        new = {}
-        if "delta" in params:
-            new["delta"] = _log_uniform(self._rng, *ranges["delta"])
-        if "tau" in params:
-            new["tau"] = _log_uniform(self._rng, *ranges["tau"])
-        if "grace_period" in params:
-            new["grace_period"] = self._rng.randint(*ranges["grace_period"])
-        return model.clone(new)
+    def _state(self) -> tuple:
+        """What the stream changed (the booster's pickle holds it): the generator, the
+        feature subsets, the weight scales and the learners."""
+        return (
+            _pickles.rng_state(self._rng),
+            self._subsets._state(),
+            self._weight_scales,
+            self.learners._state(),
+        )
 
-    def _model_at(self, i: int):
-        """Learner ``i``'s model as configured (its parameters; a fresh clone is made of it)."""
-        learners = self.learners
-        return learners._models[i] if hasattr(learners, "_models") else learners.models[i]
+    def _take_state(self, state: tuple) -> None:
+        """:meth:`_state`'s state, into a pool just built with the same parameters."""
+        rng, subsets, scales, learners = state
+        if type(scales) is not array or scales.typecode != "d" or len(scales) != self.n_models:
+            raise ValueError("weight scales of the wrong size")
+        _pickles.set_rng_state(self._rng, rng)
+        self._subsets._take_state(subsets)
+        self._weight_scales[:] = scales
+        # the learners of the pickle's kind: the compiled forest, or River models (the
+        # booster was built while river_boost.forest.ENABLED was off)
+        from . import forest
+
+        if type(learners) is list:
+            if not isinstance(self.learners, ModelLearners):
+                self.learners = ModelLearners([], self._subsets, self._accepts_w, self._rng)
+        elif not isinstance(self.learners, forest.HoeffdingForest):
+            every = self._subsets.fraction is not None and self._subsets.fraction >= 1.0
+            self.learners = forest.HoeffdingForest._empty(None if every else self._subsets)
+        self.learners._take_state(learners)
+
+    def _draw(self, names, diversify) -> dict | None:
+        """A diversified learner's parameters (those of ``delta``, ``tau`` and
+        ``grace_period`` that the model has, ``names``), drawn in that order."""
+        if not diversify:
+            return None
+        ranges = PAPER_DIVERSIFY_RANGES if diversify == "paper" else DIVERSIFY_RANGES
+        new = {}
+        if "delta" in names:
+            new["delta"] = _log_uniform(self._rng, *ranges["delta"])
+        if "tau" in names:
+            new["tau"] = _log_uniform(self._rng, *ranges["tau"])
+        if "grace_period" in names:
+            new["grace_period"] = self._rng.randint(*ranges["grace_period"])
+        return new
 
     # ------------------------------------------------------------------ diagnostics
 

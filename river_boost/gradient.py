@@ -24,7 +24,7 @@ import random
 import numpy as np
 from river import base, drift, tree
 
-from ._pickles import Stamped
+from ._pickles import Stateful, seed_or_entropy
 from .core import FeatureSubsets, SizedSubsets, check_sample_weight
 from .engine._gradient import GradientEngine
 from .engine._losses import make_loss
@@ -120,7 +120,7 @@ def _check_numbers(clean: dict) -> None:
             )
 
 
-class _GradientBooster(Stamped, base.Estimator):
+class _GradientBooster(Stateful, base.Estimator):
     """What the gradient boosters share: the engine, the checks, the diagnostics."""
 
     #: the delta of the steps' ADWIN for ``drift_detector="adwin"``: River's default (measured
@@ -139,13 +139,16 @@ class _GradientBooster(Stamped, base.Estimator):
         _check_rate("learning_rate", self.learning_rate)
         if not (isinstance(fraction, numbers.Real) and 0.0 < fraction <= 1.0):
             raise ValueError(f"feature_fraction must lie in (0, 1], got {fraction!r}")
-        rng = random.Random(getattr(self, "seed", None))
+        seed = None
+        if hasattr(self, "seed"):  # (OGB draws nothing)
+            seed, self._entropy = seed_or_entropy(self.seed, self._entropy)
+        rng = random.Random(seed)
         detector = _detector(detector, self._adwin_delta)
         n = self.n_models * n_outputs
         subsets = None
         if fraction < 1.0:
             subsets = self._subsets(fraction, [rng.getrandbits(64) for _ in range(n)])
-        learners = make_learners([model.clone() for _ in range(n)], subsets)
+        learners = make_learners(model, n, subsets)
         self._engine = GradientEngine(
             loss,
             learners,
@@ -159,6 +162,17 @@ class _GradientBooster(Stamped, base.Estimator):
             detector,
             rng,
         )
+
+    def _get_state(self) -> tuple:
+        """``(entropy, engine)``: the engine's state, None while the booster has neither
+        learned nor predicted (it is then its parameters)."""
+        engine = self._engine
+        return (self._entropy, engine._export() if engine.changed else None)
+
+    def _take_state(self, state: tuple) -> None:
+        _, engine = state
+        if engine is not None:
+            self._engine._take(engine)
 
     def _checked(self, x) -> dict:
         """``x`` cleaned, and refused if its strings would fail the weak learners."""
@@ -526,6 +540,28 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
     def _multiclass(self):
         return True
 
+    def _get_state(self) -> tuple:
+        """``(entropy, engine, binary, classes)``: the booster's, and the labels seen."""
+        return (*super()._get_state(), self._binary, list(self._classes))
+
+    def _take_state(self, state: tuple) -> None:
+        entropy, engine, binary, classes = state
+        if binary not in (None, True, False) or type(classes) is not list:
+            raise ValueError("labels that are not the booster's")
+        if binary is False:  # the softmax engine, as the first non-binary label built it
+            self._softmax()
+        for c in classes:
+            self._label(c)  # (checked as a label of this stream would be)
+        if len(set(classes)) != len(classes) or (binary is not False and classes):
+            raise ValueError("labels repeated, or classes of a binary stream")
+        self._binary, self._classes = binary, list(classes)
+        super()._take_state((entropy, engine))
+
+    def _softmax(self) -> None:
+        """The engine of a softmax over the classes (the first label was not a bool)."""
+        drift_detector, fraction = self._params
+        self._build(self._weak(), make_loss("softmax"), 1, True, False, drift_detector, fraction)
+
     def _weak(self):
         return default_regressor("mean") if self.model is None else self.model
 
@@ -573,10 +609,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         if self._binary is None:
             self._binary = binary
             if not binary:  # a softmax over the classes, its first class arriving now
-                drift_detector, fraction = self._params
-                self._build(
-                    self._weak(), make_loss("softmax"), 1, True, False, drift_detector, fraction
-                )
+                self._softmax()
                 self._classes.append(y)
                 new = False
                 clean = self._engine.clean(x)  # (the new engine's own cleaning: nothing learned)

@@ -5,29 +5,32 @@ only, learner ``i`` by index:
 
 - ``load(x)``, then ``predict_loaded(i) -> float`` and ``learn_loaded(i, y, w)`` on the loaded
   ``x``; ``predict_one(i, x)`` and ``learn_one(i, x, y, w)`` on any ``x``;
-- ``add(model) -> i`` (a clone of ``model``), ``reset(i, model=None)`` (a fresh clone of
-  ``model``, or of learner ``i``'s own parameters; ``refilter=True`` after its feature subset
-  changed), ``remove(i)``, ``copy_tree(src, dst)``;
+- ``add(model) -> i`` (a clone of ``model``), ``add_like(i) -> j`` (a fresh learner with
+  learner ``i``'s parameters), ``reset(i, model=None)`` (a fresh clone of ``model``, or of
+  learner ``i``'s own parameters; ``refilter=True`` after its feature subset changed),
+  ``remove(i)``, ``copy_tree(src, dst)``;
 - ``n_models``, ``models``; the static ``supports(model)``: whether the implementation
-  takes that model.
+  takes that model, and the class method ``_of(model, n, overrides, feature_filter)``: ``n``
+  learners of ``model``.
 
 :class:`RegressorLearners` implements it for any River regressor. :func:`make_learners` is the
 one place where an implementation is chosen: the first of :data:`IMPLEMENTATIONS` that
-supports every model. A compiled forest of Hoeffding regression trees with the same interface
-(``HoeffdingRegressionForest(models, feature_filter)``) drops in by adding it to the front of
-that tuple. The filter it is given is the engine's ``FeatureSubsets``, which the engine
-changes in place (``reseed(i, salt)`` when it replaces a step, ``append(salt)`` when a class
-arrives): an implementation must read it when it filters, not copy it once.
+supports the model. The compiled forest of Hoeffding regression trees
+(:class:`~river_boost.forest.HoeffdingRegressionForest`) comes first in that tuple. The filter
+it is given is the engine's ``FeatureSubsets``, which the engine changes in place
+(``reseed(i, salt)`` when it replaces a step, ``append(salt)`` when a class arrives): an
+implementation must read it when it filters, not copy it once.
 """
 
 from __future__ import annotations
 
 import copy
-import inspect
 import math
 
 from river import base
 
+from ._params import clone as _clone
+from ._params import method_params as _method_params
 from .forest import HoeffdingRegressionForest
 
 __all__ = ["IMPLEMENTATIONS", "RegressorLearners", "make_learners"]
@@ -53,9 +56,15 @@ class RegressorLearners:
         """Any River regressor."""
         return isinstance(model, base.Regressor)
 
+    @classmethod
+    def _of(cls, model, n: int, overrides=None, feature_filter=None):
+        """``n`` clones of ``model`` (clone ``i`` with the parameters ``overrides[i]``)."""
+        overrides = [None] * n if overrides is None else overrides
+        return cls([_clone(model, o) for o in overrides], feature_filter)
+
     @staticmethod
     def _takes_w(model) -> bool:
-        return "w" in inspect.signature(model.learn_one).parameters
+        return any(name == "w" for name, _ in _method_params(model, "learn_one") or ())
 
     @property
     def n_models(self) -> int:
@@ -63,6 +72,17 @@ class RegressorLearners:
 
     def __getstate__(self):  # the loaded x is one example's: a copy loads its own
         return {**self.__dict__, "_x": None, "_views": {}}
+
+    def _state(self) -> list:
+        """The learners as they stand (River objects: a booster's pickle holds them)."""
+        return list(self.models)
+
+    def _take_state(self, models: list) -> None:
+        if type(models) is not list or not all(self.supports(m) for m in models):
+            raise ValueError("learners that are not River regressors")
+        self.models = list(models)
+        self._accepts_w = [self._takes_w(m) for m in self.models]
+        self._x, self._views = None, {}
 
     def _view(self, i: int, x: dict) -> dict:
         keep = self.feature_filter
@@ -110,13 +130,16 @@ class RegressorLearners:
             _measure_if_crossed(model, before)
 
     def add(self, model) -> int:
-        self.models.append(model.clone())
+        self.models.append(_clone(model))
         self._accepts_w.append(self._takes_w(model))
         return len(self.models) - 1
 
+    def add_like(self, i: int) -> int:
+        return self.add(self.models[i])
+
     def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
         model = self.models[i] if model is None else model
-        self.models[i] = model.clone()
+        self.models[i] = _clone(model)
         self._accepts_w[i] = self._takes_w(model)
         self._views.pop(i, None)  # (views are computed afresh: refilter or not)
 
@@ -147,13 +170,9 @@ def _measure_if_crossed(tree, before: float) -> None:
 IMPLEMENTATIONS: tuple = (HoeffdingRegressionForest, RegressorLearners)
 
 
-def make_learners(models: list, feature_filter=None):
-    """The learners that run ``models``: the first of :data:`IMPLEMENTATIONS` that supports
-    every one of them."""
+def make_learners(model, n: int, feature_filter=None):
+    """``n`` learners of ``model``: the first of :data:`IMPLEMENTATIONS` that supports it."""
     for impl in IMPLEMENTATIONS:
-        if all(impl.supports(m) for m in models):
-            return impl(models, feature_filter)
-    raise ValueError(
-        "the weak learners must be River regressors, got "
-        + ", ".join(sorted({type(m).__name__ for m in models}))
-    )
+        if impl.supports(model):
+            return impl._of(model, n, None, feature_filter)
+    raise ValueError(f"the weak learners must be River regressors, got {type(model).__name__}")

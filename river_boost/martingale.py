@@ -14,11 +14,14 @@ from __future__ import annotations
 import copy
 import math
 import random
+from array import array
 
 from river import base
 
+from . import _pickles
 from . import forest as _forest_mod
-from ._pickles import Stamped
+from ._params import clone as _clone
+from ._pickles import Stateful, seed_or_entropy
 from .core import (
     FeatureCleaner,
     accepts_sample_weight,
@@ -39,7 +42,7 @@ def node_model() -> base.Classifier:
     stream, and River's defaults (200, 1e-7) leave most node trees unsplit; measured in
     ``benchmarks/RESULTS.md``. Built on :func:`~river_boost.core.default_model` (River's tree
     with a faster, result-identical split search and naive-Bayes leaves)."""
-    return default_model().clone({"grace_period": 50, "delta": 0.01})
+    return _clone(default_model(), {"grace_period": 50, "delta": 0.01})
 
 
 def freezing_threshold(gammas, epsilon: float) -> float:
@@ -220,7 +223,7 @@ class _Node:
                 self.model.learn_one(x, y)
 
 
-class MartingaleBooster(Stamped, base.Classifier):
+class MartingaleBooster(Stateful, base.Classifier):
     """Online adaptive martingale boosting: a branching program that grows with the stream.
 
     After Long & Servedio's *adaptive martingale boosting* (batch), made online:
@@ -342,6 +345,7 @@ class MartingaleBooster(Stamped, base.Classifier):
     PREDICTIONS = ("calibrated", "sign")
     STEP_RULES = ("min", "mean")
     _forest = None  # the nodes' compiled forest, if any (also for boosters pickled without)
+    _changed = True  # (a booster of an older pickle has learned)
 
     def __init__(
         self,
@@ -383,13 +387,16 @@ class MartingaleBooster(Stamped, base.Classifier):
         self.prediction = prediction
         self.seed = seed
 
-        self._template = model if model is not None else node_model()
+        # the nodes' learners are clones of it (on the forest, its trees share it: never learned)
+        self._template = _clone(model) if model is not None else node_model()
         self._accepts_w = accepts_sample_weight(self._template)
         # The nodes' trees in one compiled forest when the forest supports the template (the
         # same trees to the last bit, much faster), unless river_boost.forest.ENABLED is off
-        if _forest_mod.ENABLED and _forest_mod.HoeffdingForest.supports(self._template.clone()):
-            self._forest = _forest_mod.HoeffdingForest([])
+        if _forest_mod.ENABLED and _forest_mod.HoeffdingForest.supports(self._template):
+            self._forest = _forest_mod.HoeffdingForest._of(self._template, 0)
+        seed, self._entropy = seed_or_entropy(seed)
         self._rng = random.Random(seed)
+        self._changed = False  # learned or predicted: the state is no longer the parameters'
         self._steps: list[float] = []  # committed gamma_t of every level but the deepest
         self._levels: list[dict[int, _Node]] = [{0: self._new_node(0.0, 0)}]
         self._level_seen = [0]
@@ -416,18 +423,93 @@ class MartingaleBooster(Stamped, base.Classifier):
     def _multiclass(self):
         return False
 
-    def clone(self, new_params: dict | None = None, include_attributes: bool = False):
-        """River's :meth:`~river.base.Base.clone`, with ``include_attributes`` copying the
-        state in one ``copy.deepcopy``: River copies each attribute on its own, which gave the
-        nodes' trees (in ``_levels``) a forest of their own, apart from the copy's ``_forest``
-        that the walk loads ``x`` into."""
-        clone = super().clone(new_params)
-        if include_attributes:
-            params = {**self._get_params(), **(new_params or {})}
-            state = copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in params})
-            for attr, value in state.items():
-                setattr(clone, attr, value)
-        return clone
+    # ------------------------------------------------------------------ state (pickling)
+
+    def _get_state(self) -> tuple:
+        """``(entropy, program)``: the program as flat arrays (each level's node keys,
+        positions, statistics and learners: a tree of the forest by index, a River model,
+        or none for a frozen node), the committed steps, the visits, Platt's scaling, the
+        kinds of the features, the generator and the forest; None while the booster has
+        neither learned nor predicted."""
+        if not self._changed:
+            return (self._entropy, None)
+        levels, models = [], []
+        for level in self._levels:
+            keys, positions, stats = array("q"), array("d"), array("d")
+            n_h, learners = array("q"), array("q")
+            for key, node in level.items():
+                keys.append(key)
+                positions.append(node.position)
+                stats.extend(node.counts + node.mean_h)
+                n_h.extend(node.n_h)
+                model = node.model
+                if model is None:
+                    learners.append(-1)
+                elif type(model) is _ForestTree:
+                    learners.append(model.index)
+                else:  # a River model of its own
+                    learners.append(-2 - len(models))
+                    models.append(model)
+            levels.append((keys, positions, stats, n_h, learners))
+        program = (
+            levels,
+            models,
+            array("d", self._steps),
+            array("q", self._level_seen),
+            (*self._platt, *self._platt_g2),
+            dict(self._memo.nominal),
+            _pickles.rng_state(self._rng),
+            None if self._forest is None else self._forest._state(),
+        )
+        return (self._entropy, program)
+
+    def _take_state(self, state: tuple) -> None:
+        _, program = state
+        if program is None:
+            return
+        levels, models, steps, level_seen, platt, nominal, rng, forest = program
+        if type(models) is not list:
+            raise ValueError("learners that are not River models")
+        # the nodes' trees in a forest if the pickle's were (river_boost.forest.ENABLED may
+        # have been otherwise when either booster was built)
+        self._forest = None if forest is None else _forest_mod.HoeffdingForest._empty()
+        if forest is not None:
+            self._forest._take_state(forest)
+        n_trees = 0 if forest is None else self._forest.n_models
+        if not (len(steps) == len(levels) - 1 == len(level_seen) - 1 <= self.n_levels - 1):
+            raise ValueError("levels, steps and visits that disagree")
+        self._levels = []
+        for keys, positions, stats, n_h, learners in levels:
+            if (
+                not (
+                    len(keys) == len(positions) == len(learners) == len(stats) // 4 == len(n_h) // 2
+                )
+                or len(stats) % 4
+                or len(n_h) % 2
+            ):
+                raise ValueError("a level of the wrong shape")
+            level = {}
+            for k, key in enumerate(keys):
+                learner = learners[k]
+                if learner == -1:
+                    model = None
+                elif 0 <= learner < n_trees:
+                    model = _ForestTree(self._forest, learner)
+                else:
+                    model = models[-2 - learner]  # (IndexError out of range)
+                    if learner >= 0 or not isinstance(model, base.Classifier):
+                        raise ValueError("a node's learner out of range")
+                node = level[key] = _Node(positions[k], model, self.memory)
+                node.counts = list(stats[4 * k : 4 * k + 2])
+                node.mean_h = list(stats[4 * k + 2 : 4 * k + 4])
+                node.n_h = list(n_h[2 * k : 2 * k + 2])
+            self._levels.append(level)
+        self._steps, self._level_seen = list(steps), list(level_seen)
+        self._platt, self._platt_g2 = [*map(float, platt[:2])], [*map(float, platt[2:4])]
+        self._memo.nominal.clear()
+        self._memo.nominal.update(nominal)
+        _pickles.set_rng_state(self._rng, rng)
+        self._changed = True
 
     # ------------------------------------------------------------------ program structure
 
@@ -436,13 +518,13 @@ class MartingaleBooster(Stamped, base.Classifier):
             return _Node(position, None, self.memory)
         forest = self._forest
         if forest is not None:
-            model = _ForestTree(forest, forest.add(self._template.clone()))
+            model = _ForestTree(forest, forest._add_shared(self._template))
             if self.warm_start and parent is not None:
                 forest.copy_tree(parent.model.index, model.index)  # as deepcopy: exact
         elif self.warm_start and parent is not None:
             model = copy.deepcopy(parent.model)
         else:
-            model = self._template.clone()
+            model = _clone(self._template)
         return _Node(position, model, self.memory)
 
     def _qualified(self, t: int) -> list:
@@ -515,6 +597,7 @@ class MartingaleBooster(Stamped, base.Classifier):
         """``(clean x, exact distribution of the final position)`` for the raw ``x``."""
         memo = self._memo
         clean = memo.cleaned(x)
+        self._changed = True
         if memo.value is None:
             memo.value = self._walk(clean)
         return clean, memo.value

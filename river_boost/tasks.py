@@ -88,6 +88,14 @@ class Example(Walk):
         self.__dict__.update(label)
 
 
+def _counts(values) -> list:
+    """``values`` checked to be counts (ints >= 0)."""
+    values = list(values)
+    if not all(type(v) is int and v >= 0 for v in values):
+        raise ValueError("counts that are not integers >= 0")
+    return values
+
+
 class BinaryTask:
     """Labels ``True``/``False`` (also ``numpy.bool_`` and ``0``/``1``).
 
@@ -115,6 +123,14 @@ class BinaryTask:
 
     def check_label(self, y) -> bool:
         return as_binary_label(y)
+
+    def _state(self) -> None:
+        """What learning changed (the booster's pickle holds it): nothing."""
+        return None
+
+    def _take_state(self, state) -> None:
+        if state is not None:
+            raise ValueError("a binary task has no state")
 
     @staticmethod
     def best(proba: dict) -> bool:
@@ -169,6 +185,22 @@ class MulticlassTask:
     @property
     def ready(self) -> bool:
         return len(self.classes) >= 2
+
+    def _state(self) -> tuple:
+        """What learning changed (the booster's pickle holds it): the labels in order of
+        arrival and their support."""
+        return (list(self.classes), list(self.support))
+
+    def _take_state(self, state: tuple) -> None:
+        """:meth:`_state`'s state, into a task just built with the same parameters."""
+        classes, support = state
+        if len(support) != len(classes) or classes[: len(self.classes)] != self.classes:
+            raise ValueError("labels that are not this task's")
+        for c in classes:
+            self.register(self.check_label(c))
+        if len(self.classes) != len(classes):
+            raise ValueError("a label repeated")
+        self.support[:] = _counts(support)
 
     @property
     def k(self) -> int:
@@ -248,6 +280,32 @@ class RankingTask:
     @property
     def ready(self) -> bool:
         return bool(self.labels)
+
+    def _state(self) -> tuple:
+        """What learning changed (the booster's pickle holds it): the labels in order of
+        arrival, their support, the running label count and the rows skipped."""
+        return (
+            list(self.labels),
+            list(self.support),
+            self._count_sum,
+            self._count_weight,
+            self.n_skipped,
+        )
+
+    def _take_state(self, state: tuple) -> None:
+        """:meth:`_state`'s state, into a task just built."""
+        labels, support, count_sum, count_weight, n_skipped = state
+        if self.labels or len(support) != len(labels):
+            raise ValueError("labels that are not this task's")
+        check_labels(list(labels), [])
+        for label in labels:
+            if label in self._index:
+                raise ValueError("a label repeated")
+            self._index[label] = len(self.labels)
+            self.labels.append(label)
+        self.support[:] = _counts(support)
+        self._count_sum, self._count_weight = float(count_sum), float(count_weight)
+        (self.n_skipped,) = _counts([n_skipped])
 
     @property
     def k(self) -> int:

@@ -58,6 +58,10 @@ cdef class Engine:
     cdef public double edge_decay  # the edges' sums fade by this per new term (1: never)
     cdef readonly dict background  # learner i -> the index of its background learner
     cdef readonly dict nominal  # feature -> whether its learned values are strings
+    # whether the engine was ever asked to learn or predict (a prediction may decide the
+    # feature subsets or draw an expert): until then its state is what its parts were built
+    # with, and a booster pickles as its parameters
+    cdef readonly bint changed
     # read from the parts at build (and after unpickling)
     cdef object forest, rng, subsets
     cdef Learners learners
@@ -87,6 +91,7 @@ cdef class Engine:
 
     cdef int _ready(self) except -1
     cdef int _alloc(self) except -1
+    cdef void _free(self) noexcept
     cdef int _forget(self) except -1
     cdef int _walk_stale(self) except -1
     cdef CWalk _rows(self, object clean)

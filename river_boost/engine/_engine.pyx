@@ -244,6 +244,9 @@ cdef class Engine:
         self._ready()
 
     def __dealloc__(self):
+        self._free()
+
+    cdef void _free(self) noexcept:
         free(self.kb)
         free(self.teach)
         free(self.grads)
@@ -257,17 +260,21 @@ cdef class Engine:
         free(self.oy)
         free(self.rk_rel)
         free(self.op)
+        self.kb = self.teach = self.grads = self.edges = self.en = self.ed = NULL
+        self.tmp = self.nk = self.op = NULL
+        self.has_edge = self.rk_rel = NULL
+        self.oi = self.oy = NULL
+        self.kcap = self.nkcap = self.rk_relcap = 0
 
     def __reduce__(self):
-        # (the state after the object: the pool refers back to its engine), stamped with the
-        # pickle format (river_boost._pickles)
-        state = (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
-                 self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
-                 self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
-                 self.background, self.nominal)
-        return (_new_engine, (type(self),), (_pickles.stamp(), state))
+        raise TypeError(
+            "a booster's engine pickles with its booster (its state alone does not rebuild "
+            "it): pickle or copy the booster"
+        )
 
     def __setstate__(self, state):
+        """An engine pickled whole, as 0.2.0 pickled it (format 1): its parts and
+        counters, checked before the walk reads them."""
         fields = _pickles.unstamped(state, "engine", 18)
         try:
             (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
@@ -278,6 +285,7 @@ cdef class Engine:
             raise _pickles.PickleFormatError(f"a pickled engine's state: {error}") from None
         self.n = len(self.offered)
         _check_loaded(self)
+        self.changed = True
         self._ready()
 
     cdef int _ready(self) except -1:
@@ -311,6 +319,7 @@ cdef class Engine:
 
     cdef int _alloc(self) except -1:
         cdef int n = self.n
+        self._free()  # (again after a state is taken)
         self.teach = <double*>calloc(n + 1, sizeof(double))
         self.grads = <double*>calloc(n + 1, sizeof(double))
         self.edges = <double*>calloc(n + 1, sizeof(double))
@@ -329,19 +338,80 @@ cdef class Engine:
 
     def learn_one(self, x, y, w=1.0):
         """Booster.learn_one: the whole event validated, then one walk along the learners."""
+        # (marked after: a rejected event changes nothing, and leaves the engine as built)
         self._learn_one(x, y, w)
+        self.changed = True
 
     def predict_proba_one(self, x):
-        return self._predict_proba_one(x)
+        out = self._predict_proba_one(x)
+        self.changed = True
+        return out
 
     def predict_one(self, x):
-        return self._predict_one(x)
+        out = self._predict_one(x)
+        self.changed = True
+        return out
 
     def score_one(self, x):
-        return self._score_one(x)
+        out = self._score_one(x)
+        self.changed = True
+        return out
 
     def rank_proba_one(self, x, bint labels_only):
-        return self._rank_proba_one(x, labels_only)
+        out = self._rank_proba_one(x, labels_only)
+        self.changed = True
+        return out
+
+    # -------------------------------------------------------------- state (pickling)
+
+    def _export(self):
+        """What the walk changed, for the booster's pickle (river_boost._pickles): the
+        counters (typed arrays), the example count, the background learners, the kinds of the
+        features, and the parts' states (the task's labels, the pool's generator, feature
+        subsets and learners, the vote weights and Hedge, drift adaptation, the generator
+        the experts are drawn with)."""
+        return (
+            self.offered, self.n_offered, self.n_zero, self.n_updates, self.edge_num,
+            self.edge_den, self.n_seen, self.edge_decay, self.background, self.nominal,
+            self.task._state(), self.pool._state(),
+            None if self.ogd is None else self.ogd.__reduce__()[2],
+            None if self.hedge is None else self.hedge.__reduce__()[2],
+            self.adapt, _pickles.rng_state(self.draw_rng),
+        )
+
+    def _take(self, tuple state):
+        """:meth:`_export`'s state, into an engine just built by the same booster's
+        constructor (checked: TypeError or ValueError for a state it cannot hold)."""
+        (offered, n_offered, n_zero, n_updates, edge_num, edge_den, n_seen, edge_decay,
+         background, nominal, task, pool, ogd, hedge, adapt, draw_rng) = state
+        self.offered = _checked_array(offered, "d", self.n)
+        self.n_offered = _checked_array(n_offered, "q", self.n)
+        self.n_zero = _checked_array(n_zero, "q", self.n)
+        self.n_updates = _checked_array(n_updates, "q", self.n)
+        self.edge_num = _checked_array(edge_num, "d", self.n)
+        self.edge_den = _checked_array(edge_den, "d", self.n)
+        self.n_seen = n_seen
+        self.edge_decay = edge_decay
+        self.background.clear()
+        self.background.update(<dict?>background)
+        self.nominal.clear()
+        self.nominal.update(<dict?>nominal)
+        self.task._take_state(task)
+        self.pool._take_state(pool)
+        if (ogd is None) != (self.ogd is None) or (hedge is None) != (self.hedge is None):
+            raise ValueError("vote weights or Hedge where the booster has none, or none "
+                             "where it has")
+        if ogd is not None:
+            self.ogd.__setstate__(ogd)
+            self.hedge.__setstate__(hedge)
+        if (adapt is None) != (self.adapt is None) or (
+                adapt is not None and type(adapt) is not type(self.adapt)):
+            raise ValueError("drift adaptation that is not the booster's")
+        self.adapt = adapt
+        _pickles.set_rng_state(self.draw_rng, draw_rng)
+        self.changed = True
+        self._ready()
+        _check_loaded(self)
 
     # -------------------------------------------------------------- the caches
 
@@ -676,7 +746,7 @@ cdef int _start_background(Engine self, int i) except -1:
     taught from now on whatever learner ``i`` is taught; one it had is dropped."""
     _drop_background(self, i)
     forest = self.forest
-    bg = forest.add(self.pool._model_at(i))
+    bg = forest.add_like(i)
     if forest.feature_filter is not None:
         subsets = forest.feature_filter
         subsets.aliases = {**subsets.aliases, bg: i}
@@ -715,6 +785,13 @@ cdef bint _replace(Engine self, int i) except -1:
     return promoted
 
 
+cdef array.array _checked_array(object a, str typecode, int n):
+    """A copy of the typed array ``a`` of a pickled state: ``n`` items of ``typecode``."""
+    if type(a) is not _pyarray.array or a.typecode != typecode or len(a) != n:
+        raise ValueError(f"an array that is not {n} items of {typecode!r}")
+    return _pyarray.array(typecode, a)
+
+
 def _new_engine(cls):
     """An engine for ``__setstate__`` to fill (unpickling, copying)."""
     return cls.__new__(cls)
@@ -741,7 +818,9 @@ cdef int _check_loaded(Engine e) except -1:
         and getattr(e.pool.learners, "n_models", n) >= n
         and (e.ogd is None or e.ogd.n == n) and (e.hedge is None or e.hedge.n == n)
         and e.n_seen >= 0 and 0.0 <= e.edge_decay <= 1.0
-        and all(0 <= i < n and 0 <= j for i, j in e.background.items())
+        and all(type(i) is int and 0 <= i < n and type(j) is int
+                and n <= j < getattr(e.pool.learners, "n_models", j + 1)
+                for i, j in e.background.items())
     )
     if not ok:
         raise _pickles.PickleFormatError(

@@ -26,6 +26,9 @@ cdef class GradientEngine:
     cdef readonly list hessian_sums, hessian_weights
     cdef readonly dict nominal  # feature -> whether its learned values are strings
     cdef KeyOrder order  # clean()'s key order, and the x it cleaned last
+    # whether it was ever asked to learn or predict (a prediction may decide the feature
+    # subsets): until then its state is what it was built with
+    cdef readonly bint changed
 
     cdef int _compiled(self) except -1
     cdef int _load(self, object x) except -1

@@ -51,11 +51,9 @@ from river_boost.engine._losses cimport Loss
 from river_boost.forest._regforest cimport RegressionForestCore
 
 from river_boost import _pickles
+from river_boost._params import clone as _clone
 
 cdef array.array _DOUBLES = _pyarray.array("d")
-
-# the fields a pickled engine holds, in order
-_FIELDS = 22
 
 
 cdef class GradientEngine:
@@ -74,7 +72,7 @@ cdef class GradientEngine:
         self.use_base = use_base
         self.model = model
         self.detector = detector
-        self.detectors = None if detector is None else [detector.clone() for _ in range(n_steps)]
+        self.detectors = None if detector is None else [_clone(detector) for _ in range(n_steps)]
         self.replacements = [0] * n_steps
         self.rng = rng
         self.n_seen = 0
@@ -85,23 +83,64 @@ cdef class GradientEngine:
         self.nominal = {}
         self.order = KeyOrder()
 
-    # ------------------------------------------------------------------ pickling
+    # ------------------------------------------------------------------ state (pickling)
 
     def __reduce__(self):
-        fields = (self.loss, self.learners, self.subsets, self.n_steps, self.n_outputs,
-                  self.learning_rate, self.newton, self.use_base, self.model, self.detector,
-                  self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
-                  self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
-                  self.hessian_weights, self.nominal)
-        return (_new_gradient_engine, (), (_pickles.stamp(), fields))
+        raise TypeError(
+            "a gradient booster's engine pickles with its booster (its state alone does not "
+            "rebuild it): pickle or copy the booster"
+        )
 
-    def __setstate__(self, state):
-        (self.loss, self.learners, self.subsets, self.n_steps, self.n_outputs,
-         self.learning_rate, self.newton, self.use_base, self.model, self.detector,
-         self.detectors, self.replacements, self.rng, self.n_seen, self.sum_w,
-         self.mean, self.m2, self.gradient_bound, self.sigmas, self.hessian_sums,
-         self.hessian_weights, self.nominal) = _pickles.unstamped(state, "engine", _FIELDS)
+    def _export(self):
+        """What learning changed, for the booster's pickle (river_boost._pickles): the
+        outputs, the counts and running statistics, the steps' Hessian sums, OGB's
+        shrinkage factors, the replacements and the steps' detectors (River objects), the
+        kinds of the features, the generator, the feature subsets and the learners."""
+        return (
+            self.n_outputs, self.n_seen, self.sum_w, self.mean, self.m2, self.gradient_bound,
+            _pyarray.array("d", self.sigmas), _pyarray.array("d", self.hessian_sums),
+            _pyarray.array("d", self.hessian_weights), _pyarray.array("q", self.replacements),
+            self.detectors, self.nominal, _pickles.rng_state(self.rng),
+            None if self.subsets is None else self.subsets._state(), self.learners._state(),
+        )
+
+    def _take(self, tuple state):
+        """:meth:`_export`'s state, into an engine just built by the same booster's
+        constructor (TypeError or ValueError for a state it cannot hold)."""
+        (n_outputs, n_seen, sum_w, mean, m2, gradient_bound, sigmas, hessian_sums,
+         hessian_weights, replacements, detectors, nominal, rng, subsets, learners) = state
+        if not (type(n_outputs) is int and 1 <= n_outputs and (self.n_outputs == 1 or
+                                                              n_outputs == self.n_outputs)):
+            raise ValueError("a number of outputs the booster cannot have")
+        if type(n_seen) is not int or n_seen < 0:
+            raise ValueError("a negative example count")
+        self.n_outputs = n_outputs
+        self.n_seen = n_seen
+        self.sum_w, self.mean, self.m2 = sum_w, mean, m2
+        self.gradient_bound = gradient_bound
+        self.sigmas = _step_values(sigmas, "d", self.n_steps)
+        self.hessian_sums = _step_values(hessian_sums, "d", self.n_steps)
+        self.hessian_weights = _step_values(hessian_weights, "d", self.n_steps)
+        self.replacements = _step_values(replacements, "q", self.n_steps)
+        if (detectors is None) != (self.detectors is None) or (
+                detectors is not None and (type(detectors) is not list
+                                           or len(detectors) != self.n_steps)):
+            raise ValueError("drift detectors that are not the booster's")
+        self.detectors = detectors
+        self.nominal.clear()
+        self.nominal.update(<dict?>nominal)
+        _pickles.set_rng_state(self.rng, rng)
+        if (subsets is None) != (self.subsets is None):
+            raise ValueError("feature subsets that are not the booster's")
+        if subsets is not None:
+            self.subsets._take_state(subsets)
+            if len(self.subsets.salts) != self.n_steps * n_outputs:
+                raise ValueError("feature subsets for another number of learners")
+        self.learners._take_state(learners)
+        if self.learners.n_models != self.n_steps * n_outputs:
+            raise ValueError("learners for another number of steps or outputs")
         self.order = KeyOrder()
+        self.changed = True
         self._compiled()
 
     cdef int _compiled(self) except -1:
@@ -139,6 +178,7 @@ cdef class GradientEngine:
             raise ValueError("learn_one takes the x that clean() returned last")
         if w <= 0.0:
             return
+        self.changed = True
         f = array.clone(_DOUBLES, self.n_outputs, zero=True)
         if self.subsets is not None:
             self.subsets.decide(x)
@@ -161,6 +201,7 @@ cdef class GradientEngine:
         cdef array.array f = array.clone(_DOUBLES, self.n_outputs, zero=True)
         if self.subsets is not None:  # (the first example's features: SizedSubsets)
             self.subsets.decide(x)
+        self.changed = True
         self._load(x)
         self._walk(0.0, 0.0, False, f.data.as_doubles)
         return list(f)
@@ -270,10 +311,14 @@ cdef class GradientEngine:
         for _ in range(self.n_steps):
             if self.subsets is not None:  # (first: the new learner's filter must know it)
                 self.subsets.append(self.rng.getrandbits(64))
-            self.learners.add(self.model)
+            # a fresh learner of the model (learner 0's, shared by every learner: a compiled
+            # forest does not clone it)
+            self.learners.add_like(0)
         self.n_outputs += 1
 
 
-def _new_gradient_engine():
-    """An engine for ``__setstate__`` to fill (unpickling, copying)."""
-    return GradientEngine.__new__(GradientEngine)
+cdef list _step_values(object values, str typecode, int n):
+    """The ``n`` per-step values of a pickled state (a typed array of ``typecode``)."""
+    if type(values) is not _pyarray.array or values.typecode != typecode or len(values) != n:
+        raise ValueError(f"per-step values that are not {n} items of {typecode!r}")
+    return list(values)

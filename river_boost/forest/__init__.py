@@ -356,6 +356,9 @@ def _tree_params(model) -> tuple:
 
 
 def _rebuild(cls, models, feature_filter, state, stamp=None):
+    """A forest of a format-1 pickle (0.2.0's): its models cloned, its nested state checked
+    (:func:`_check_state`) and imported. Pickles of the current format load by
+    ``_api.restore``."""
     _pickles.check(stamp, "forest")  # before the compiled code reads the state
     try:
         _check_state(state, len(models))
@@ -425,28 +428,15 @@ def _check_state(state: dict, n_models: int) -> None:
                 ids([vid], n_values[fid], "a value")
 
 
-# The core's state nests a tree's nodes (a split node's tuple holds its children's), and
-# pickle recurses once per level: a tree 330 levels deep (grace_period=1 on a long stream)
-# exceeded Python's recursion limit. A pickle holds each tree as a flat pre-order list of
-# nodes instead, a split node's children replaced by their number (index 8 of its tuple).
+# Pickles of format 1 (0.2.0's), which still load: a forest's state as nested tuples, each
+# tree a flat pre-order list of nodes (pickle recurses once per level of a nested tree), a
+# split node's children replaced by their number (index 8 of its tuple).
 _CHILDREN = 8
 
 
-def _flat_nodes(root: tuple) -> list:
-    out, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node[0] == 0:  # a leaf
-            out.append(node)
-        else:
-            children = node[_CHILDREN]
-            out.append(node[:_CHILDREN] + (len(children),) + node[_CHILDREN + 1 :])
-            stack.extend(reversed(children))
-    return out
-
-
 def _nested_nodes(flat: list) -> tuple:
-    """The inverse of :func:`_flat_nodes`, without recursion."""
+    """A tree's nested nodes from the flat pre-order list of a format-1 pickle (a split
+    node's children replaced by their number), without recursion."""
     pending = []  # split nodes still collecting children: [node, children so far]
     for position, node in enumerate(flat, 1):
         if node[0] != 0 and node[_CHILDREN] > 0:
@@ -510,7 +500,17 @@ class HoeffdingForest(_ForestCore):
 
     def __init__(self, models: list, feature_filter=None):
         clones = _api.checked_models(_unsupported, models, feature_filter)
-        self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
+        self._init_core(
+            [_tree_params(m) for m in clones], clones, [None] * len(clones), feature_filter
+        )
+
+    @classmethod
+    def _of(cls, model, n: int, overrides=None, feature_filter=None):
+        """``n`` trees of one ``model`` (not cloned: a pool's, never learned), tree ``i``
+        with the parameters ``overrides[i]`` (``{name: value}`` of ``grace_period``,
+        ``delta``, ``tau``, or None) besides the model's: a booster's forest, built without
+        cloning a River model per tree."""
+        return _api.build(cls, _tree_params, _unsupported, model, n, overrides, feature_filter)
 
     @staticmethod
     def supports(model) -> bool:
@@ -533,7 +533,17 @@ class HoeffdingForest(_ForestCore):
             If ``model`` cannot be compiled.
         """
         model = self._checked_clone(model, "add")
-        return self._add_core(_tree_params(model), model)
+        return self._add_core(_tree_params(model), model, None)
+
+    def add_like(self, i: int) -> int:
+        """Append a fresh tree with tree ``i``'s parameters (a background learner); returns
+        its index."""
+        return _api.add_like(self, _tree_params, i)
+
+    def _add_shared(self, model) -> int:
+        """Append a fresh tree of ``model`` itself, not a clone (a booster's model, which
+        the forest never learns; checked by the caller with :meth:`supports`); its index."""
+        return self._add_core(_tree_params(model), model, None)
 
     def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
         """Tree ``i`` becomes a fresh tree: the nodes it grew are freed and it starts over,
@@ -549,22 +559,34 @@ class HoeffdingForest(_ForestCore):
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
         if model is None:  # (the forest's models are never learned: no clone needed)
-            model = self._models[i]
+            model, overrides = self._models[i], self._overrides[i]
         else:
-            model = self._checked_clone(model, "reset")
-        self._reset_core(i, _tree_params(model), model, refilter)
+            model, overrides = self._checked_clone(model, "reset"), None
+        self._reset_core(
+            i, _api.with_overrides(_tree_params(model), overrides), model, overrides, refilter
+        )
 
     @staticmethod
     def _checked_clone(model, what: str):
         return _api.checked_clone(_unsupported, model, what)
 
+    @classmethod
+    def _empty(cls, feature_filter=None):
+        """A forest of no tree, for a state to fill (:meth:`_take_state`)."""
+        return _api.empty(cls, feature_filter)
+
+    def _state(self) -> tuple:
+        """The state a pickle holds (a booster's too): the trees' models, their parameters
+        and the flat encoding of their nodes (``forest/_flat.pxd``)."""
+        return _api.state(self)
+
+    def _take_state(self, state: tuple) -> None:
+        """A forest that has learned nothing takes :meth:`_state`'s state (checked:
+        PickleFormatError otherwise)."""
+        _api.set_state(self, _tree_params, _unsupported, state)
+
     def __reduce__(self):
-        state = self._get_state()
-        state["flat_trees"] = [
-            ts[:-1] + (None if ts[-1] is None else _flat_nodes(ts[-1]),)
-            for ts in state.pop("trees")
-        ]
-        return (_rebuild, (type(self), self._models, self.feature_filter, state, _pickles.stamp()))
+        return (_api.restore, (type(self), self.feature_filter, self._state(), _pickles.stamp()))
 
     def __repr__(self):
         return f"HoeffdingForest(n_models={self.n_models})"
@@ -597,7 +619,7 @@ class HoeffdingForest(_ForestCore):
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
         features, values, labels = self._features, self._values, self._labels
-        model = self._models[i].clone()
+        model = _api.to_river_model(self, i)
         scalars = self._tree_scalars(i)
 
         def stats_of(cids, weights):

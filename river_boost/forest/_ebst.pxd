@@ -4,6 +4,7 @@
 # split suggestion (variance reduction, from _criteria), the E-BST's removal of bad splits,
 # copies, sizes and state.
 
+from river_boost.forest._flat cimport Flat, Rd
 from river_boost.forest._reg_structs cimport RSpl, RSugg, VarS
 
 
@@ -20,3 +21,5 @@ cdef int ebst_remove_bad_splits(RSpl* s, VarS* pre, double min_samples, double r
 cdef long long rspl_bytes(RSpl* s) noexcept
 cdef tuple rspl_export(RSpl* s)
 cdef RSpl* rspl_import(tuple st) except NULL
+cdef int rspl_write(RSpl* s, Flat* f) except -1
+cdef RSpl* rspl_read(Rd* r, int nf, const int* nvals) except NULL

@@ -12,6 +12,7 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
 from river_boost.forest._criteria cimport vr_merit_of_split
+from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
 from river_boost.forest._forest_structs cimport (
     SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, grow_cap, xcalloc,
     xrealloc,
@@ -410,4 +411,118 @@ cdef RSpl* rspl_import(tuple st) except NULL:
             s.st[k].n, s.st[k].mean, s.st[k].S = stats[k]
             s.vpos[s.vals[k]] = k + 1
         s.n_vals = nv
+    return s
+
+
+# ----------------------------------------------------------------------------- flat state
+
+cdef int rspl_write(RSpl* s, Flat* f) except -1:
+    """A splitter's state (layout: _regtrees.rtree_write): i feature, nominal; an E-BST: i
+    n_nodes, then in pre-order (i child flags: 1 left, 2 right; d att, n, mean, S); a nominal
+    splitter: i n_vals, then (i value; d n, mean, S) in insertion order."""
+    cdef EBNode* n
+    cdef EBNode** stack = NULL
+    cdef long long top = 0, cap = 0, k
+    put_i(f, s.fid)
+    put_i(f, s.nominal)
+    if s.nominal:
+        put_i(f, s.n_vals)
+        for k in range(s.n_vals):
+            put_i(f, s.vals[k])
+            put_d(f, s.st[k].n)
+            put_d(f, s.st[k].mean)
+            put_d(f, s.st[k].S)
+        return 0
+    put_i(f, s.n_nodes)
+    if s.root == NULL:
+        return 0
+    try:
+        cap = 64
+        stack = <EBNode**>xcalloc(cap, sizeof(EBNode*))
+        stack[0] = s.root
+        top = 1
+        while top > 0:
+            top -= 1
+            n = stack[top]
+            put_i(f, (n.left != NULL) | ((n.right != NULL) << 1))
+            put_d(f, n.att)
+            put_d(f, n.est.n)
+            put_d(f, n.est.mean)
+            put_d(f, n.est.S)
+            if top + 2 > cap:
+                cap *= 2
+                stack = <EBNode**>xrealloc(stack, cap * sizeof(EBNode*))
+            if n.right != NULL:
+                stack[top] = n.right
+                top += 1
+            if n.left != NULL:
+                stack[top] = n.left
+                top += 1
+    finally:
+        free(stack)
+    return 0
+
+
+cdef RSpl* rspl_read(Rd* r, int nf, const int* nvals) except NULL:
+    """The splitter rspl_write wrote, every id and the E-BST's shape checked."""
+    cdef int fid = get_i(r, 0, nf)
+    cdef int nominal = get_i(r, 0, 2)
+    cdef RSpl* s = rspl_new(fid, nominal)
+    cdef EBNode* n
+    cdef EBNode* prev = NULL  # the node whose left child comes next, if any
+    cdef EBNode** pending = NULL  # nodes whose right child comes later
+    cdef long long npend = 0, k, m
+    cdef int flags, vid
+    try:
+        if nominal:
+            m = get_n(r, 1, 3)
+            if m > 0:
+                s.vals = <int*>xcalloc(m, sizeof(int))
+                s.st = <VarS*>xcalloc(m, sizeof(VarS))
+                s.cap_vals = m
+                s.vpos_cap = nvals[fid] if nvals[fid] > 0 else 1
+                s.vpos = <int*>xcalloc(s.vpos_cap, sizeof(int))
+            for k in range(m):
+                vid = get_i(r, 0, nvals[fid])
+                if s.vpos[vid]:
+                    raise ValueError("a value repeated in a splitter")
+                s.vals[k] = vid
+                s.st[k].n = get_d(r)
+                s.st[k].mean = get_d(r)
+                s.st[k].S = get_d(r)
+                s.vpos[vid] = k + 1
+                s.n_vals += 1
+            return s
+        m = get_n(r, 1, 4)
+        if m > 0:
+            pending = <EBNode**>xcalloc(m, sizeof(EBNode*))
+        for k in range(m):
+            flags = get_i(r, 0, 4)
+            n = <EBNode*>xcalloc(1, sizeof(EBNode))
+            if s.root == NULL:
+                s.root = n
+            elif prev != NULL:
+                prev.left = n
+            elif npend > 0:
+                npend -= 1
+                pending[npend].right = n
+            else:
+                free(n)
+                raise ValueError("an E-BST not in pre-order")
+            s.n_nodes += 1
+            n.att = get_d(r)
+            n.est.n = get_d(r)
+            n.est.mean = get_d(r)
+            n.est.S = get_d(r)
+            if flags & 2:
+                pending[npend] = n
+                npend += 1
+            prev = n if flags & 1 else NULL
+        if prev != NULL or npend > 0:
+            raise ValueError("an E-BST not in pre-order")
+    except BaseException:
+        rspl_free(s)
+        raise
+    finally:
+        free(pending)
     return s

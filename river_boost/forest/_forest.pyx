@@ -101,12 +101,14 @@ cdef class ForestCore:
 
     def __cinit__(self):
         # an empty forest until _init_core
-        self.store = TreeStorage([], [])
+        self.store = TreeStorage([], [], [])
         self.inp = Input(self.store, None)
 
-    def _init_core(self, list params, models, feature_filter):
-        """params: one tuple per tree (see forest.py: _tree_params)."""
-        self.store = TreeStorage(params, list(models))
+    def _init_core(self, list params, list models, list overrides, feature_filter):
+        """params: one tuple per tree (see forest.py: _tree_params); models: each tree's
+        River model (shared: never learned); overrides: each tree's parameters besides its
+        model's, or None."""
+        self.store = TreeStorage(params, models, overrides)
         self.inp = Input(self.store, feature_filter)
 
     def _allocated_bytes(self):
@@ -124,23 +126,27 @@ cdef class ForestCore:
         return self.store.models
 
     @property
+    def _overrides(self):
+        return self.store.overrides
+
+    @property
     def feature_filter(self):
         return self.inp.feature_filter
 
     # ------------------------------------------------------------------ trees that come and go
 
-    def _add_core(self, tuple params, model):
+    def _add_core(self, tuple params, model, overrides):
         """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
         self.inp.check_free()
-        if self.store.add(params, model):
+        if self.store.add(params, model, overrides):
             self.inp.loaded = False
         return self.store.n - 1
 
-    def _reset_core(self, int i, tuple params, model, bint refilter):
+    def _reset_core(self, int i, tuple params, model, overrides, bint refilter):
         """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
         self.inp.check_free()
         self.store.check_index(i)
-        if self.store.reset(i, params, model, refilter):
+        if self.store.reset(i, params, model, overrides, refilter):
             self.inp.loaded = False
 
     def copy_tree(self, int src, int dst):
@@ -224,6 +230,17 @@ cdef class ForestCore:
 
     def _set_state(self, dict state):
         self.store.set_state(state)
+
+    @property
+    def _storage(self):
+        """The trees' storage (its state for pickling: ``flat_state``, ``tables``,
+        ``set_flat_state``)."""
+        return self.store
+
+    def _unload(self):
+        """Before the trees are replaced: no x is being converted, and none stays loaded."""
+        self.inp.check_free()
+        self.inp.loaded = False
 
     # ------------------------------------------------------------------ the loaded x
 

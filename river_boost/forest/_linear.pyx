@@ -13,6 +13,7 @@ weights at 0.0), ``weights[k] -= 0.01 * (x[k] * g)``. A feature missing from ``x
 from libc.stdlib cimport free
 from libc.string cimport memcpy
 
+from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
 from river_boost.forest._forest_structs cimport XV, grow_cap, xcalloc, xrealloc
 from river_boost.forest._reg_structs cimport Lin, grow_imap
 
@@ -121,4 +122,38 @@ cdef int lin_import(Lin* m, tuple st, int nf) except -1:
         m.wf[k] = wf[k]
         m.w[k] = w[k]
         m.wpos[m.wf[k]] = k + 1
+    return 0
+
+
+cdef int lin_write(Lin* m, Flat* f) except -1:
+    """The model's state (layout: _regtrees.rtree_write): d intercept, iterations; i n_w, then
+    (i feature, d weight) in insertion order."""
+    cdef int k
+    put_d(f, m.intercept)
+    put_d(f, <double>m.n_iter)
+    put_i(f, m.n_w)
+    for k in range(m.n_w):
+        put_i(f, m.wf[k])
+        put_d(f, m.w[k])
+    return 0
+
+
+cdef int lin_read(Rd* r, Lin* m, int nf) except -1:
+    """lin_write's state into an empty model (every feature id checked, none repeated)."""
+    cdef int k, n
+    m.intercept = get_d(r)
+    m.n_iter = <long long>get_d(r)
+    n = get_n(r, 1, 1)
+    m.cap_w = n
+    m.wf = <int*>xcalloc(n, sizeof(int))
+    m.w = <double*>xcalloc(n, sizeof(double))
+    m.wpos_cap = nf if nf > 0 else 1
+    m.wpos = <int*>xcalloc(m.wpos_cap, sizeof(int))
+    for k in range(n):
+        m.wf[k] = get_i(r, 0, nf)
+        if m.wpos[m.wf[k]]:
+            raise ValueError("a weight repeated in a leaf model")
+        m.w[k] = get_d(r)
+        m.wpos[m.wf[k]] = k + 1
+        m.n_w += 1
     return 0

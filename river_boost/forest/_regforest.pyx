@@ -7,6 +7,7 @@ from libc.math cimport isfinite
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memmove, memset
 
+from river_boost.forest._flat cimport Flat, Rd, Tables, get_i, put_i
 from river_boost.forest._forest_structs cimport (
     F_DECIDED, F_KEEP, XV, Tree, grow_cap, xcalloc, xrealloc,
 )
@@ -14,7 +15,7 @@ from river_boost.forest._input cimport Input
 from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
 from river_boost.forest._regtrees cimport (
     rnode_counts, rtree_allocated, rtree_check_x, rtree_export, rtree_free, rtree_import,
-    rtree_init, rtree_learn, rtree_predict,
+    rtree_init, rtree_learn, rtree_predict, rtree_read, rtree_write,
 )
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._storage cimport TreeStorage
@@ -25,9 +26,10 @@ cdef class RegStorage(TreeStorage):
     """The regression trees (RTree) beside TreeStorage's per-tree records, of which they use
     the feature state (``fstate``: the filter's decisions, kinds, nominal attributes)."""
 
-    def __init__(self, list params, list models):
+    def __init__(self, list params, list models, list overrides):
         cdef int i
         self.models = models
+        self.overrides = overrides
         self.n = len(params)
         self.tcap = self.n
         self.rcap = self.n
@@ -52,7 +54,7 @@ cdef class RegStorage(TreeStorage):
             b += rtree_allocated(&self.rt[i]) + self.trees[i].fcap
         return b
 
-    cdef bint add(self, tuple params, object model) except -1:
+    cdef bint add(self, tuple params, object model, object overrides) except -1:
         cdef int i, nc
         cdef Tree* t
         if self.n >= self.tcap:
@@ -73,10 +75,12 @@ cdef class RegStorage(TreeStorage):
         t.fcap = self.fcap
         rtree_init(&self.rt[i], params)
         self.models.append(model)
+        self.overrides.append(overrides)
         self.n += 1
         return self.mark_nominal(i)
 
-    cdef bint reset(self, int i, tuple params, object model, bint refilter) except -1:
+    cdef bint reset(self, int i, tuple params, object model, object overrides,
+                    bint refilter) except -1:
         cdef Tree* t = &self.trees[i]
         cdef int fid
         rtree_free(&self.rt[i])
@@ -84,6 +88,7 @@ cdef class RegStorage(TreeStorage):
         for fid in range(t.fcap):
             t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
         self.models[i] = model
+        self.overrides[i] = overrides
         return self.mark_nominal(i)
 
     cdef int copy(self, int src, int dst) except -1:
@@ -91,6 +96,7 @@ cdef class RegStorage(TreeStorage):
         cdef RTree* d = &self.rt[dst]
         root = rtree_import(rtree_export(s), self.reg.nf)
         model = self.models[src]  # (never learned: shared, as _storage.pxd says)
+        overrides = self.overrides[src]
         rtree_free(d)
         if src == dst:
             d.root = root
@@ -99,6 +105,7 @@ cdef class RegStorage(TreeStorage):
         d.root = root
         memcpy(self.trees[dst].fstate, self.trees[src].fstate, self.reg.nf)
         self.models[dst] = model
+        self.overrides[dst] = overrides
         return 0
 
     cdef int remove(self, int i) except -1:
@@ -111,6 +118,7 @@ cdef class RegStorage(TreeStorage):
         memset(&self.trees[self.n], 0, sizeof(Tree))
         self.reg.remove_tree(i)
         del self.models[i]
+        del self.overrides[i]
         return 0
 
     cdef int rlearn(self, int i, object inp, double y, double w) except -1:
@@ -178,22 +186,41 @@ cdef class RegStorage(TreeStorage):
             "trees": trees,
         }
 
-    def set_state(self, dict state):
-        """Restore get_state's state into a storage just built with the same models."""
-        cdef int i, f
-        cdef RTree* t
-        for name in state["features"]:
-            self.new_feature(name)
-        for fid, vals in enumerate(state["values"]):
-            for v in vals:
-                self.reg.value_id(fid, v)
-        for i, (scalars, fstate, flat) in enumerate(state["trees"]):
-            t = &self.rt[i]
-            (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-             t.growth_allowed, t.train_weight) = scalars
-            for f in range(len(fstate)):
-                self.trees[i].fstate[f] = fstate[f]
-            t.root = rtree_import(flat, self.reg.nf)
+
+    # ------------------------------------------------------------------ flat state (pickling)
+
+    cdef int retable(self, list params, list models) except -1:
+        cdef int i, m = len(params)
+        for i in range(self.n):
+            rtree_free(&self.rt[i])
+            tree_free(&self.trees[i])
+        self.trees = <Tree*>xrealloc(self.trees, (m if m > 0 else 1) * sizeof(Tree))
+        memset(self.trees, 0, (m if m > 0 else 1) * sizeof(Tree))
+        self.rt = <RTree*>xrealloc(self.rt, (m if m > 0 else 1) * sizeof(RTree))
+        memset(self.rt, 0, (m if m > 0 else 1) * sizeof(RTree))
+        self.tcap = self.rcap = m
+        self.n = 0
+        self.retable_registry(m)
+        self.models = list(models)
+        for i in range(m):
+            rtree_init(&self.rt[i], <tuple>params[i])
+            self.trees[i].fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+            self.trees[i].fcap = self.fcap
+            self.n += 1
+        return 0
+
+    cdef int write_tree(self, int i, Flat* f) except -1:
+        """The tree's feature decisions (i, one per feature), then rtree_write's state."""
+        cdef int k
+        for k in range(self.reg.nf):
+            put_i(f, self.trees[i].fstate[k])
+        return rtree_write(&self.rt[i], f)
+
+    cdef int read_tree(self, int i, Rd* r, const Tables* tb) except -1:
+        cdef int k
+        for k in range(self.reg.nf):
+            self.trees[i].fstate[k] = <unsigned char>get_i(r, 0, 256)
+        return rtree_read(r, &self.rt[i], tb)
 
 
 cdef inline int check_target(double y, double w) except -1:
@@ -209,11 +236,11 @@ cdef class RegressionForestCore:
     :class:`river_boost.forest.HoeffdingRegressionForest`."""
 
     def __cinit__(self):
-        self.store = RegStorage([], [])
+        self.store = RegStorage([], [], [])
         self.inp = Input(self.store, None)
 
-    def _init_core(self, list params, models, feature_filter):
-        self.store = RegStorage(params, list(models))
+    def _init_core(self, list params, list models, list overrides, feature_filter):
+        self.store = RegStorage(params, models, overrides)
         self.inp = Input(self.store, feature_filter)
 
     def _allocated_bytes(self):
@@ -228,19 +255,23 @@ cdef class RegressionForestCore:
         return self.store.models
 
     @property
+    def _overrides(self):
+        return self.store.overrides
+
+    @property
     def feature_filter(self):
         return self.inp.feature_filter
 
-    def _add_core(self, tuple params, model):
+    def _add_core(self, tuple params, model, overrides):
         self.inp.check_free()
-        if self.store.add(params, model):
+        if self.store.add(params, model, overrides):
             self.inp.loaded = False
         return self.store.n - 1
 
-    def _reset_core(self, int i, tuple params, model, bint refilter):
+    def _reset_core(self, int i, tuple params, model, overrides, bint refilter):
         self.inp.check_free()
         self.store.check_index(i)
-        if self.store.reset(i, params, model, refilter):
+        if self.store.reset(i, params, model, overrides, refilter):
             self.inp.loaded = False
 
     def copy_tree(self, int src, int dst):
@@ -269,8 +300,18 @@ cdef class RegressionForestCore:
     def _get_state(self):
         return self.store.get_state()
 
-    def _set_state(self, dict state):
-        self.store.set_state(state)
+
+    @property
+    def _storage(self):
+        """The trees' storage (its state for pickling: ``flat_state``, ``tables``,
+        ``set_flat_state``)."""
+        return self.store
+
+    def _unload(self):
+        """Before the trees are replaced: no x is being converted, and none stays loaded."""
+        self.inp.check_free()
+        self.inp.loaded = False
+
 
     @property
     def n_nodes(self):

@@ -103,6 +103,7 @@ from __future__ import annotations
 import math
 
 from river import linear_model as _linear_model
+from river import optim as _optim
 from river import tree as _river_tree
 from river.stats import Var
 from river.tree.nodes.branch import (
@@ -207,7 +208,32 @@ class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
 
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)
-_DEFAULT_LEAF_MODEL = repr(_linear_model.LinearRegression())
+
+
+def _is_default_linear(lm) -> bool:
+    """Whether ``lm`` is River's ``LinearRegression()`` with its default parameters, fresh:
+    the leaf model the regression trees compile (compared parameter by parameter: River's
+    ``repr`` of it took 0.6 ms, more than building a booster should)."""
+    if type(lm) is not _linear_model.LinearRegression:
+        return False
+    optimizer, intercept_lr = lm.optimizer, lm.intercept_lr
+    schedule = getattr(optimizer, "lr", None)
+    return (
+        type(optimizer) is _optim.SGD
+        and type(schedule) is _optim.schedulers.Constant
+        and schedule.learning_rate == 0.01
+        and optimizer.n_iterations == 0
+        and type(lm.loss) is _optim.losses.Squared
+        and lm.l2 == 0.0
+        and lm.l1 == 0.0
+        and lm.intercept_init == 0.0
+        and lm.intercept == 0.0
+        and type(intercept_lr) is _optim.schedulers.Constant
+        and intercept_lr.learning_rate == 0.01
+        and lm.clip_gradient == 1e12
+        and type(lm.initializer) is _optim.initializers.Zeros
+        and not lm._weights.to_dict()
+    )
 
 
 def _unsupported(model) -> str | None:
@@ -229,13 +255,7 @@ def _unsupported(model) -> str | None:
         return f"leaf_prediction {model.leaf_prediction!r} is not supported"
     if model.leaf_prediction != "mean":
         lm = model.leaf_model
-        if (
-            type(lm) is not _linear_model.LinearRegression
-            or repr(lm) != _DEFAULT_LEAF_MODEL
-            or lm.intercept != 0.0
-            or lm._weights.to_dict()
-            or lm.optimizer.n_iterations != 0
-        ):
+        if not _is_default_linear(lm):
             return "only River's default, fresh LinearRegression() leaf model is compiled"
     for name in (
         "grace_period",
@@ -276,104 +296,6 @@ def _tree_params(model) -> tuple:
     )
 
 
-def _rebuild(cls, models, feature_filter, state, stamp=None):
-    _pickles.check(stamp, "forest")
-    try:
-        _check_state(state, len(models))
-    except (TypeError, ValueError, IndexError, KeyError) as error:
-        raise _pickles.PickleFormatError(
-            f"a pickled regression forest whose state is not one this version wrote ({error}): "
-            "it was changed after it was written"
-        ) from None
-    forest = cls(models, feature_filter)
-    forest._set_state(state)
-    return forest
-
-
-def _check_state(state: dict, n_models: int) -> None:
-    """Every id a pickled forest's trees hold names a feature or value of its tables, and its
-    nodes and E-BSTs are of their shapes: the compiled import reads them without checks."""
-
-    def ids(seq, bound, what, distinct=False):
-        seq = list(seq)
-        if not all(type(v) is int and 0 <= v < bound for v in seq):
-            raise ValueError(f"{what} out of range")
-        if distinct and len(set(seq)) != len(seq):
-            raise ValueError(f"{what} repeated")
-
-    def var(st):
-        if len(st) != 3 or not all(isinstance(v, float) for v in st):
-            raise ValueError("a statistic of the wrong shape")
-
-    def ebst(nodes):
-        pending, prev, first = 0, False, True
-        for node in nodes:
-            att, n, mean, S, has_l, has_r = node
-            var((n, mean, S))
-            if not first and not prev:
-                if pending == 0:
-                    raise ValueError("an E-BST not in pre-order")
-                pending -= 1
-            first, prev = False, bool(has_l)
-            pending += bool(has_r)
-        if nodes and (pending or prev):
-            raise ValueError("an E-BST not in pre-order")
-
-    if state["version"] != 1:
-        raise ValueError("an unknown version")
-    nf = len(state["features"])
-    n_values = [len(v) for v in state["values"]]
-    if len(n_values) != nf or len(state["trees"]) != n_models:
-        raise ValueError("tables or trees of the wrong size")
-    for scalars, fstate, flat in state["trees"]:
-        if len(scalars) != 7 or len(fstate) != nf:
-            raise ValueError("a tree of the wrong shape")
-        ids(fstate, 256, "a feature state")
-        if flat is None:
-            continue
-        todo = 1  # nodes still to come
-        for node in flat:
-            if todo == 0:
-                raise ValueError("not one tree in pre-order")
-            todo -= 1
-            if node[0] == 0:
-                _, depth, active, last, vs, lm, fm, fmo, spls, disabled = node
-                var(vs)
-                intercept, n_iter, wf, w = lm
-                ids(wf, nf, "a weight's feature", distinct=True)
-                if len(w) != len(wf) or type(n_iter) is not int:
-                    raise ValueError("a leaf model of the wrong shape")
-                ids(disabled, nf, "a disabled feature", distinct=True)
-                if (spls is None) == bool(active):
-                    raise ValueError("a leaf of the wrong shape")
-                ids([sp[0] for sp in spls or ()], nf, "a splitter's feature", distinct=True)
-                for fid, nominal, nodes, vids, stats in spls or ():
-                    ebst(nodes)
-                    ids(vids, n_values[fid], "a value", distinct=True)
-                    if len(stats) != len(vids) or (nodes and nominal):
-                        raise ValueError("a splitter of the wrong shape")
-                    for st in stats:
-                        var(st)
-                continue
-            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = node
-            ids([fid], nf, "a feature")
-            var(vs)
-            if kind == _SPLIT_KINDS["NominalMultiwayBranch"]:
-                ids(ch_vid, n_values[fid], "a value", distinct=True)
-                if len(ch_vid) != n_ch or n_ch < 1:
-                    raise ValueError("a split of the wrong shape")
-            elif kind in _SPLIT_KINDS.values():
-                if n_ch != 2 or ch_vid:
-                    raise ValueError("a split of the wrong shape")
-                if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
-                    ids([vid], n_values[fid], "a value")
-            else:
-                raise ValueError("an unknown split")
-            todo += n_ch
-        if todo != 0:
-            raise ValueError("not one tree in pre-order")
-
-
 class HoeffdingRegressionForest(_RegressionForestCore):
     """``N`` River Hoeffding regression trees, compiled, learning and predicting as River.
 
@@ -408,7 +330,15 @@ class HoeffdingRegressionForest(_RegressionForestCore):
 
     def __init__(self, models: list, feature_filter=None):
         clones = _api.checked_models(_unsupported, models, feature_filter)
-        self._init_core([_tree_params(m) for m in clones], clones, feature_filter)
+        self._init_core(
+            [_tree_params(m) for m in clones], clones, [None] * len(clones), feature_filter
+        )
+
+    @classmethod
+    def _of(cls, model, n: int, overrides=None, feature_filter=None):
+        """``n`` trees of one ``model`` (not cloned), tree ``i`` with ``overrides[i]``: see
+        :meth:`HoeffdingForest._of <river_boost.forest.HoeffdingForest>`."""
+        return _api.build(cls, _tree_params, _unsupported, model, n, overrides, feature_filter)
 
     @staticmethod
     def supports(model) -> bool:
@@ -418,7 +348,11 @@ class HoeffdingRegressionForest(_RegressionForestCore):
     def add(self, model) -> int:
         """Append a fresh tree with ``model``'s parameters; its index."""
         model = _api.checked_clone(_unsupported, model, "add")
-        return self._add_core(_tree_params(model), model)
+        return self._add_core(_tree_params(model), model, None)
+
+    def add_like(self, i: int) -> int:
+        """Append a fresh tree with tree ``i``'s parameters; its index."""
+        return _api.add_like(self, _tree_params, i)
 
     def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
         """Tree ``i`` starts over (with ``model``'s parameters if given); it keeps its feature
@@ -426,10 +360,12 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
         if model is None:  # (the forest's models are never learned: no clone needed)
-            model = self._models[i]
+            model, overrides = self._models[i], self._overrides[i]
         else:
-            model = _api.checked_clone(_unsupported, model, "reset")
-        self._reset_core(i, _tree_params(model), model, refilter)
+            model, overrides = _api.checked_clone(_unsupported, model, "reset"), None
+        self._reset_core(
+            i, _api.with_overrides(_tree_params(model), overrides), model, overrides, refilter
+        )
 
     @property
     def models(self) -> list:
@@ -446,7 +382,7 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         state = self._get_state()
         features, values = state["features"], state["values"]
         scalars, _, flat = state["trees"][i]
-        model = self._models[i].clone()
+        model = _api.to_river_model(self, i)
 
         def var(st):
             v = Var()
@@ -531,11 +467,21 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         """River's ``tree.summary`` of tree ``i``."""
         return _api.summary(self, i)
 
+    @classmethod
+    def _empty(cls, feature_filter=None):
+        """A forest of no tree, for a state to fill (:meth:`_take_state`)."""
+        return _api.empty(cls, feature_filter)
+
+    def _state(self) -> tuple:
+        """The state a pickle holds (see :meth:`HoeffdingForest._state
+        <river_boost.forest.HoeffdingForest>`)."""
+        return _api.state(self)
+
+    def _take_state(self, state: tuple) -> None:
+        _api.set_state(self, _tree_params, _unsupported, state)
+
     def __reduce__(self):
-        return (
-            _rebuild,
-            (type(self), self._models, self.feature_filter, self._get_state(), _pickles.stamp()),
-        )
+        return (_api.restore, (type(self), self.feature_filter, self._state(), _pickles.stamp()))
 
     def __repr__(self):
         return f"HoeffdingRegressionForest(n_models={self.n_models})"

@@ -3,6 +3,7 @@
 # _linear), walking x to a leaf, learning and growth (split attempts, splits, the memory-size
 # policy), sizes, and the state export for pickling.
 
+from river_boost.forest._flat cimport Flat, Rd, Tables
 from river_boost.forest._forest_structs cimport XV
 from river_boost.forest._reg_structs cimport RNode, RTree
 from river_boost.forest._registry cimport Registry
@@ -19,3 +20,5 @@ cdef void rnode_counts(RNode* nd, long long* n_nodes, long long* n_leaves, long 
                        long long depth) noexcept
 cdef list rtree_export(RTree* t)
 cdef RNode* rtree_import(list flat, int nf) except? NULL
+cdef int rtree_write(RTree* t, Flat* f) except -1
+cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1

@@ -10,14 +10,19 @@ from libc.string cimport memset
 
 from river_boost.forest._ebst cimport (
     ebst_best, ebst_remove_bad_splits, ebst_update, rnom_best, rnom_update, rspl_bytes,
-    rspl_export, rspl_free, rspl_import, rspl_new,
+    rspl_export, rspl_free, rspl_import, rspl_new, rspl_read, rspl_write,
+)
+from river_boost.forest._flat cimport (
+    Flat, Rd, Tables, get_branches, get_counters, get_d, get_disabled, get_i, get_n,
+    put_counters, put_d, put_disabled, put_i, read_preorder,
 )
 from river_boost.forest._forest_structs cimport (
     F_NOMATTR, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, XV,
-    grow_cap, in_view, xcalloc, xrealloc,
+    SplitKind, grow_cap, in_view, xcalloc, xrealloc,
 )
 from river_boost.forest._linear cimport (
-    lin_bytes, lin_copy, lin_export, lin_free, lin_import, lin_learn, lin_predict,
+    lin_bytes, lin_copy, lin_export, lin_free, lin_import, lin_learn, lin_predict, lin_read,
+    lin_write,
 )
 from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
 from river_boost.forest._reg_structs cimport (
@@ -708,3 +713,139 @@ cdef RNode* rtree_import(list flat, int nf) except? NULL:
 def _round(double x, int digits):
     """py_round, for the tests (against CPython's round)."""
     return py_round(x, digits)
+
+
+# ----------------------------------------------------------------------------- flat state
+# (pickling: the two streams of _flat.pxd)
+
+cdef int rnode_write(RNode* nd, Flat* f) except -1:
+    cdef RLeaf* lf
+    cdef int k, c
+    put_i(f, nd.is_leaf)
+    put_i(f, nd.depth)
+    if nd.is_leaf:
+        lf = nd.lf
+        put_i(f, lf.active)
+        put_d(f, lf.last_split)
+        put_d(f, lf.st.n)
+        put_d(f, lf.st.mean)
+        put_d(f, lf.st.S)
+        lin_write(&lf.lm, f)
+        put_d(f, lf.fmse_mean)
+        put_d(f, lf.fmse_model)
+        put_disabled(f, lf.sidx, lf.sidx_cap)
+        if lf.active:
+            put_i(f, lf.n_spl)
+            for k in range(lf.n_spl):
+                rspl_write(lf.spl[k], f)
+        return 0
+    put_i(f, nd.kind)
+    put_i(f, nd.fid)
+    put_d(f, nd.thr)
+    put_i(f, nd.vid)
+    put_d(f, nd.bst.n)
+    put_d(f, nd.bst.mean)
+    put_d(f, nd.bst.S)
+    put_i(f, nd.n_ch)
+    if nd.kind == SPLIT_NOMINAL_MULTIWAY:
+        for k in range(nd.n_ch):
+            put_i(f, nd.ch_vid[k])
+    for k in range(nd.n_ch):
+        rnode_write(nd.ch[k], f)
+    return 0
+
+
+cdef int rtree_write(RTree* t, Flat* f) except -1:
+    """Tree t's state. Layout (i: the integers' stream, d: the doubles'): d n_active,
+    n_inactive, inactive_est, active_est, overhead, train_weight; i growth_allowed, has_root;
+    then the nodes in pre-order. A node: i is_leaf, depth. A leaf: i active; d last_split, the
+    target's n, mean, S; the leaf model (_linear.lin_write); d fmse_mean, fmse_model; i
+    n_disabled, the disabled features; if active, i n_spl and the splitters
+    (_ebst.rspl_write). A split: i kind, feature; d threshold; i value; d the branch's n, mean,
+    S; i n_children, the multiway children's values; then the children."""
+    put_counters(f, t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
+                 t.train_weight, t.growth_allowed)
+    put_i(f, t.root != NULL)
+    if t.root != NULL:
+        rnode_write(t.root, f)
+    return 0
+
+
+cdef void* rnode_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
+    """One node; a split's ``n_ch`` children come next, their slots allocated."""
+    cdef RNode* nd = <RNode*>xcalloc(1, sizeof(RNode))
+    cdef RLeaf* lf
+    cdef RSpl* s
+    cdef int k, n, nf = tb.nf
+    cdef const int* nvals = tb.nvals
+    try:
+        nd.is_leaf = get_i(r, 0, 2)
+        nd.depth = get_i(r, 0, 2147483647)
+        n_ch[0] = 0
+        if nd.is_leaf:
+            lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
+            nd.lf = lf
+            lf.depth = nd.depth
+            lf.sidx_cap = nf if nf > 0 else 1
+            lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
+            lf.active = get_i(r, 0, 2)
+            lf.last_split = get_d(r)
+            lf.st.n = get_d(r)
+            lf.st.mean = get_d(r)
+            lf.st.S = get_d(r)
+            lin_read(r, &lf.lm, nf)
+            lf.fmse_mean = get_d(r)
+            lf.fmse_model = get_d(r)
+            get_disabled(r, lf.sidx, nf)
+            if not lf.active:
+                return nd
+            n = get_n(r, 3, 0)
+            if n > 0:
+                lf.spl = <RSpl**>xcalloc(n, sizeof(RSpl*))
+                lf.cap_spl = n
+            for k in range(n):
+                s = rspl_read(r, nf, nvals)
+                lf.spl[k] = s
+                lf.n_spl = k + 1
+                if lf.sidx[s.fid] != 0:
+                    raise ValueError("a feature with two splitters, or disabled")
+                lf.sidx[s.fid] = k + 1
+            return nd
+        nd.kind = <SplitKind>get_i(r, 0, 3)
+        nd.fid = get_i(r, 0, nf)
+        nd.thr = get_d(r)
+        nd.vid = get_i(r, -1, 2147483647)
+        if nd.kind == SPLIT_NOMINAL_BINARY and not 0 <= nd.vid < nvals[nd.fid]:
+            raise ValueError("a split on a value out of range")
+        nd.bst.n = get_d(r)
+        nd.bst.mean = get_d(r)
+        nd.bst.S = get_d(r)
+        n = get_n(r, 3, 0)  # a child takes at least three integers
+        if (nd.kind == SPLIT_NOMINAL_MULTIWAY and n < 1) or (
+                nd.kind != SPLIT_NOMINAL_MULTIWAY and n != 2):
+            raise ValueError("a split with the wrong number of children")
+        nd.cap_ch = n
+        nd.ch = <RNode**>xcalloc(n, sizeof(RNode*))
+        if nd.kind == SPLIT_NOMINAL_MULTIWAY:
+            nd.ch_vid = <int*>xcalloc(n, sizeof(int))
+            get_branches(r, n, nvals[nd.fid], nd.ch_vid, &nd.vmap, &nd.vmap_cap)
+        n_ch[0] = n
+    except BaseException:
+        rnode_free(nd)
+        raise
+    return nd
+
+
+cdef void rnode_attach(void* parent, void* child) noexcept:
+    cdef RNode* p = <RNode*>parent
+    p.ch[p.n_ch] = <RNode*>child
+    p.n_ch += 1
+
+
+cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1:
+    """Tree t's state from the streams (rtree_write's layout) into a fresh tree."""
+    get_counters(r, &t.n_active, &t.n_inactive, &t.inactive_est, &t.active_est, &t.overhead,
+                 &t.train_weight, &t.growth_allowed)
+    if get_i(r, 0, 2):
+        read_preorder(r, tb, rnode_read, rnode_attach, <void**>&t.root)
+    return 0

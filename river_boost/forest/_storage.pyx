@@ -7,6 +7,7 @@ their state for pickling."""
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memmove, memset
 
+from river_boost.forest._flat cimport Flat, Rd, Tables, flat_take, rd_close, rd_open
 from river_boost.forest._forest_structs cimport (
     F_DECIDED, F_KEEP, F_NOMATTR, XV, Leaf, Node, Tree, grow_cap, work_free, xcalloc, xrealloc,
 )
@@ -14,14 +15,16 @@ from river_boost.forest._leaves cimport leaf_predict
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._trees cimport (
     count_nodes, count_reactivable, export_node, import_node, node_free, tree_allocated,
-    tree_free, tree_init, tree_learn, walk_to_leaf,
+    tree_free, tree_init, tree_learn, tree_read, tree_write, walk_to_leaf,
 )
 
 
 cdef class TreeStorage:
     """The forest's trees: their C structs and River models, the registries their ids refer
     to, and the scratch buffers. ``params``: one tuple per tree (forest/__init__.py's
-    _tree_params); ``models``: the trees' River models."""
+    _tree_params); ``models``: the trees' River models (shared between trees: never learned);
+    ``overrides``: per tree, None or the parameters it has besides its model's (a pool's
+    diversified trees share one model)."""
 
     def __cinit__(self):
         self.trees = NULL
@@ -30,9 +33,10 @@ cdef class TreeStorage:
         self.fcap = 0
         memset(&self.wk, 0, sizeof(Work))
 
-    def __init__(self, list params, list models):
+    def __init__(self, list params, list models, list overrides):
         cdef int i
         self.models = models
+        self.overrides = overrides
         self.n = len(params)
         self.tcap = self.n
         self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
@@ -122,7 +126,7 @@ cdef class TreeStorage:
                 t.fstate[fid] &= ~F_NOMATTR
         return unload
 
-    cdef bint add(self, tuple params, object model) except -1:
+    cdef bint add(self, tuple params, object model, object overrides) except -1:
         """Append a fresh tree (index n - 1 after the call); mark_nominal's answer."""
         cdef int i, nc
         cdef Tree* t
@@ -141,10 +145,12 @@ cdef class TreeStorage:
         t.ccap = grow_cap(0, self.reg.nc)
         t.has_cls = <char*>xcalloc(t.ccap, sizeof(char))
         self.models.append(model)
+        self.overrides.append(overrides)
         self.n += 1
         return self.mark_nominal(i)
 
-    cdef bint reset(self, int i, tuple params, object model, bint refilter) except -1:
+    cdef bint reset(self, int i, tuple params, object model, object overrides,
+                    bint refilter) except -1:
         """Tree i becomes a fresh tree with ``params``; its nodes are freed. mark_nominal's
         answer."""
         cdef Tree* t = &self.trees[i]
@@ -159,6 +165,7 @@ cdef class TreeStorage:
             t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
         self.reg.forget_sorted(i)
         self.models[i] = model
+        self.overrides[i] = overrides
         return self.mark_nominal(i)
 
     cdef int copy(self, int src, int dst) except -1:
@@ -171,6 +178,7 @@ cdef class TreeStorage:
             # the state export/import that pickling uses (and tests): an exact copy
             root = import_node(export_node(s.root, True, self.reg), self.reg.nf)
         model = self.models[src]
+        overrides = self.overrides[src]
         s = &self.trees[src]
         d = &self.trees[dst]
         node_free(d.root)
@@ -200,6 +208,7 @@ cdef class TreeStorage:
         d.ver = 0
         self.reg.forget_sorted(dst)
         self.models[dst] = model
+        self.overrides[dst] = overrides
         return 0
 
     cdef int remove(self, int i) except -1:
@@ -210,6 +219,7 @@ cdef class TreeStorage:
         memset(&self.trees[self.n], 0, sizeof(Tree))
         self.reg.remove_tree(i)
         del self.models[i]
+        del self.overrides[i]
         return 0
 
     # ------------------------------------------------------------------ learning and prediction
@@ -362,4 +372,103 @@ cdef class TreeStorage:
             count_nodes(t.root, &nn, &nl, &h, 0)
             t.n_reactivable = count_reactivable(t.root, t.max_depth)
         t.n_leaves = nl
+        return 0
+
+    # ------------------------------------------------------------------ flat state (pickling)
+
+    def tables(self):
+        """The registry's tables: the features, each feature's values and the labels, in
+        the order of their ids."""
+        return (list(self.reg.fnames), [list(v) for v in self.reg.fvalobjs], list(self.reg.labels))
+
+    def flat_state(self):
+        """The trees' state in the flat encoding of _flat.pxd, ``(width, integers, doubles)``:
+        tree after tree, each as its kind writes it (write_tree). The registry's tables, the
+        models and the parameters are the caller's to keep."""
+        cdef Flat f
+        cdef int i
+        memset(&f, 0, sizeof(Flat))
+        try:
+            for i in range(self.n):
+                self.write_tree(i, &f)
+        except BaseException:
+            flat_take(&f)  # (frees the buffers)
+            raise
+        return flat_take(&f)
+
+    def set_flat_state(self, list params, list models, list overrides, list features,
+                       list values, list labels, width, ints, dbls):
+        """A storage that has registered nothing yet (just built) takes the state flat_state
+        gave: ``len(params)`` trees with these parameters and models, the registry's tables,
+        then each tree read from the streams, every id checked against the tables (ValueError
+        for anything a pickle written by flat_state cannot hold)."""
+        cdef Rd r
+        cdef Tables tb
+        cdef int i, fid
+        cdef int* nvals = NULL
+        if self.reg.nf or self.reg.nc:
+            raise RuntimeError("only a forest that has learned nothing takes a state")
+        if len(models) != len(params) or len(overrides) != len(params) or len(values) != len(
+                features):
+            raise ValueError("tables of the wrong size")
+        self.retable(params, models)
+        self.overrides = list(overrides)
+        for name in features:
+            self.new_feature(name)
+        for fid in range(len(values)):
+            for v in values[fid]:
+                self.reg.value_id(fid, v)
+        for y in labels:
+            self.class_id(y)
+        if (self.reg.nf != len(features) or self.reg.nc != len(labels)
+                or [len(v) for v in self.reg.fvalobjs] != [len(v) for v in values]):
+            raise ValueError("a feature, value or label repeated")
+        rd_open(&r, width, ints, dbls)
+        nvals = <int*>xcalloc(self.reg.nf, sizeof(int))
+        try:
+            for fid in range(self.reg.nf):
+                nvals[fid] = len(self.reg.fvalobjs[fid])
+            tb.nf, tb.nc, tb.nvals = self.reg.nf, self.reg.nc, nvals
+            for i in range(self.n):
+                self.read_tree(i, &r, &tb)
+            rd_close(&r)
+        finally:
+            free(nvals)
+
+    cdef int retable(self, list params, list models) except -1:
+        """Every tree freed; ``len(params)`` fresh trees in their place (set_flat_state)."""
+        cdef int i, m = len(params)
+        for i in range(self.n):
+            tree_free(&self.trees[i])
+        self.trees = <Tree*>xrealloc(self.trees, (m if m > 0 else 1) * sizeof(Tree))
+        memset(self.trees, 0, (m if m > 0 else 1) * sizeof(Tree))
+        self.tcap = m
+        self.n = 0
+        self.retable_registry(m)
+        self.models = list(models)
+        for i in range(m):
+            tree_init(&self.trees[i], <tuple>params[i])
+            self.trees[i].fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
+            self.trees[i].fcap = self.fcap
+            self.trees[i].ccap = grow_cap(0, self.reg.nc)
+            self.trees[i].has_cls = <char*>xcalloc(self.trees[i].ccap, sizeof(char))
+            self.n += 1
+        return 0
+
+    cdef int retable_registry(self, int m) except -1:
+        while len(self.reg.sorted_cls) < m:
+            self.reg.add_tree()
+        while len(self.reg.sorted_cls) > m:
+            self.reg.remove_tree(len(self.reg.sorted_cls) - 1)
+        return 0
+
+    cdef int write_tree(self, int i, Flat* f) except -1:
+        return tree_write(&self.trees[i], self.reg.nf, self.reg.nc, f)
+
+    cdef int read_tree(self, int i, Rd* r, const Tables* tb) except -1:
+        cdef Tree* t = &self.trees[i]
+        tree_read(r, t, tb)
+        self.count_leaves(t)
+        t.nbc_leaf = NULL
+        self.reg.forget_sorted(i)
         return 0

@@ -2,6 +2,7 @@
 # nodes): nodes, walking an x to its leaf, learning (the leaf's, then growth: split attempts,
 # splits, the memory-size policy), sizes in bytes, and the state export for pickling.
 
+from river_boost.forest._flat cimport Flat, Rd, Tables
 from river_boost.forest._forest_structs cimport (
     SPLIT_NOMINAL_BINARY, SPLIT_NUMERIC_BINARY, XV, Node, Tree, Work, in_view,
 )
@@ -36,3 +37,5 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
                     double w) except -1
 cdef object export_node(Node* nd, bint deep, Registry reg)
 cdef Node* import_node(tuple st, int nf) except NULL
+cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1
+cdef int tree_read(Rd* r, Tree* t, const Tables* tb) except -1

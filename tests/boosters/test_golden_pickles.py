@@ -39,6 +39,31 @@ def test_a_golden_pickle_loads_and_predicts_as_when_it_was_written(name):
         model.learn_one(x, y)
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED["models"]))
+def test_a_golden_pickle_converts_to_the_current_format(name):
+    """Loaded, a pickle of 0.2.0's format pickles in the current one, and that copy predicts
+    and learns on as the model loaded from the golden pickle."""
+    from river_boost import _pickles
+
+    spec = EXPECTED["models"][name]
+    model = pickle.loads((make_golden.HERE / f"{name}.pkl").read_bytes())
+    assert EXPECTED["format"] == 1 < _pickles.FORMAT  # (a golden pickle of the old format)
+    assert model.__reduce__()[1][3] == _pickles.stamp()
+    converted = pickle.loads(pickle.dumps(model))
+    xs = spec["xs"]
+    assert make_golden.predictions(converted, spec["kind"], xs) == make_golden.predictions(
+        model, spec["kind"], xs
+    )
+    _, stream, _ = make_golden.presets()[name]
+    n = make_golden.N_LEARN + make_golden.N_CHECK
+    for x, y in itertools.islice(stream(), n, n + 30):
+        model.learn_one(x, y)
+        converted.learn_one(x, y)
+    assert make_golden.predictions(converted, spec["kind"], xs) == make_golden.predictions(
+        model, spec["kind"], xs
+    )
+
+
 @pytest.mark.parametrize("name", ["OSBoostOCP", "AdaBoostOLM", "AdaOLMR"])
 def test_the_comparison_can_fail(name):
     """A golden model that learned a few examples more no longer predicts what was stored."""

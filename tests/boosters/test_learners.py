@@ -59,15 +59,14 @@ def test_add_reset_copy_remove():
 
 def test_the_choice_of_implementation_is_one_place():
     # River's Hoeffding regression trees run compiled; any other regressor in Python
-    assert (
-        type(learners.make_learners([tree.HoeffdingTreeRegressor()])) is HoeffdingRegressionForest
-    )
-    mixed = [tree.HoeffdingTreeRegressor(), linear_model.LinearRegression()]
-    assert type(learners.make_learners(mixed)) is learners.RegressorLearners
+    compiled = learners.make_learners(tree.HoeffdingTreeRegressor(), 3)
+    assert type(compiled) is HoeffdingRegressionForest and compiled.n_models == 3
+    python = learners.make_learners(linear_model.LinearRegression(), 2)
+    assert type(python) is learners.RegressorLearners and python.n_models == 2
     assert learners.RegressorLearners.supports(tree.HoeffdingTreeRegressor())
     assert not learners.RegressorLearners.supports(naive_bayes.GaussianNB())
     with pytest.raises(ValueError, match="River regressors"):
-        learners.make_learners([naive_bayes.GaussianNB()])
+        learners.make_learners(naive_bayes.GaussianNB(), 2)
 
     class Linear(learners.RegressorLearners):  # another implementation of some models
         @staticmethod
@@ -77,8 +76,8 @@ def test_the_choice_of_implementation_is_one_place():
     saved = learners.IMPLEMENTATIONS
     learners.IMPLEMENTATIONS = (Linear, *saved)
     try:
-        assert type(learners.make_learners([linear_model.LinearRegression()])) is Linear
-        assert type(learners.make_learners(mixed)) is learners.RegressorLearners
+        assert type(learners.make_learners(linear_model.LinearRegression(), 2)) is Linear
+        assert type(learners.make_learners(tree.HoeffdingTreeRegressor(), 2)) is not Linear
     finally:
         learners.IMPLEMENTATIONS = saved
 

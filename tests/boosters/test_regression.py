@@ -4,6 +4,7 @@ input checks, copies, pickles and seeds."""
 
 from __future__ import annotations
 
+import array
 import copy
 import itertools
 import math
@@ -236,12 +237,20 @@ def test_seeds_make_runs_reproducible():
     assert run(1) != run(2)
 
 
-def test_the_engine_pickle_carries_the_stamp():
+def test_the_pickle_carries_the_stamp_and_a_changed_state_is_refused():
     model = trained(MAKERS["sgbt"], 20)
-    reduce = model._engine.__reduce__()
-    state = ((99, "0.0.0"), reduce[2][1])
+    loader, (cls, params, state, stamp) = model.__reduce__()
     with pytest.raises(PickleFormatError):
-        reduce[0]().__setstate__(state)
+        loader(cls, params, state, (99, "0.0.0"))
+    engine = list(state[1])
+    for k, bad in ((0, 0), (6, array.array("d", [0.0])), (9, [1]), (13, None), (14, "trees")):
+        changed = list(engine)
+        changed[k] = bad
+        with pytest.raises(PickleFormatError):
+            loader(cls, params, (state[0], tuple(changed)), stamp)
+    loaded = loader(cls, params, state, stamp)
+    x = {k: 0.5 for k in range(10)}
+    assert loaded.predict_one(x) == model.predict_one(x)
 
 
 def test_the_default_learner_is_a_bounded_hoeffding_regression_tree():

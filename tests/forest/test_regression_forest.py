@@ -293,39 +293,6 @@ def test_to_river_continues_identically(leaf):
                 t.learn_one(x, y, w=w)
 
 
-def test_a_changed_pickle_loads_or_is_refused_never_a_crash():
-    from river_boost import PickleFormatError
-    from river_boost.forest._regression import _rebuild
-
-    from .test_forest_pickle_checks import _ints, fuzz_loads
-
-    data = with_weights(nominal_stream(700, seed=21))
-    models = [
-        tree.HoeffdingTreeRegressor(grace_period=30, leaf_prediction="mean", delta=1e-2),
-        tree.HoeffdingTreeRegressor(
-            grace_period=30, leaf_prediction="mean", binary_split=True, delta=1e-2
-        ),
-    ]
-    forest = HoeffdingRegressionForest(models)
-    for x, y, w in data:
-        for i in range(2):
-            forest.learn_one(i, x, y, w)
-    _, reduced = forest.__reduce__()
-    cls, models, ff, state, stamp = reduced
-    assert all(n > 1 for n in forest.n_nodes)
-    paths = list(_ints(state["trees"], ("trees",)))
-    x = {"num": 0.3, "cat": "b", "k": 2, "late": "u"}
-
-    def use(loaded):
-        for i in range(2):
-            loaded.predict_one(i, x)
-            loaded.learn_one(i, x, 1.0)
-
-    assert fuzz_loads(_rebuild, reduced, random.Random(5).sample(paths, 300), use) > 0
-    with pytest.raises(PickleFormatError, match="changed after it was written"):
-        _rebuild(cls, models, ff, {**state, "values": state["values"][:-1]}, stamp)
-
-
 def test_feature_filter_gives_each_tree_its_view():
     class Filter:
         def keeps(self, i, feature):

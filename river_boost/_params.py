@@ -42,10 +42,11 @@ def params_of(obj) -> dict:
     return {name: getattr(obj, name) for name in param_names(type(obj))}
 
 
-def fresh(obj, new_params: dict | None = None):
+def fresh(obj, new_params: dict | None = None, *, given: bool = False):
     """What River's ``obj.clone(new_params)`` gives, without inspecting signatures: a fresh
     estimator built from ``obj``'s parameters, those that are River objects cloned
-    (:func:`clone`), the others deep-copied, ``new_params`` (deep-copied) in their place."""
+    (:func:`clone`), the others deep-copied, ``new_params`` (deep-copied) in their place.
+    ``given``: the new parameters are the caller's own fresh objects, used as they are."""
     params = {}
     for name, value in params_of(obj).items():
         if new_params is not None and name in new_params:
@@ -53,7 +54,7 @@ def fresh(obj, new_params: dict | None = None):
             if _is_class_param(new):  # River's (class, parameters) of a nested estimator
                 value = clone(value, new[1]) if isinstance(value, new[0]) else new[0](**new[1])
             else:
-                value = copy.deepcopy(new)
+                value = new if given else copy.deepcopy(new)
         elif isinstance(value, base.Base):
             value = clone(value)
         elif value is not None and not isinstance(value, (bool, int, float, str)):

@@ -149,8 +149,7 @@ class Booster(Stateful, base.Estimator):
             limits["memory_estimate_period"] = model.memory_estimate_period * scale
         if "max_size" in names:
             limits["max_size"] = model.max_size / 2
-        if limits:
-            model = _clone(model, limits)
+        model = _clone(model, limits or None)  # (the chain's own)
         new = {"n_models": (self.n_models + 1) // 2, "model": model, "deep_scale": 1.0}
         signature = _param_names(type(self))
         potential = self.potential
@@ -162,7 +161,8 @@ class Booster(Stateful, base.Estimator):
         own = "weight_scale" in signature
         if own:
             new["weight_scale"] = scale * self.weight_scale
-        chain = _fresh(self, {**new, "seed": seed})  # (as River's clone: by the constructor)
+        # (as River's clone: by the constructor; the new parameters are fresh objects)
+        chain = _fresh(self, {**new, "seed": seed}, given=True)
         if not own:
             scales = chain._engine.pool._weight_scales
             for i in range(len(scales)):

@@ -33,6 +33,7 @@ import numpy as np
 from river import base
 
 from . import _pickles
+from ._params import clone as _clone
 from ._params import method_params as _method_params
 from ._params import names_of as _names_of
 from .engine import _clean, _experts
@@ -626,7 +627,7 @@ class ModelLearners:
                 model.learn_one(view, y)
 
     def add(self, model) -> int:
-        self.models.append(model.clone())
+        self.models.append(_clone(model))
         return len(self.models) - 1
 
     def add_like(self, i: int) -> int:
@@ -634,7 +635,7 @@ class ModelLearners:
         return self.add(self.models[i])
 
     def reset(self, i: int) -> None:
-        self.models[i] = self.models[i].clone()
+        self.models[i] = _clone(self.models[i])
 
     def copy_tree(self, src: int, dst: int) -> None:
         self.models[dst] = copy.deepcopy(self.models[src])
@@ -658,7 +659,7 @@ def make_learners(model, overrides: list, subsets: FeatureSubsets, accepts_w=Tru
         return forest.HoeffdingForest._of(
             model, len(overrides), overrides, None if every else subsets
         )
-    models = [model.clone(o) for o in overrides]
+    models = [_clone(model, o) for o in overrides]
     return ModelLearners(models, subsets, accepts_w, rng)
 
 

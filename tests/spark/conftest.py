@@ -1,0 +1,50 @@
+"""Local Spark for the tests of ``river_boost.spark``: skipped without PySpark or Java.
+
+One SparkSession for the whole run (``local[2]``, two shuffle partitions, no UI): starting a
+JVM takes seconds. Events are parquet files in a folder, read as a stream one file per
+micro-batch; the sink is a parquet folder (exactly-once: a micro-batch's files count only once
+it is committed in the sink's log), read back whole after the query.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+
+import pytest
+
+pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
+pytest.importorskip("pandas", reason="pandas is not installed (the spark extra)")
+pytest.importorskip("pyarrow", reason="PyArrow is not installed (the spark extra)")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("Spark needs Java, and none is installed", allow_module_level=True)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    from pyspark.sql import SparkSession
+
+    # Spark's Python workers import the tests' helper models (tests.spark.models) by name
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    warehouse = tmp_path_factory.mktemp("spark")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("river_boost tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(warehouse / "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Djava.io.tmpdir={warehouse}")
+        .config("spark.sql.streaming.stateStore.providerClass", ROCKSDB)
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"

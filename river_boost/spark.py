@@ -181,20 +181,20 @@ def prequential_by_key(
 
     Examples
     --------
-    >>> from river import linear_model, metrics  # doctest: +SKIP
-    >>> from river_boost import AdaBoostOL
-    >>> from river_boost.spark import prequential_by_key
-    >>> schema = "user long, id long, x1 double, x2 double, x3 double, y boolean"
-    >>> events = spark.readStream.schema(schema).parquet("events/")
-    >>> predictions = prequential_by_key(
+    >>> from river import metrics  # doctest: +SKIP
+    >>> from river_boost import AdaBoostOL  # doctest: +SKIP
+    >>> from river_boost.spark import prequential_by_key  # doctest: +SKIP
+    >>> schema = "user long, id long, x1 double, x2 double, x3 double, y boolean"  # doctest: +SKIP
+    >>> events = spark.readStream.schema(schema).parquet("events/")  # doctest: +SKIP
+    >>> predictions = prequential_by_key(  # doctest: +SKIP
     ...     events, AdaBoostOL(seed=1), by="user", features=["x1", "x2", "x3"], target="y",
     ...     event_id="id", metric=metrics.Accuracy(),
     ... )
-    >>> query = (
+    >>> query = (  # doctest: +SKIP
     ...     predictions.writeStream.format("parquet").option("path", "predictions/")
     ...     .option("checkpointLocation", "checkpoint/").trigger(availableNow=True).start()
     ... )
-    >>> query.awaitTermination()
+    >>> query.awaitTermination()  # doctest: +SKIP
 
     """
     from pyspark.sql import DataFrame
@@ -437,16 +437,22 @@ class _KeyFunction:
                     rows_out.append((event, None, prediction, EXPIRED, None))
                     n_expired += 1
 
-        # -- idle keys: no event for key_timeout
-        if frame is None and self.key_timeout_ms is not None and last_ms is not None:
-            if now_ms is not None and last_ms + self.key_timeout_ms <= now_ms:
+        # -- an idle key (no event for key_timeout) loses its state; if events came for it
+        # after all (a micro-batch that visits it late), they start a fresh clone
+        if self.key_timeout_ms is not None and last_ms is not None and now_ms is not None:
+            if last_ms + self.key_timeout_ms <= now_ms:
                 for event, (_, prediction, _) in held.items():
                     rows_out.append((event, None, prediction, EXPIRED, None))
-                n_expired += len(held)
                 rows_out.append((None, None, None, KEY_EXPIRED, None))
-                state.remove()
-                yield self._frame(key, rows_out, None, pd)
-                return
+                if frame is None:
+                    state.remove()
+                    yield self._frame(key, rows_out, None, pd)
+                    return
+                model = self.model.clone()
+                held = {}
+                metric = None if self.metric_template is None else self.metric_template.clone()
+                n_learned = n_expired = n_unknown = n_errors = 0
+                last_ms = None
 
         events_started = clock()
         if frame is not None:

@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 
 import pytest
 
-pytest.importorskip("pyspark", reason="PySpark is not installed (the spark extra)")
-pytest.importorskip("pandas", reason="pandas is not installed (the spark extra)")
-pytest.importorskip("pyarrow", reason="PyArrow is not installed (the spark extra)")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs Java, and none is installed", allow_module_level=True)
+# Each test module skips itself without PySpark, pandas, PyArrow or Java
+# (helpers.skip_without_spark): the main test job has none of them.
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
+    from .helpers import skip_without_spark
+
+    skip_without_spark()
     from pyspark.sql import SparkSession
 
     # Spark's Python workers import the tests' helper models (tests.spark.models) by name

@@ -6,11 +6,25 @@ import os
 import pathlib
 import pickle
 import random
+import shutil
 import time
 
+import pytest
 from river import base
 
 FEATURES = ["x1", "x2", "x3"]
+
+
+def skip_without_spark() -> None:
+    """Skip the calling test module where local Spark cannot run."""
+    for module, why in [
+        ("pyspark", "PySpark is not installed (the spark extra)"),
+        ("pandas", "pandas is not installed (the spark extra)"),
+        ("pyarrow", "PyArrow is not installed (the spark extra)"),
+    ]:
+        pytest.importorskip(module, reason=why)
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java, and none is installed", allow_module_level=True)
 
 
 def write_batches(folder: pathlib.Path, frames, seed: int = 0) -> None:

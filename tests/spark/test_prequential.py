@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import pickle
 
-import pandas as pd
 import pytest
 from river import metrics, tree
 from river.datasets import synth
@@ -21,10 +20,14 @@ from .helpers import (
     read_output,
     run_query,
     same_models,
+    skip_without_spark,
     standalone,
     state_models,
     write_batches,
 )
+
+skip_without_spark()
+pd = pytest.importorskip("pandas")
 
 SCHEMA = "key long, id long, x1 double, x2 double, x3 double, y boolean"
 REGRESSION_SCHEMA = "key long, id long, x1 double, x2 double, x3 double, y double"

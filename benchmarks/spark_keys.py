@@ -248,7 +248,7 @@ def main():
                 if n_keys == 100_000 and name == "SGBTClassifier":
                     continue  # 100,000 of them take an hour to create
                 rows.append(measure(name, n_keys, n, 2, args.repeats))
-                print(f"  done: {name}, {n_keys:,} keys", flush=True)
+                print(f"  done: {rows[-1]}", flush=True)
         print("\nKeys: SEA events, two micro-batches\n")
         table(rows)
     if args.scenario in ("reference", "all"):

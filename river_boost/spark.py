@@ -336,8 +336,12 @@ def prequential_by_key(
     )
     from pyspark.sql import functions as F
 
-    columns = [F.col(name) for name in dict.fromkeys([*by, event_id, order_by, target, *features])]
+    columns_named = list(dict.fromkeys([*by, event_id, order_by, target, *features]))
+    columns = [F.col(name) for name in columns_named]
     if moment is not None:
+        # the watermarked column itself must reach the operator (Spark checks it)
+        if moment not in columns_named:
+            columns.append(F.col(moment))
         columns.append(F.unix_millis(F.col(moment)).alias(_MOMENT_MS))
     timeout = (
         GroupStateTimeout.NoTimeout

@@ -35,7 +35,8 @@ def write_batches(folder: pathlib.Path, frames, seed: int = 0) -> None:
     now = time.time()
     for i, frame in enumerate(frames, start=start):
         path = folder / f"part-{i:03d}.parquet"
-        frame.sample(frac=1.0, random_state=seed + i).to_parquet(path)
+        # microseconds: Spark reads no nanosecond timestamps (pandas 2 writes those)
+        frame.sample(frac=1.0, random_state=seed + i).to_parquet(path, coerce_timestamps="us")
         # the file source takes files in the order of their modification times: files
         # written within one tick could come in any order
         os.utime(path, (now + i, now + i))

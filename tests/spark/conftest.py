@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -26,7 +27,9 @@ def spark(tmp_path_factory):
     skip_without_spark()
     from pyspark.sql import SparkSession
 
-    # Spark's Python workers import the tests' helper models (tests.spark.models) by name
+    # Spark's Python workers run this interpreter (by default: python3 on PATH, which may
+    # not be the one with river_boost), and import the helper models (tests.spark.helpers)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )

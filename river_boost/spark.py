@@ -53,7 +53,14 @@ _MOMENT_MS = "__river_boost_moment_ms"
 
 KINDS = (PREDICTED, LEARNED, ERROR, UNKNOWN_LABEL, EXPIRED, SUMMARY, KEY_EXPIRED)
 COUNTERS = ("n_learned", "n_held", "n_expired", "n_unknown_labels", "n_errors")
-TIMINGS = ("seconds_total", "seconds_loads", "seconds_events", "seconds_learn", "seconds_dumps")
+TIMINGS = (
+    "seconds_total",
+    "seconds_input",
+    "seconds_loads",
+    "seconds_events",
+    "seconds_learn",
+    "seconds_dumps",
+)
 
 _NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType")
 _INTEGRAL = ("ByteType", "ShortType", "IntegerType", "LongType")
@@ -152,8 +159,9 @@ def prequential_by_key(
         Add a ``model`` column: the key's pickled model on its ``summary`` rows.
     with_timing
         Add columns ``seconds_*`` to the ``summary`` rows: the time the key's function took in
-        the micro-batch (total), unpickling state, checking events and building rows, in the
-        models' ``predict_one`` and ``learn_one``, and pickling state. For benchmarks.
+        the micro-batch (total), reading its events (Spark's Arrow to pandas), unpickling
+        state (or cloning the template for a new key), checking events and building rows, in
+        the models' ``predict_one`` and ``learn_one``, and pickling state. For benchmarks.
 
     Returns
     -------
@@ -409,8 +417,10 @@ class _KeyFunction:
 
         clock = time.perf_counter
         started = clock()
+        # Spark converts the key's Arrow batches to pandas as they are iterated
         frames = [frame for frame in frames if len(frame)]
         frame = None if not frames else frames[0] if len(frames) == 1 else pd.concat(frames)
+        read = clock()
 
         # -- the key's state
         if state.exists:
@@ -518,7 +528,8 @@ class _KeyFunction:
         if self.with_models:
             summary["model"] = model_bytes
         if self.with_timing:
-            summary["seconds_loads"] = loaded - started
+            summary["seconds_input"] = read - started
+            summary["seconds_loads"] = loaded - read
             summary["seconds_events"] = events_done - events_started
             summary["seconds_learn"] = learn_done - events_done
             summary["seconds_dumps"] = dumped - learn_done

@@ -113,7 +113,9 @@ def prequential_by_key(
     **Clocks.** Without ``moment``, timeouts are in processing time: a held event expires at the
     first micro-batch that starts ``label_timeout`` seconds after the micro-batch that brought
     it (Spark's processing-time timeouts: a key with no new events is visited when its deadline
-    has passed, at the next micro-batch). With ``moment`` (a timestamp column, on which
+    has passed, at the next micro-batch; Spark then runs micro-batches without data, so a
+    query with ``trigger(availableNow=True)`` does not stop by itself: give it a
+    processing-time trigger). With ``moment`` (a timestamp column, on which
     ``events`` has a watermark: ``events.withWatermark(moment, "10 minutes")``), timeouts are in
     event time: a held event expires once the watermark passes its moment plus
     ``label_timeout``, and a key once the watermark passes its latest moment plus
@@ -145,7 +147,8 @@ def prequential_by_key(
         A timestamp column with a watermark: timeouts are then in event time (see above).
     label_timeout
         How long held features wait for their label: seconds or a ``datetime.timedelta``;
-        ``None``: forever (their state then grows without bound if labels can be lost).
+        ``None`` (default): forever (the state then grows without bound if labels can be
+        lost: set it in production).
     key_timeout
         Drop a key's state (model, held features, metric) when the key has had no event for
         this long (seconds or a ``datetime.timedelta``); ``None`` (default): keep every key.

@@ -1,0 +1,269 @@
+"""One model per key on local Spark (``river_boost.spark``) beside a plain Python loop.
+
+For each number of keys and each estimator: SEA events (``river.datasets.synth.SEA``: x1..x3
+and a boolean label; the key is the event's index modulo the number of keys) are written as
+parquet files, one per micro-batch, and read as a stream by ``prequential_by_key`` (a parquet
+sink, ``trigger(availableNow=True)``), with ``local[1]`` and then ``local[2]``; beside it the
+same estimators over the same rows in one plain Python loop (a dict of models by key,
+``predict_one`` then ``learn_one``, rows as dicts). Events per second count the query's
+micro-batches only (the sum of their ``triggerExecution`` durations: no JVM start, no query
+planning), so that the ratio compares learning with learning.
+
+The micro-batch's time is split with ``with_timing=True`` in the ``local[1]`` runs (a few
+clock reads per key and micro-batch). The per-key function's time, summed over keys:
+unpickling the state, or cloning the template for a new key (``loads``); checking events and
+building rows (``events``); the models' ``predict_one`` and ``learn_one`` with the per-row
+dicts (``learn``); pickling (``dumps``); the rest of the function (``other``: sorting, the
+output frame). And ``spark``: the micro-batches' time left over, plus the conversion of each
+key's events from Arrow to pandas (the shuffle, the state store, the sink, the Python
+workers; with ``local[1]`` all on one core). ``dicts`` is the share of ``learn`` spent
+building the per-row dicts, measured apart on the same rows. State bytes per key: the mean
+size of a key's state row at the end (its pickled model, held features and metric).
+
+Scenarios (``--scenario``, default all):
+
+- ``keys``: 10 and 1,000 keys, 40,000 events (4,000 and 40 per key), and 100,000 keys with
+  2 events per key (200,000 events: one per key per micro-batch), in two micro-batches; at
+  100,000 keys the Hoeffding tree alone (creating 100,000 AdaBoostOL takes about 5 minutes in
+  each run today, 100,000 SGBTClassifier about an hour: the 20,000-key reference row shows
+  where that goes);
+- ``reference``: the issue's job: 400,000 SEA events, two micro-batches, ``AdaBoostOL()`` per
+  key, 1,000 and 20,000 keys.
+
+Run: ``python benchmarks/spark_keys.py`` (needs the ``spark`` extra and Java; about 40
+minutes on 2 cores), ``--scenario reference``, ``--repeats 2``. It writes only into a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import pickle
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+from river import tree
+from river.datasets import synth
+
+import river_boost
+from river_boost.spark import prequential_by_key
+
+FEATURES = ["x1", "x2", "x3"]
+SCHEMA = "key long, id long, x1 double, x2 double, x3 double, y boolean"
+
+ESTIMATORS = {
+    "AdaBoostOL": lambda: river_boost.AdaBoostOL(),
+    "SGBTClassifier": lambda: river_boost.SGBTClassifier(),
+    "HoeffdingTree": lambda: tree.HoeffdingTreeClassifier(),
+}
+
+
+def events(n: int, n_keys: int, seed: int = 42) -> pd.DataFrame:
+    rows = [
+        (i % n_keys, i, *x.values(), y) for i, (x, y) in enumerate(synth.SEA(seed=seed).take(n))
+    ]
+    return pd.DataFrame(rows, columns=["key", "id", *FEATURES, "y"])
+
+
+def plain_loop(data: pd.DataFrame, make) -> float:
+    """Events per second of the plain loop: a dict of models, rows as dicts."""
+    keys = data["key"].tolist()
+    columns = [data[name].tolist() for name in FEATURES]
+    labels = data["y"].tolist()
+    models: dict = {}
+    gc.collect()
+    start = time.perf_counter()
+    for key, values, y in zip(keys, zip(*columns), labels):
+        model = models.get(key)
+        if model is None:
+            model = models[key] = make()
+        x = dict(zip(FEATURES, values))
+        model.predict_one(x)
+        model.learn_one(x, y)
+    return len(data) / (time.perf_counter() - start)
+
+
+def dict_seconds(data: pd.DataFrame) -> float:
+    """The time to build the per-row dicts alone (what ``learn`` includes for them)."""
+    columns = [data[name].tolist() for name in FEATURES]
+    start = time.perf_counter()
+    for values in zip(*columns):
+        dict(zip(FEATURES, values))
+    return time.perf_counter() - start
+
+
+def spark_run(master, data, make, n_batches, tmp, with_timing=False):
+    """One query over the data cut into n_batches files; (events/s, progress, output)."""
+    from pyspark.sql import SparkSession
+
+    # Spark's Python workers run this interpreter (by default, whatever python3 is on PATH)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    folder = os.path.join(tmp, "in")
+    os.makedirs(folder)
+    now = time.time()
+    for i, part in enumerate(np.array_split(np.arange(len(data)), n_batches)):
+        path = os.path.join(folder, f"part-{i:03d}.parquet")
+        data.iloc[part].to_parquet(path)
+        os.utime(path, (now + i, now + i))
+    spark = (
+        SparkSession.builder.master(master)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config(
+            "spark.sql.streaming.stateStore.providerClass",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        )
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).parquet(folder)
+    out = prequential_by_key(
+        stream,
+        make(),
+        by="key",
+        features=FEATURES,
+        target="y",
+        event_id="id",
+        with_timing=with_timing,
+    )
+    query = (
+        out.writeStream.format("parquet")
+        .option("path", os.path.join(tmp, "out"))
+        .option("checkpointLocation", os.path.join(tmp, "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    progress = [p for p in query.recentProgress if p["numInputRows"] > 0]
+    seconds = sum(p["durationMs"]["triggerExecution"] for p in progress) / 1000
+    result = {"rate": len(data) / seconds, "seconds": seconds}
+    if with_timing:
+        summary = spark.read.parquet(os.path.join(tmp, "out")).where("kind = 'summary'").toPandas()
+        result["timing"] = {name: summary[name].sum() for name in summary if "seconds_" in name}
+        state = spark.read.format("statestore").load(os.path.join(tmp, "checkpoint"))
+        sizes = state.selectExpr(
+            "coalesce(octet_length(value.groupState.model), 0)"
+            " + coalesce(octet_length(value.groupState.held), 0)"
+            " + coalesce(octet_length(value.groupState.metric), 0) + 48 AS bytes"
+        ).toPandas()
+        result["state_bytes"] = float(sizes["bytes"].mean())
+    spark.stop()
+    return result
+
+
+def measure(name, n_keys, n, n_batches, repeats):
+    """Plain loop, local[1] (timed: the rate and the split) and local[2], repeated."""
+    make = ESTIMATORS[name]
+    data = events(n, n_keys)
+    runs = []
+    for _ in range(repeats):
+        run = {"plain": plain_loop(data, make)}
+        for master in ("local[1]", "local[2]"):
+            tmp = tempfile.mkdtemp(prefix="spark_keys_")
+            try:
+                run[master] = spark_run(
+                    master, data, make, n_batches, tmp, with_timing=master == "local[1]"
+                )
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        runs.append(run)
+    row = {"estimator": name, "keys": n_keys, "events": n}
+    row["plain"] = statistics.median(run["plain"] for run in runs)
+    row["plain runs"] = [round(run["plain"]) for run in runs]
+    for master in ("local[1]", "local[2]"):
+        row[master] = statistics.median(run[master]["rate"] for run in runs)
+        row[master + " runs"] = [round(run[master]["rate"]) for run in runs]
+    # the split of the (first) local[1] run's micro-batches: on one core nothing overlaps
+    timed = runs[0]["local[1]"]
+    timing, total = timed["timing"], timed["seconds"]
+    split = {
+        "input": timing["seconds_input"],
+        "loads": timing["seconds_loads"],
+        "events": timing["seconds_events"],
+        "learn": timing["seconds_learn"],
+        "dumps": timing["seconds_dumps"],
+    }
+    split["other"] = timing["seconds_total"] - sum(split.values())
+    # Spark's own work: outside the function, and converting the key's events to pandas
+    split["spark"] = total - timing["seconds_total"] + split.pop("input")
+    row["split"] = {key: value / total for key, value in split.items()}
+    row["dicts"] = dict_seconds(data) / timing["seconds_learn"]
+    row["state_bytes"] = timed["state_bytes"]
+    return row
+
+
+def table(rows):
+    head = (
+        f"{'estimator':<15}{'keys':>8}{'events':>9}{'plain ev/s':>12}{'local[1]':>10}"
+        f"{'local[2]':>10}{'[2]/plain':>10}{'[2]/[1]':>9}{'state B/key':>12}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(
+            f"{r['estimator']:<15}{r['keys']:>8,}{r['events']:>9,}{r['plain']:>12,.0f}"
+            f"{r['local[1]']:>10,.0f}{r['local[2]']:>10,.0f}"
+            f"{r['local[2]'] / r['plain']:>10.2f}{r['local[2]'] / r['local[1]']:>9.2f}"
+            f"{r['state_bytes']:>12,.0f}"
+        )
+    print()
+    head = (
+        f"{'estimator':<15}{'keys':>8}   share of a local[1] micro-batch: "
+        "spark  loads  events  learn  dumps  other | dicts/learn"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        s = r["split"]
+        print(
+            f"{r['estimator']:<15}{r['keys']:>8,}   {'':>34}"
+            f"{s['spark']:>5.0%}{s['loads']:>7.0%}{s['events']:>8.0%}{s['learn']:>7.0%}"
+            f"{s['dumps']:>7.0%}{s['other']:>7.0%} | {r['dicts']:>6.0%}"
+        )
+    print()
+    print("runs (events/s, each repeat):")
+    for r in rows:
+        print(
+            f"  {r['estimator']} {r['keys']:,} keys: plain {r['plain runs']}, "
+            f"local[1] {r['local[1] runs']}, local[2] {r['local[2] runs']}"
+        )
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scenario", choices=["keys", "reference", "all"], default="all")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--estimators", default=",".join(ESTIMATORS))
+    args = parser.parse_args()
+    estimators = args.estimators.split(",")
+    print(
+        f"river_boost {river_boost.__version__}; pickled AdaBoostOL: "
+        f"{len(pickle.dumps(river_boost.AdaBoostOL(), protocol=5)):,} bytes fresh\n"
+    )
+    if args.scenario in ("reference", "all"):
+        rows = [measure("AdaBoostOL", k, 400_000, 2, args.repeats) for k in (1_000, 20_000)]
+        print("\nThe issue's reference job: 400,000 SEA events, two micro-batches, AdaBoostOL()\n")
+        table(rows)
+    if args.scenario in ("keys", "all"):
+        rows = []
+        for n_keys, n in ((10, 40_000), (1_000, 40_000), (100_000, 200_000)):
+            for name in estimators:
+                if n_keys == 100_000 and name != "HoeffdingTree":
+                    continue  # creating 100,000 boosters takes 5 (AdaBoostOL) to 60 minutes
+                rows.append(measure(name, n_keys, n, 2, args.repeats))
+                print(f"  done: {rows[-1]}", flush=True)
+        print("\nKeys: SEA events, two micro-batches\n")
+        table(rows)
+
+
+if __name__ == "__main__":
+    main()

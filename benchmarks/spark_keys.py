@@ -10,23 +10,24 @@ micro-batches only (the sum of their ``triggerExecution`` durations: no JVM star
 planning), so that the ratio compares learning with learning.
 
 The micro-batch's time is split with ``with_timing=True`` in the ``local[1]`` runs (a few
-clock reads per key and micro-batch). The per-key function's time, summed over keys:
-unpickling the state, or cloning the template for a new key (``loads``); checking events and
-building rows (``events``); the models' ``predict_one`` and ``learn_one`` with the per-row
-dicts (``learn``); pickling (``dumps``); the rest of the function (``other``: sorting, the
-output frame). And ``spark``: the micro-batches' time left over, plus the conversion of each
-key's events from Arrow to pandas (the shuffle, the state store, the sink, the Python
+clock reads per bucket of keys and micro-batch). The function's time, summed over buckets:
+unpickling the keys' states, or cloning the template for a new key (``loads``); checking
+events and building rows (``events``); the models' ``predict_one`` and ``learn_one`` with the
+per-row dicts (``learn``); pickling (``dumps``); the rest of the function (``other``: sorting,
+the output frame). And ``spark``: the micro-batches' time left over, plus the conversion of
+each bucket's events from Arrow to pandas (the shuffle, the state store, the sink, the Python
 workers; with ``local[1]`` all on one core). ``dicts`` is the share of ``learn`` spent
-building the per-row dicts, measured apart on the same rows. State bytes per key: the mean
-size of a key's state row at the end (its pickled model, held features and metric).
+building the per-row dicts, measured apart on the same rows. State bytes per key: the size of
+the state store's rows at the end (the pickled models, held features and metrics of the
+buckets' keys) over the number of keys.
+
+``key_buckets`` is ``prequential_by_key``'s default (256) up to 25,600 keys and a bucket per
+100 keys beyond, as the deployment guide advises; ``--key-buckets`` sets it for every row.
 
 Scenarios (``--scenario``, default all):
 
 - ``keys``: 10 and 1,000 keys, 40,000 events (4,000 and 40 per key), and 100,000 keys with
-  2 events per key (200,000 events: one per key per micro-batch), in two micro-batches; at
-  100,000 keys the Hoeffding tree alone (creating 100,000 AdaBoostOL takes about 5 minutes in
-  each run today, 100,000 SGBTClassifier about an hour: the 20,000-key reference row shows
-  where that goes);
+  2 events per key (200,000 events: one per key per micro-batch), in two micro-batches;
 - ``reference``: the issue's job: 400,000 SEA events, two micro-batches, ``AdaBoostOL()`` per
   key, 1,000 and 20,000 keys.
 
@@ -99,7 +100,7 @@ def dict_seconds(data: pd.DataFrame) -> float:
     return time.perf_counter() - start
 
 
-def spark_run(master, data, make, n_batches, tmp, with_timing=False):
+def spark_run(master, data, make, n_batches, tmp, with_timing=False, key_buckets=256):
     """One query over the data cut into n_batches files; (events/s, progress, output)."""
     from pyspark.sql import SparkSession
 
@@ -114,6 +115,9 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False):
         os.utime(path, (now + i, now + i))
     spark = (
         SparkSession.builder.master(master)
+        # (the first session of the process starts the JVM: 100,000 keys' states need more
+        # than its default 1 GB heap)
+        .config("spark.driver.memory", "4g")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "4")
@@ -133,6 +137,7 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False):
         target="y",
         event_id="id",
         with_timing=with_timing,
+        key_buckets=key_buckets,
     )
     query = (
         out.writeStream.format("parquet")
@@ -149,18 +154,17 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False):
         summary = spark.read.parquet(os.path.join(tmp, "out")).where("kind = 'summary'").toPandas()
         result["timing"] = {name: summary[name].sum() for name in summary if "seconds_" in name}
         state = spark.read.format("statestore").load(os.path.join(tmp, "checkpoint"))
-        sizes = state.selectExpr(
-            "coalesce(octet_length(value.groupState.model), 0)"
-            " + coalesce(octet_length(value.groupState.held), 0)"
-            " + coalesce(octet_length(value.groupState.metric), 0) + 48 AS bytes"
-        ).toPandas()
-        result["state_bytes"] = float(sizes["bytes"].mean())
+        # a row per bucket of keys: its keys' states, pickled (the bytes per key, all told)
+        total = state.selectExpr("sum(octet_length(value.groupState.keys)) AS b").first().b
+        result["state_bytes"] = float(total) / data["key"].nunique()
     spark.stop()
     return result
 
 
-def measure(name, n_keys, n, n_batches, repeats):
+def measure(name, n_keys, n, n_batches, repeats, key_buckets=None):
     """Plain loop, local[1] (timed: the rate and the split) and local[2], repeated."""
+    if key_buckets is None:  # the guide's advice: the default, or a bucket per 100 keys
+        key_buckets = max(256, n_keys // 100)
     make = ESTIMATORS[name]
     data = events(n, n_keys)
     runs = []
@@ -170,12 +174,18 @@ def measure(name, n_keys, n, n_batches, repeats):
             tmp = tempfile.mkdtemp(prefix="spark_keys_")
             try:
                 run[master] = spark_run(
-                    master, data, make, n_batches, tmp, with_timing=master == "local[1]"
+                    master,
+                    data,
+                    make,
+                    n_batches,
+                    tmp,
+                    with_timing=master == "local[1]",
+                    key_buckets=key_buckets,
                 )
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         runs.append(run)
-    row = {"estimator": name, "keys": n_keys, "events": n}
+    row = {"estimator": name, "keys": n_keys, "events": n, "buckets": key_buckets}
     row["plain"] = statistics.median(run["plain"] for run in runs)
     row["plain runs"] = [round(run["plain"]) for run in runs]
     for master in ("local[1]", "local[2]"):
@@ -202,14 +212,15 @@ def measure(name, n_keys, n, n_batches, repeats):
 
 def table(rows):
     head = (
-        f"{'estimator':<15}{'keys':>8}{'events':>9}{'plain ev/s':>12}{'local[1]':>10}"
+        f"{'estimator':<15}{'keys':>8}{'buckets':>8}{'events':>9}{'plain ev/s':>12}{'local[1]':>10}"
         f"{'local[2]':>10}{'[2]/plain':>10}{'[2]/[1]':>9}{'state B/key':>12}"
     )
     print(head)
     print("-" * len(head))
     for r in rows:
         print(
-            f"{r['estimator']:<15}{r['keys']:>8,}{r['events']:>9,}{r['plain']:>12,.0f}"
+            f"{r['estimator']:<15}{r['keys']:>8,}{r['buckets']:>8,}{r['events']:>9,}"
+            f"{r['plain']:>12,.0f}"
             f"{r['local[1]']:>10,.0f}{r['local[2]']:>10,.0f}"
             f"{r['local[2]'] / r['plain']:>10.2f}{r['local[2]'] / r['local[1]']:>9.2f}"
             f"{r['state_bytes']:>12,.0f}"
@@ -243,6 +254,12 @@ def main():
     parser.add_argument("--scenario", choices=["keys", "reference", "all"], default="all")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--estimators", default=",".join(ESTIMATORS))
+    parser.add_argument(
+        "--key-buckets",
+        type=int,
+        default=None,
+        help="for every row (default: 256, or a bucket per 100 keys beyond 25,600)",
+    )
     args = parser.parse_args()
     estimators = args.estimators.split(",")
     print(
@@ -250,16 +267,17 @@ def main():
         f"{len(pickle.dumps(river_boost.AdaBoostOL(), protocol=5)):,} bytes fresh\n"
     )
     if args.scenario in ("reference", "all"):
-        rows = [measure("AdaBoostOL", k, 400_000, 2, args.repeats) for k in (1_000, 20_000)]
+        rows = [
+            measure("AdaBoostOL", k, 400_000, 2, args.repeats, args.key_buckets)
+            for k in (1_000, 20_000)
+        ]
         print("\nThe issue's reference job: 400,000 SEA events, two micro-batches, AdaBoostOL()\n")
         table(rows)
     if args.scenario in ("keys", "all"):
         rows = []
         for n_keys, n in ((10, 40_000), (1_000, 40_000), (100_000, 200_000)):
             for name in estimators:
-                if n_keys == 100_000 and name != "HoeffdingTree":
-                    continue  # creating 100,000 boosters takes 5 (AdaBoostOL) to 60 minutes
-                rows.append(measure(name, n_keys, n, 2, args.repeats))
+                rows.append(measure(name, n_keys, n, 2, args.repeats, args.key_buckets))
                 print(f"  done: {rows[-1]}", flush=True)
         print("\nKeys: SEA events, two micro-batches\n")
         table(rows)

@@ -45,6 +45,7 @@ def write_batches(folder: pathlib.Path, frames, seed: int = 0) -> None:
 def run_query(spark, folder, schema, tmp, model, *, name="run", transform=None, **kwargs):
     """prequential_by_key over the files of ``folder`` (one file per micro-batch), written to a
     parquet sink with ``trigger(availableNow=True)``; the sink's rows as pandas, and the query.
+    The keys share two buckets unless ``key_buckets`` says otherwise.
 
     ``tmp/name`` holds the checkpoint and the sink: a second call with the same name continues
     the same query."""
@@ -57,6 +58,8 @@ def run_query(spark, folder, schema, tmp, model, *, name="run", transform=None, 
     kwargs.setdefault("features", FEATURES)
     kwargs.setdefault("target", "y")
     kwargs.setdefault("event_id", "id")
+    # (few buckets: the keys share them, as many keys do in production)
+    kwargs.setdefault("key_buckets", 2)
     predictions = prequential_by_key(events, model, **kwargs)
     query = (
         predictions.writeStream.format("parquet")
@@ -76,7 +79,11 @@ def read_output(spark, where):
 def state_models(spark, where) -> dict:
     """The models in the query's state store, by key, read back with Spark's state reader."""
     state = spark.read.format("statestore").load(str(where / "checkpoint")).collect()
-    return {row.key[0]: row.value.groupState.model for row in state}
+    models = {}
+    for row in state:  # a row per bucket of keys: its keys' states, pickled
+        for key, entry in pickle.loads(row.value.groupState.keys).items():
+            models[key[0]] = entry[0]
+    return models
 
 
 def standalone(events, template):

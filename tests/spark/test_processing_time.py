@@ -73,8 +73,10 @@ def key_function(**settings):
 
 
 def visit(function, state, rows=None):
+    """One call of the function on a bucket (its events ``rows``, or none: a timeout)."""
     frames = [] if rows is None else [pd.DataFrame(rows, columns=["key", "id", "y", *FEATURES])]
-    return pd.concat(list(function((0,), iter(frames), state)))
+    out = list(function((0,), iter(frames), state))
+    return pd.concat(out) if out else pd.DataFrame(columns=function.columns)
 
 
 def test_held_features_expire_and_an_idle_key_is_dropped():

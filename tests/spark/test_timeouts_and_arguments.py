@@ -107,6 +107,8 @@ def test_good_arguments_make_a_streaming_frame(events):
         ({"moment": "x1"}, TypeError, "must be a timestamp"),
         ({"metric": metrics.MAE()}, ValueError, "does not work with"),
         ({"metric": "accuracy"}, TypeError, "River metric"),
+        ({"key_buckets": 0}, ValueError, "key_buckets must be an integer >= 1"),
+        ({"key_buckets": 2.5}, ValueError, "key_buckets must be an integer >= 1"),
     ],
 )
 def test_bad_arguments_are_refused_before_the_query_starts(events, kwargs, error, match):

@@ -21,6 +21,14 @@ building the per-row dicts, measured apart on the same rows. State bytes per key
 the state store's rows at the end (the pickled models, held features and metrics of the
 buckets' keys) over the number of keys.
 
+The first micro-batch of a query also pays Spark's warm-up (the JVM compiling the query's
+code, the Python workers starting and importing River: several seconds, on one core at a
+time), which a long-running query pays once: a second table gives the last micro-batch
+alone, beside the plain loop's rate over the same rows, and the cores that Spark's JVM and
+its Python workers used during it (from ``/proc``, on Linux): with ``local[1]`` the JVM's own
+threads (the shuffle, Arrow, the state store, the sink, its garbage collector) run beside the
+one Python worker, so on two cores ``local[2]`` can gain only what they leave.
+
 ``key_buckets`` is ``prequential_by_key``'s default (256) up to 25,600 keys and a bucket per
 100 keys beyond, as the deployment guide advises; ``--key-buckets`` sets it for every row.
 
@@ -39,6 +47,7 @@ temporary folder.
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
 import os
 import pickle
@@ -46,6 +55,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -73,22 +83,27 @@ def events(n: int, n_keys: int, seed: int = 42) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["key", "id", *FEATURES, "y"])
 
 
-def plain_loop(data: pd.DataFrame, make) -> float:
-    """Events per second of the plain loop: a dict of models, rows as dicts."""
+def plain_loop(data: pd.DataFrame, make, n_batches: int) -> tuple[float, float]:
+    """Events per second of the plain loop (a dict of models, rows as dicts): over all rows,
+    and over the rows of the last micro-batch."""
     keys = data["key"].tolist()
     columns = [data[name].tolist() for name in FEATURES]
     labels = data["y"].tolist()
+    last = np.array_split(np.arange(len(data)), n_batches)[-1][0]
     models: dict = {}
     gc.collect()
     start = time.perf_counter()
-    for key, values, y in zip(keys, zip(*columns), labels):
+    for i, (key, values, y) in enumerate(zip(keys, zip(*columns), labels)):
+        if i == last:
+            middle = time.perf_counter()
         model = models.get(key)
         if model is None:
             model = models[key] = make()
         x = dict(zip(FEATURES, values))
         model.predict_one(x)
         model.learn_one(x, y)
-    return len(data) / (time.perf_counter() - start)
+    end = time.perf_counter()
+    return len(data) / (end - start), (len(data) - last) / (end - middle)
 
 
 def dict_seconds(data: pd.DataFrame) -> float:
@@ -98,6 +113,55 @@ def dict_seconds(data: pd.DataFrame) -> float:
     for values in zip(*columns):
         dict(zip(FEATURES, values))
     return time.perf_counter() - start
+
+
+class CoreUse:
+    """CPU time of this process's children (Spark's JVM, and its Python workers under it),
+    sampled from ``/proc`` every 0.1 s; empty where there is no ``/proc``."""
+
+    def __init__(self):
+        self.samples, self.done = [], threading.Event()
+        if os.path.isdir("/proc/self"):
+            threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self.done.wait(0.1):
+            self.samples.append((time.time(), self._cpu()))
+
+    @staticmethod
+    def _cpu():
+        tick, root = os.sysconf("SC_CLK_TCK"), os.getpid()
+        parent, used, java = {}, {}, set()
+        for name in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    stat = f.read()
+            except OSError:  # not a process, or gone
+                continue
+            pid, rest = int(name), stat.rsplit(")", 1)[1].split()
+            parent[pid], used[pid] = int(rest[1]), (int(rest[11]) + int(rest[12])) / tick
+            if stat[stat.index("(") + 1 : stat.rindex(")")] == "java":
+                java.add(pid)
+        total = {"java": 0.0, "python": 0.0}
+        for pid in used:
+            up = parent.get(pid)
+            while up not in (None, 0, root):
+                up = parent.get(up)
+            if up == root:
+                total["java" if pid in java else "python"] += used[pid]
+        return total
+
+    def stop(self):
+        self.done.set()
+
+    def between(self, start, end):
+        """Cores used by the JVM and the Python workers from start to end (wall clock)."""
+        if len(self.samples) < 2:
+            return {}
+        a = min(self.samples, key=lambda sample: abs(sample[0] - start))
+        b = min(self.samples, key=lambda sample: abs(sample[0] - end))
+        wall = b[0] - a[0]
+        return {f"{who} cores": (b[1][who] - a[1][who]) / wall for who in a[1]} if wall else {}
 
 
 def spark_run(master, data, make, n_batches, tmp, with_timing=False, key_buckets=256):
@@ -139,6 +203,7 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False, key_buckets
         with_timing=with_timing,
         key_buckets=key_buckets,
     )
+    cores = CoreUse()
     query = (
         out.writeStream.format("parquet")
         .option("path", os.path.join(tmp, "out"))
@@ -147,9 +212,17 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False, key_buckets
         .start()
     )
     query.awaitTermination()
+    cores.stop()
     progress = [p for p in query.recentProgress if p["numInputRows"] > 0]
     seconds = sum(p["durationMs"]["triggerExecution"] for p in progress) / 1000
     result = {"rate": len(data) / seconds, "seconds": seconds}
+    # the last micro-batch alone: past the first one's warm-up (the JVM compiling, the Python
+    # workers starting and importing River), and the cores Spark's JVM and the workers used
+    last = progress[-1]
+    end = datetime.datetime.fromisoformat(last["timestamp"].replace("Z", "+00:00")).timestamp()
+    last_seconds = last["durationMs"]["triggerExecution"] / 1000
+    result["last"] = {"rate": last["numInputRows"] / last_seconds}
+    result["last"].update(cores.between(end, end + last_seconds))
     if with_timing:
         summary = spark.read.parquet(os.path.join(tmp, "out")).where("kind = 'summary'").toPandas()
         result["timing"] = {name: summary[name].sum() for name in summary if "seconds_" in name}
@@ -169,7 +242,7 @@ def measure(name, n_keys, n, n_batches, repeats, key_buckets=None):
     data = events(n, n_keys)
     runs = []
     for _ in range(repeats):
-        run = {"plain": plain_loop(data, make)}
+        run = dict(zip(("plain", "plain last"), plain_loop(data, make, n_batches)))
         for master in ("local[1]", "local[2]"):
             tmp = tempfile.mkdtemp(prefix="spark_keys_")
             try:
@@ -188,9 +261,15 @@ def measure(name, n_keys, n, n_batches, repeats, key_buckets=None):
     row = {"estimator": name, "keys": n_keys, "events": n, "buckets": key_buckets}
     row["plain"] = statistics.median(run["plain"] for run in runs)
     row["plain runs"] = [round(run["plain"]) for run in runs]
+    row["plain last"] = statistics.median(run["plain last"] for run in runs)
     for master in ("local[1]", "local[2]"):
         row[master] = statistics.median(run[master]["rate"] for run in runs)
         row[master + " runs"] = [round(run[master]["rate"]) for run in runs]
+        row[master + " last"] = statistics.median(run[master]["last"]["rate"] for run in runs)
+        # the cores the JVM and the Python workers used in the last micro-batch (median)
+        for who in ("java", "python"):
+            used = [run[master]["last"].get(who + " cores") for run in runs]
+            row[f"{master} {who}"] = statistics.median(used) if None not in used else None
     # the split of the (first) local[1] run's micro-batches: on one core nothing overlaps
     timed = runs[0]["local[1]"]
     timing, total = timed["timing"], timed["seconds"]
@@ -224,6 +303,27 @@ def table(rows):
             f"{r['local[1]']:>10,.0f}{r['local[2]']:>10,.0f}"
             f"{r['local[2]'] / r['plain']:>10.2f}{r['local[2]'] / r['local[1]']:>9.2f}"
             f"{r['state_bytes']:>12,.0f}"
+        )
+    print()
+    print("The last micro-batch (events/s), and the cores Spark's JVM + its Python workers used:")
+    head = (
+        f"{'estimator':<15}{'keys':>8}{'plain':>10}{'local[1]':>10}{'local[2]':>10}"
+        f"{'[2]/plain':>10}{'[2]/[1]':>9}{'cores [1]':>12}{'cores [2]':>12}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        cores = [
+            "n/a"
+            if r[f"{master} java"] is None
+            else f"{r[f'{master} java']:.2f}+{r[f'{master} python']:.2f}"
+            for master in ("local[1]", "local[2]")
+        ]
+        print(
+            f"{r['estimator']:<15}{r['keys']:>8,}{r['plain last']:>10,.0f}"
+            f"{r['local[1] last']:>10,.0f}{r['local[2] last']:>10,.0f}"
+            f"{r['local[2] last'] / r['plain last']:>10.2f}"
+            f"{r['local[2] last'] / r['local[1] last']:>9.2f}{cores[0]:>12}{cores[1]:>12}"
         )
     print()
     head = (

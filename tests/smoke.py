@@ -141,10 +141,18 @@ def extension_files():
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found = {}
     for path in sorted(root.rglob("*")):
-        if path.name.endswith(suffixes) and path.suffix in (".so", ".pyd"):
-            parts = path.relative_to(root.parent).parts
-            found[".".join((*parts[:-1], path.name.split(".")[0]))] = path
-    return found
+        # a file is module X of this interpreter if its name is X + one of its suffixes (an
+        # in-place build for another Python, X.cpython-313-....so, is not), and the import
+        # system takes the first suffix in EXTENSION_SUFFIXES' order
+        for rank, suffix in enumerate(suffixes):
+            stem = path.name[: -len(suffix)]
+            if path.name.endswith(suffix) and stem and "." not in stem:
+                parts = path.relative_to(root.parent).parts
+                name = ".".join((*parts[:-1], stem))
+                if name not in found or rank < found[name][0]:
+                    found[name] = (rank, path)
+                break
+    return {name: path for name, (rank, path) in found.items()}
 
 
 def check_extensions():

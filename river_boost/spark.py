@@ -174,7 +174,9 @@ def prequential_by_key(
         Spark's work when most keys have events in a micro-batch; but a bucket's row is
         written again whole when any of its keys has an event, so with many idle keys a
         bucket should hold few: about the number of keys over 100 (the default, 256, suits up
-        to some 25,000 keys). Fixed for the life of a checkpoint (the state is by bucket).
+        to some 25,000 keys). Fixed for the life of a checkpoint (the state is by bucket): a
+        query restarted with another number fails at its first micro-batch with a
+        ``ValueError`` that says so.
     with_models
         Add a ``model`` column: the key's pickled model on its ``summary`` rows.
     with_timing
@@ -230,6 +232,7 @@ def prequential_by_key(
     from pyspark.sql.types import (
         BinaryType,
         DoubleType,
+        IntegerType,
         LongType,
         StringType,
         StructField,
@@ -336,8 +339,11 @@ def prequential_by_key(
     if clash:
         raise ValueError(f"input columns {clash} clash with the output's own columns")
     output_schema = StructType(output)
-    # a bucket's state: its keys' states, pickled (_KeyFunction)
-    state_schema = StructType([StructField("keys", BinaryType())])
+    # a bucket's state: its keys' states, pickled (_KeyFunction), and the number of buckets
+    # it was hashed with (a restart with another number would split keys between buckets)
+    state_schema = StructType(
+        [StructField("keys", BinaryType()), StructField("key_buckets", IntegerType())]
+    )
 
     keyed = _KeyFunction(
         model=model,
@@ -355,6 +361,7 @@ def prequential_by_key(
         metric=metric,
         with_models=with_models,
         with_timing=with_timing,
+        key_buckets=key_buckets,
         columns=[field.name for field in output],
     )
     from pyspark.sql import functions as F
@@ -481,7 +488,7 @@ class _KeyFunction:
         frames = [frame for frame in frames if len(frame)]
         frame = None if not frames else frames[0] if len(frames) == 1 else pd.concat(frames)
         read = clock()
-        keys = pickle.loads(state.get[0]) if state.exists else {}
+        keys = self._keys(state)
         now_ms = self._now_ms(state)
         visit = _Visit(self)
         timing = {"seconds_input": read - started, "seconds_loads": clock() - read}
@@ -506,7 +513,7 @@ class _KeyFunction:
         # -- the bucket's new state, and when to visit it again
         dumps_started = clock()
         if keys:
-            state.update((pickle.dumps(keys, protocol=5),))
+            state.update((pickle.dumps(keys, protocol=5), self.key_buckets))
             self._set_timeout(state, keys, now_ms)
         elif state.exists:
             state.remove()
@@ -520,6 +527,20 @@ class _KeyFunction:
                     first[name] = first.get(name, 0.0) + seconds
                 first["seconds_total"] = clock() - started
         yield visit.frame(pd)
+
+    def _keys(self, state):
+        """The bucket's keys' states; refused if the checkpoint hashed keys otherwise."""
+        if not state.exists:
+            return {}
+        keys, key_buckets = state.get
+        if key_buckets != self.key_buckets:
+            # the same key would now land in another bucket, beside its old state
+            raise ValueError(
+                f"the checkpoint's state was written with key_buckets={key_buckets} and the "
+                f"query has key_buckets={self.key_buckets}: give the checkpoint's number, or "
+                "start a new checkpoint"
+            )
+        return pickle.loads(keys)
 
     # -- one key
 

@@ -66,6 +66,7 @@ def key_function(**settings):
         metric=None,
         with_models=False,
         with_timing=False,
+        key_buckets=1,
         columns=columns,
     )
     defaults.update(settings)

@@ -123,3 +123,23 @@ def test_a_batch_frame_is_refused(spark):
     )
     with pytest.raises(ValueError, match="streaming DataFrame"):
         call(frame)
+
+
+def test_a_restart_with_another_number_of_buckets_is_refused(spark, tmp_path):
+    """The state is by bucket: restarted on its checkpoint with another ``key_buckets``, the
+    query fails at its first micro-batch and says why (a key would otherwise land in another
+    bucket beside its old state); with the checkpoint's number it continues."""
+    columns = ["key", "id", "t", *FEATURES, "y"]
+    frames = [
+        pd.DataFrame([event(key, 10 * b + key, b, y=True) for key in range(4)], columns=columns)
+        for b in range(3)
+    ]
+    write_batches(tmp_path / "in", frames[:1])
+    model = river_boost.AdaBoostOL(seed=1)
+    run_query(spark, tmp_path / "in", SCHEMA, tmp_path, model, key_buckets=2)
+    write_batches(tmp_path / "in", frames[1:2])
+    with pytest.raises(Exception, match="written with key_buckets=2 and the query has key_bu"):
+        run_query(spark, tmp_path / "in", SCHEMA, tmp_path, model, key_buckets=3)
+    out, _ = run_query(spark, tmp_path / "in", SCHEMA, tmp_path, model, key_buckets=2)
+    learned = out[out.kind == "learned"]
+    assert sorted(learned.id) == [0, 1, 2, 3, 10, 11, 12, 13]

@@ -218,11 +218,15 @@ def spark_run(master, data, make, n_batches, tmp, with_timing=False, key_buckets
     result = {"rate": len(data) / seconds, "seconds": seconds}
     # the last micro-batch alone: past the first one's warm-up (the JVM compiling, the Python
     # workers starting and importing River), and the cores Spark's JVM and the workers used
-    last = progress[-1]
-    end = datetime.datetime.fromisoformat(last["timestamp"].replace("Z", "+00:00")).timestamp()
-    last_seconds = last["durationMs"]["triggerExecution"] / 1000
-    result["last"] = {"rate": last["numInputRows"] / last_seconds}
-    result["last"].update(cores.between(end, end + last_seconds))
+    result["batches"] = []
+    for batch in progress:
+        start = datetime.datetime.fromisoformat(batch["timestamp"].replace("Z", "+00:00"))
+        batch_seconds = batch["durationMs"]["triggerExecution"] / 1000
+        result["batches"].append({"rate": batch["numInputRows"] / batch_seconds})
+        result["batches"][-1].update(
+            cores.between(start.timestamp(), start.timestamp() + batch_seconds)
+        )
+    result["last"] = result["batches"][-1]
     if with_timing:
         summary = spark.read.parquet(os.path.join(tmp, "out")).where("kind = 'summary'").toPandas()
         result["timing"] = {name: summary[name].sum() for name in summary if "seconds_" in name}

@@ -235,7 +235,6 @@ def prequential_by_key(
     from pyspark.sql.types import (
         BinaryType,
         DoubleType,
-        IntegerType,
         LongType,
         StringType,
         StructField,
@@ -345,7 +344,7 @@ def prequential_by_key(
     # a bucket's state: its keys' states, pickled (_KeyFunction), and the number of buckets
     # it was hashed with (a restart with another number would split keys between buckets)
     state_schema = StructType(
-        [StructField("keys", BinaryType()), StructField("key_buckets", IntegerType())]
+        [StructField("keys", BinaryType()), StructField("key_buckets", LongType())]
     )
 
     keyed = _KeyFunction(

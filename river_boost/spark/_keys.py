@@ -185,7 +185,6 @@ class _KeyFunction:
             model_bytes, held_bytes, metric_bytes, *counts, last_ms, _ = entry
             n_learned, n_expired, n_unknown, n_errors = counts
             held = pickle.loads(held_bytes) if held_bytes is not None else {}
-            model = metric = None  # (unpickled below, if the key's state stays)
 
         # -- held events past their deadline expire first: their labels come too late
         if held and now_ms is not None:
@@ -208,12 +207,17 @@ class _KeyFunction:
                 entry, held = None, {}
                 n_learned = n_expired = n_unknown = n_errors = 0
                 last_ms = None
+        # a visit its deadline brought changes neither the model nor the metric: their bytes
+        # are kept as they are
+        changes = where is not None or entry is None
         if entry is None:
             model = self.model.clone()
             metric = None if self.metric_template is None else self.metric_template.clone()
-        else:
+        elif changes:
             model = pickle.loads(model_bytes)
             metric = pickle.loads(metric_bytes) if metric_bytes is not None else None
+        else:
+            model = metric = None
         timing["seconds_loads"] += clock() - loads_started
 
         if where is not None:
@@ -250,11 +254,13 @@ class _KeyFunction:
 
         # -- the key's new state
         dumps_started = clock()
-        model_bytes = pickle.dumps(model, protocol=5)
+        if changes:
+            model_bytes = pickle.dumps(model, protocol=5)
+            metric_bytes = None if metric is None else pickle.dumps(metric, protocol=5)
         keys[key] = (
             model_bytes,
             pickle.dumps(held, protocol=5) if held else None,
-            None if metric is None else pickle.dumps(metric, protocol=5),
+            metric_bytes,
             n_learned,
             n_expired,
             n_unknown,
@@ -270,7 +276,9 @@ class _KeyFunction:
             "n_unknown_labels": n_unknown,
             "n_errors": n_errors,
         }
-        if metric is not None:
+        if metric_bytes is not None:
+            if metric is None:
+                metric = pickle.loads(metric_bytes)
             summary["metric"] = float(metric.get())
         if self.with_models:
             summary["model"] = model_bytes

@@ -5,6 +5,8 @@ key is dropped."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import river_boost
@@ -96,3 +98,20 @@ def test_held_features_expire_and_an_idle_key_is_dropped():
     state.now_ms = 61_000
     out = visit(function, state)
     assert out.kind.tolist() == ["key_expired"] and not state.exists
+
+
+def test_a_visit_its_deadline_brought_keeps_the_model_and_metric():
+    """Held features expiring change no model: after such a visit the key's model and metric
+    are the bytes they were, and its summary still gives the metric."""
+    from river import metrics
+
+    columns = [*key_function().columns, "metric"]
+    function, state = key_function(metric=metrics.Accuracy(), columns=columns), GroupState()
+    visit(function, state, [(0, 1, True, 1.0, 2.0, 3.0), (0, 2, None, 1.0, 2.0, 3.0)])
+    before = pickle.loads(state.value[0])[(0,)]
+    state.now_ms = 1000
+    out = visit(function, state)  # event 2's label did not come in time
+    assert out.kind.tolist() == ["expired", "summary"]
+    after = pickle.loads(state.value[0])[(0,)]
+    assert after[0] == before[0] and after[2] == before[2]
+    assert out.metric.iloc[-1] == pickle.loads(before[2]).get()

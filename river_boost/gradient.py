@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 import numbers
 import random
+from functools import partial
 
 import numpy as np
-from river import base, drift, tree
+from river import base, drift, linear_model, tree
 
 from ._pickles import Stateful, seed_or_entropy
 from .core import FeatureSubsets, SizedSubsets, check_sample_weight
@@ -81,7 +82,7 @@ def _check_positive_int(name: str, value) -> None:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-def _check_rate(name: str, value, upper: float = math.inf) -> None:
+def _check_rate(name: str, value, upper: float) -> None:
     if not (isinstance(value, numbers.Real) and 0.0 < value <= upper):
         raise ValueError(f"{name} must lie in (0, {upper:g}], got {value!r}")
 
@@ -103,8 +104,6 @@ def _numbers_only(model) -> bool:
     regression trees whose leaves fit one (``leaf_prediction`` "model" or "adaptive"). Such
     an event is refused before any learner learns (a learner failing midway through the steps
     would leave the earlier ones changed)."""
-    from river import linear_model
-
     if isinstance(model, linear_model.base.GLM):
         return True
     return isinstance(model, tree.HoeffdingTreeRegressor) and model.leaf_prediction != "mean"
@@ -132,19 +131,30 @@ class _GradientBooster(Stateful, base.Estimator):
     #: own with probability ``f`` (SGBTRegressor: a lower RMSE so on each of the seven
     #: regression bench streams compared, by 0.2-3.4%, seeds 42-44)
     _subsets = SizedSubsets
+    #: the largest learning rate (OGB's shrinkage is at most 1)
+    _max_rate = math.inf
 
-    def _build(self, model, loss, n_outputs: int, newton: bool, use_base: bool, detector, fraction):
+    def _build(self, params: dict, default, loss, newton: bool, use_base: bool):
+        """Store the parameters under their own names (River's convention: ``clone()`` and
+        the repr read them back; ``params`` is the ``__init__``'s ``locals()``), check them
+        and build the one engine: on ``loss``, with the weak learner ``model`` (``default()``
+        for None), Newton steps (SGBT) or shrinkage (OGB), from the targets' running mean or
+        from 0 (``use_base``)."""
+        for name, value in params.items():
+            if name != "self":
+                setattr(self, name, value)
         _check_positive_int("n_models", self.n_models)
+        model = default() if self.model is None else self.model
         self._numbers_only = _numbers_only(model)
-        _check_rate("learning_rate", self.learning_rate)
-        if not (isinstance(fraction, numbers.Real) and 0.0 < fraction <= 1.0):
-            raise ValueError(f"feature_fraction must lie in (0, 1], got {fraction!r}")
+        _check_rate("learning_rate", self.learning_rate, self._max_rate)
+        fraction = params.get("feature_fraction", 1.0)
+        _check_rate("feature_fraction", fraction, 1.0)
         seed = None
         if hasattr(self, "seed"):  # (OGB draws nothing)
             seed, self._entropy = seed_or_entropy(self.seed, self._entropy)
         rng = random.Random(seed)
-        detector = _detector(detector, self._adwin_delta)
-        n = self.n_models * n_outputs
+        detector = _detector(params.get("drift_detector"), self._adwin_delta)
+        n = self.n_models
         subsets = None
         if fraction < 1.0:
             subsets = self._subsets(fraction, [rng.getrandbits(64) for _ in range(n)])
@@ -153,8 +163,7 @@ class _GradientBooster(Stateful, base.Estimator):
             loss,
             learners,
             subsets,
-            self.n_models,
-            n_outputs,
+            n,
             float(self.learning_rate),
             newton,
             use_base,
@@ -197,14 +206,14 @@ class _GradientBooster(Stateful, base.Estimator):
         return self._engine.base
 
 
-class _Regressor(_GradientBooster, base.Regressor):
-    def _set_loss(self, loss: str, delta: float, alpha: float) -> None:
-        """Store the loss's parameters (River's convention: under their own names) and check
-        the loss's name."""
-        self.loss, self.delta, self.alpha = loss, delta, alpha
-        if loss not in REGRESSION_LOSSES:
-            raise ValueError(f"loss must be one of {REGRESSION_LOSSES}, got {loss!r}")
+def _regression_loss(loss: str, delta: float, alpha: float):
+    """The regression loss ``loss`` (:data:`REGRESSION_LOSSES`), ValueError for another."""
+    if loss not in REGRESSION_LOSSES:
+        raise ValueError(f"loss must be one of {REGRESSION_LOSSES}, got {loss!r}")
+    return make_loss(loss, delta, alpha)
 
+
+class _Regressor(_GradientBooster, base.Regressor):
     def learn_one(self, x, y, w=1.0, **kwargs):
         """Learn ``x`` with target ``y`` (a finite real number) and sample weight ``w``.
 
@@ -315,17 +324,7 @@ class SGBTRegressor(_Regressor):
         drift_detector: base.DriftDetector | str | None = "adwin",
         seed: int | None = None,
     ):
-        self.model = model
-        self.n_models = n_models
-        self.learning_rate = learning_rate
-        self.feature_fraction = feature_fraction
-        self._set_loss(loss, delta, alpha)
-        self.drift_detector = drift_detector
-        self.seed = seed
-        model = default_regressor() if model is None else model
-        self._build(
-            model, make_loss(loss, delta, alpha), 1, True, True, drift_detector, feature_fraction
-        )
+        self._build(locals(), default_regressor, _regression_loss(loss, delta, alpha), True, True)
 
     @classmethod
     def _unit_test_params(cls):
@@ -408,6 +407,8 @@ class OnlineGradientBoostRegressor(_Regressor):
 
     """
 
+    _max_rate = 1.0  # (the paper's eta lies in [1/N, 1])
+
     def __init__(
         self,
         model: base.Regressor | None = None,
@@ -417,16 +418,13 @@ class OnlineGradientBoostRegressor(_Regressor):
         delta: float = 1.0,
         alpha: float = 0.5,
     ):
-        self.model = model
-        self.n_models = n_models
-        self.learning_rate = learning_rate
-        self._set_loss(loss, delta, alpha)
-        _check_rate("learning_rate", learning_rate, 1.0)
-        if model is None:
-            from river import linear_model
-
-            model = linear_model.LinearRegression()
-        self._build(model, make_loss(loss, delta, alpha), 1, False, False, None, 1.0)
+        self._build(
+            locals(),
+            linear_model.LinearRegression,
+            _regression_loss(loss, delta, alpha),
+            False,
+            False,
+        )
 
     @classmethod
     def _unit_test_params(cls):
@@ -507,19 +505,10 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         drift_detector: base.DriftDetector | str | None = "adwin",
         seed: int | None = None,
     ):
-        self.model = model
-        self.n_models = n_models
-        self.learning_rate = learning_rate
-        self.feature_fraction = feature_fraction
-        self.drift_detector = drift_detector
-        self.seed = seed
+        # the log loss until the first label says otherwise (_decide)
+        self._build(locals(), partial(default_regressor, "mean"), make_loss("log"), True, False)
         self._classes: list = []
         self._binary = None  # decided by the first label
-        self._params = (drift_detector, feature_fraction)
-        # the binary engine until a label says otherwise (the first label decides)
-        self._build(
-            self._weak(), make_loss("log"), 1, True, False, drift_detector, feature_fraction
-        )
 
     @classmethod
     def _unit_test_params(cls):
@@ -548,22 +537,24 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         entropy, engine, binary, classes = state
         if binary not in (None, True, False) or type(classes) is not list:
             raise ValueError("labels that are not the booster's")
-        if binary is False:  # the softmax engine, as the first non-binary label built it
-            self._softmax()
+        if binary is None and engine is not None:  # (the first label it learns decides)
+            raise ValueError("a state learned before any label")
         for c in classes:
             self._label(c)  # (checked as a label of this stream would be)
         if len(set(classes)) != len(classes) or (binary is not False and classes):
             raise ValueError("labels repeated, or classes of a binary stream")
-        self._binary, self._classes = binary, list(classes)
+        if binary is not None:
+            self._decide(binary)
+        self._classes = list(classes)
         super()._take_state((entropy, engine))
 
-    def _softmax(self) -> None:
-        """The engine of a softmax over the classes (the first label was not a bool)."""
-        drift_detector, fraction = self._params
-        self._build(self._weak(), make_loss("softmax"), 1, True, False, drift_detector, fraction)
-
-    def _weak(self):
-        return default_regressor("mean") if self.model is None else self.model
+    def _decide(self, binary: bool) -> None:
+        """The first label's verdict: a stream of bools walks on the log loss the engine was
+        built with; any other label makes it a softmax over the classes, the first of them on
+        the engine's one output."""
+        if not binary:
+            self._engine.set_loss(make_loss("softmax"))
+        self._binary = binary
 
     @property
     def known_classes(self) -> list:
@@ -607,15 +598,11 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         if weight == 0.0:
             return
         if self._binary is None:
-            self._binary = binary
-            if not binary:  # a softmax over the classes, its first class arriving now
-                self._softmax()
-                self._classes.append(y)
-                new = False
-                clean = self._engine.clean(x)  # (the new engine's own cleaning: nothing learned)
+            self._decide(binary)
         if new:
             self._classes.append(y)
-            self._engine.add_output()
+            if len(self._classes) > 1:  # (the first class has the engine's one output)
+                self._engine.add_output()
         self._engine.learn_one(clean, code, weight)
 
     def predict_proba_one(self, x, **kwargs) -> dict:

@@ -8,10 +8,11 @@ variance), the example count, OGB's shrinkage factors ``sigma_i`` and the bound 
 step size, the steps' drift detectors and replacement counts, the per-learner feature subsets
 (given each example before the learners see it, ``decide``: SGBTClassifier's subsets are drawn
 from the first example's features) and the generator that draws a replaced learner's new
-subset. The weak learners are behind
-``learners`` (:mod:`river_boost.learners`: ``load(x)``, ``predict_loaded(i)``,
-``learn_loaded(i, y, w)``, ``add``, ``reset``), learner ``s + S k`` being step ``s``'s learner
-of output ``k`` (``K`` outputs: one, but for the softmax's one per class).
+subset. The weak learners are behind ``learners`` (:mod:`river_boost.learners`:
+``load(x)``, ``predict_loaded(i)``, ``learn_loaded(i, y, w)``, ``add``, ``reset``), learner
+``s + S k`` being step ``s``'s learner of output ``k`` (``K`` outputs: one, but for the
+softmax's one per class, added as the classes arrive; SGBTClassifier's first label sets its
+engine's loss, ``set_loss``).
 
 For each example the walk goes along the ``S`` steps from the base score ``F``
 (``K`` raw scores), reading each step's learners before they learn:
@@ -19,9 +20,10 @@ For each example the walk goes along the ``S`` steps from the base score ``F``
 - Newton steps (``newton``, SGBT): the loss (:mod:`river_boost.engine._losses`) gives the
   target ``-g/h`` and weight ``h`` at ``F``; each learner ``k`` of the step learns its target
   with weight ``h_k w / m_s``, ``m_s`` the step's running mean of ``h`` (weighted by ``w``,
-  over its outputs and the examples so far, this one included); then ``F_k += learning_rate * p_k``, ``p_k`` its prediction. With a
-  drift detector, the step's detector is given the step's weighted squared error on its
-  targets, ``sum_k h_k (target_k - p_k)^2``; when it detects a change *upwards* (its
+  over its outputs and the examples so far, this one included); then ``F_k +=
+  learning_rate * p_k``, ``p_k`` its prediction. With a drift detector, the step's detector
+  is given the step's weighted squared error on its targets, ``sum_k h_k (target_k -
+  p_k)^2``; when it detects a change *upwards* (its
   estimate after the change above the one before) the step is replaced: fresh learners,
   fresh feature subsets, a fresh detector.
 
@@ -59,14 +61,14 @@ cdef array.array _DOUBLES = _pyarray.array("d")
 cdef class GradientEngine:
     """The walk of a gradient booster and the state it changes (see the module)."""
 
-    def __init__(self, Loss loss, learners, subsets, int n_steps, int n_outputs,
-                 double learning_rate, bint newton, bint use_base, model, detector, rng):
+    def __init__(self, Loss loss, learners, subsets, int n_steps, double learning_rate,
+                 bint newton, bint use_base, model, detector, rng):
         self.loss = loss
         self.learners = learners
         self._compiled()
         self.subsets = subsets
         self.n_steps = n_steps
-        self.n_outputs = n_outputs
+        self.n_outputs = 1  # (add_output: a softmax's class that arrives)
         self.learning_rate = learning_rate
         self.newton = newton
         self.use_base = use_base
@@ -109,8 +111,8 @@ cdef class GradientEngine:
         constructor (TypeError or ValueError for a state it cannot hold)."""
         (n_outputs, n_seen, sum_w, mean, m2, gradient_bound, sigmas, hessian_sums,
          hessian_weights, replacements, detectors, nominal, rng, subsets, learners) = state
-        if not (type(n_outputs) is int and 1 <= n_outputs and (self.n_outputs == 1 or
-                                                              n_outputs == self.n_outputs)):
+        # (one output but for a softmax: its loss is set before the state is taken)
+        if not (type(n_outputs) is int and (n_outputs == 1 or self.loss.multi and n_outputs > 1)):
             raise ValueError("a number of outputs the booster cannot have")
         if type(n_seen) is not int or n_seen < 0:
             raise ValueError("a negative example count")
@@ -304,6 +306,14 @@ cdef class GradientEngine:
         if self.detectors is None:
             raise ValueError("no drift detector: steps are never replaced")
         self._replace(s)
+
+    def set_loss(self, Loss loss):
+        """Walk on ``loss`` from now on, only before the engine learned or predicted
+        (ValueError after): SGBTClassifier's first label says whether the engine it built
+        on the log loss walks on it or on a softmax over the classes that come."""
+        if self.changed:
+            raise ValueError("the loss of an engine that learned or predicted is its own")
+        self.loss = loss
 
     def add_output(self):
         """One more output (a new class of the softmax): ``S`` new learners, learner

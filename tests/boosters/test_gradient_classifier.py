@@ -10,9 +10,10 @@ import pickle
 
 import pytest
 from river import checks, datasets, drift, tree
-from river_boost.engine._losses import MIN_HESSIAN
+from river_boost.engine._losses import MIN_HESSIAN, LogLoss
 
 import river_boost as rb
+from river_boost import _pickles
 
 from ..oracles.gradient import SGBTOracle
 
@@ -105,6 +106,23 @@ def test_labels_and_probabilities():
     with pytest.raises(ValueError):
         model.learn_one(IMAGES[0][0], ["unhashable"])
     assert pickle.dumps(binary) == before
+
+
+def test_one_engine_whatever_labels_come():
+    # the first label sets the loss of the engine built with the booster, in place: the log
+    # loss for bools, the softmax for any other label; later classes join that engine
+    for stream, loss in ((PHISHING, "LogLoss"), (IMAGES, "SoftmaxLoss")):
+        model = rb.SGBTClassifier(n_models=2, seed=1)
+        engine = model._engine
+        for x, y in stream[:60]:
+            model.learn_one(x, y)
+        assert model._engine is engine and type(engine.loss).__name__ == loss
+        with pytest.raises(ValueError):  # (an engine that learned keeps its loss)
+            engine.set_loss(LogLoss())
+    # a state learned before any label is not one the booster wrote
+    _, (cls, params, state, stamp) = model.__reduce__()
+    with pytest.raises(rb.PickleFormatError):
+        _pickles.restore(cls, params, (*state[:2], None, []), stamp)
 
 
 def test_it_learns():

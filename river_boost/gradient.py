@@ -77,11 +77,6 @@ def check_target(y) -> float:
     return value
 
 
-def _check_positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-
 def _check_rate(name: str, value, upper: float) -> None:
     if not (isinstance(value, numbers.Real) and 0.0 < value <= upper):
         raise ValueError(f"{name} must lie in (0, {upper:g}], got {value!r}")
@@ -143,7 +138,9 @@ class _GradientBooster(Stateful, base.Estimator):
         for name, value in params.items():
             if name != "self":
                 setattr(self, name, value)
-        _check_positive_int("n_models", self.n_models)
+        n = self.n_models
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n_models must be a positive integer, got {n!r}")
         model = default() if self.model is None else self.model
         self._numbers_only = _numbers_only(model)
         _check_rate("learning_rate", self.learning_rate, self._max_rate)
@@ -154,7 +151,6 @@ class _GradientBooster(Stateful, base.Estimator):
             seed, self._entropy = seed_or_entropy(self.seed, self._entropy)
         rng = random.Random(seed)
         detector = _detector(params.get("drift_detector"), self._adwin_delta)
-        n = self.n_models
         subsets = None
         if fraction < 1.0:
             subsets = self._subsets(fraction, [rng.getrandbits(64) for _ in range(n)])

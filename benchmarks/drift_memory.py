@@ -16,7 +16,7 @@ leaves, active leaves and C memory, the windowed accuracy and the time.
 Each booster runs with its own number of learners (``--n-models`` sets another).
 
 ``--tree`` picks the weak learner: the boosters' default
-(:func:`river_boost.core.default_model`), River's ``HoeffdingTreeClassifier`` or
+(:func:`river_boost.pool.default_model`), River's ``HoeffdingTreeClassifier`` or
 ``river_boost.forest.BoundedHoeffdingTree``, each with its own defaults; ``--max-size``,
 ``--memory-period`` and ``--max-depth`` set its ``max_size`` (MiB per tree),
 ``memory_estimate_period`` and ``max_depth``. River's tree measures itself only when the
@@ -132,7 +132,7 @@ def main(argv=None):
         "--tree",
         choices=("default", "river", "bounded"),
         default="default",
-        help="the weak learner: the boosters' default (river_boost.core.default_model), "
+        help="the weak learner: the boosters' default (river_boost.pool.default_model), "
         "River's HoeffdingTreeClassifier or river_boost.forest.BoundedHoeffdingTree, with "
         "their own defaults and the parameters below",
     )
@@ -150,7 +150,7 @@ def main(argv=None):
     }
     tree_params = {k: v for k, v in tree_params.items() if v is not None}
     weak = {
-        "default": river_boost.core.default_model(),
+        "default": river_boost.pool.default_model(),
         "river": tree.HoeffdingTreeClassifier(),
         "bounded": BoundedHoeffdingTree(),
     }[args.tree]

@@ -1,7 +1,7 @@
 """River's Hoeffding tree and the compiled forest, side by side.
 
 Ten trees with the booster's diversified parameters (``delta``, ``tau``, ``grace_period`` drawn
-per tree as :class:`river_boost.core.WeakLearnerPool` draws them) run the same call sequence
+per tree as :class:`river_boost.pool.WeakLearnerPool` draws them) run the same call sequence
 in one process, two ways:
 
 - ``river``: ten ``river.tree.HoeffdingTreeClassifier``;
@@ -34,7 +34,7 @@ from river.datasets import synth
 
 from river_boost.forest import HoeffdingForest
 
-# The pool's diversification ranges (river_boost.core.DIVERSIFY_RANGES at the time of writing):
+# The pool's diversification ranges (river_boost.pool.DIVERSIFY_RANGES at the time of writing):
 # delta and tau log-uniform, grace_period uniform.
 DIVERSIFY_RANGES = {"delta": (1e-5, 0.9), "tau": (1e-3, 1.0), "grace_period": (20, 200)}
 

@@ -23,7 +23,7 @@ import sys
 
 from river_boost import bench
 from river_boost.bench import loaders
-from river_boost.core import default_model
+from river_boost.pool import default_model
 
 PAPER = {  # Table 3: (Ada.OLMR, OnlineBMR)
     "emotions": (0.1600, 0.1654),

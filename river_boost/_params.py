@@ -4,17 +4,27 @@ A River estimator keeps each ``__init__`` parameter under its own name, and Rive
 back with ``inspect.signature`` (``_get_params``, ``clone``): about 20 us per object, and a
 booster and its weak learner hold several. The names are a property of the class:
 :func:`param_names` inspects each class once per process, and :func:`params_of` and
-:func:`fresh` use them.
+:func:`fresh` use them. And the checks of a few parameters' values that several estimators share.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import math
+import numbers
 
 from river import base
 
-__all__ = ["clone", "fresh", "param_names", "params_of"]
+__all__ = [
+    "check_choice",
+    "check_open_unit",
+    "check_scale",
+    "clone",
+    "fresh",
+    "param_names",
+    "params_of",
+]
 
 _NAMES: dict = {}
 _UNNAMED: set = set()  # the classes whose __init__ takes *args or **kwargs
@@ -120,3 +130,26 @@ def names_of(obj) -> tuple:
         return param_names(type(obj))
     except (TypeError, ValueError):
         return ()
+
+
+def check_scale(name: str, scale) -> None:
+    """A weight scale (``weight_scale``, ``deep_scale``): a finite real number above 0."""
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, numbers.Real)
+        or not 0.0 < scale < math.inf  # NaN fails too
+    ):
+        raise ValueError(f"{name} must be finite and > 0, got {scale!r}")
+
+
+def check_open_unit(name: str, value: float) -> float:
+    """``value`` if it lies in ``(0, 1)``, else ``ValueError`` naming the parameter."""
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {value}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> None:
+    """``ValueError`` naming the parameter unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")

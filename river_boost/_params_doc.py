@@ -72,11 +72,11 @@ _FIXED_SHARE = "fixed-share Hedge (share ``1 / memory``)"
 TEXTS = {
     "model": (
         "The weak learner, cloned for every position (default: "
-        ":func:`~river_boost.core.default_model`, River's Hoeffding tree with a size limit that "
+        ":func:`~river_boost.pool.default_model`, River's Hoeffding tree with a size limit that "
         "binds, compiled). Any River classifier works."
     ),
     "model/ranking": (
-        "The multiclass weak learner to clone (default: :func:`~river_boost.core.default_model`)."
+        "The multiclass weak learner to clone (default: :func:`~river_boost.pool.default_model`)."
     ),
     "n_models": "Number of weak learners ``N``.",
     "weighting": (
@@ -99,7 +99,7 @@ TEXTS = {
     "feature_fraction/ranking": _FEATURE_FRACTION.format(
         auto="decided from the number of features ``d`` of the first non-empty ``x``: every "
         "feature while ``d <= 32``, else about ``max(20, sqrt(d))`` random features per learner "
-        "(:func:`~river_boost.core.auto_feature_count`), as the paper's 20 covariates per "
+        "(:func:`~river_boost.subsets.auto_feature_count`), as the paper's 20 covariates per "
         f"learner: the measured choice on the multi-label papers' sets {_WIDE_DATA}"
     ),
     "min_weight": (

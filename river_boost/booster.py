@@ -5,7 +5,7 @@ For each labelled example a booster walks along its ``N`` weak learners. The *ta
 prediction as a vote and keeps the experts' scores; the *rule*
 (:class:`river_boost.potentials.Potential`) says, from the state the earlier learners left,
 how much the example weighs for learner ``i`` and how the state moves; the weak-learner
-*pool* (:class:`river_boost.core.WeakLearnerPool`) holds the learners. Surrogate rules (the
+*pool* (:class:`river_boost.pool.WeakLearnerPool`) holds the learners. Surrogate rules (the
 adaptive boosters) also learn the learners' vote weights ``alpha`` by online gradient descent
 and weight the experts by Hedge. The walk is compiled (:mod:`river_boost.engine`): the
 booster's engine, built once, owns everything the walk changes, and the methods below call
@@ -24,25 +24,18 @@ from river import base, drift
 
 from . import _params_doc
 from . import engine as _engine
+from ._params import check_choice, check_scale
 from ._params import clone as _clone
 from ._params import fresh as _fresh
 from ._params import names_of as _names
 from ._params import param_names as _param_names
 from ._pickles import Stateful, seed_or_entropy
 from .adaptation import DriftAdaptation, check_drift_params
-from .core import (
-    AUTO_SUBSET_TASKS,
-    ChainHedge,
-    Hedge,
-    ProjectedOGD,
-    SimplexOGD,
-    WeakLearnerPool,
-    check_choice,
-    check_sample_weight,
-    check_scale,
-    default_model,
-)
+from .engine._contract import check_sample_weight
+from .engine._experts import ChainHedge, Hedge, ProjectedOGD, SimplexOGD
+from .pool import WeakLearnerPool, default_model
 from .potentials import rank_loss
+from .subsets import AUTO_SUBSET_TASKS
 from .tasks import BinaryTask, MulticlassTask, RankingTask
 
 __all__ = [

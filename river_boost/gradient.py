@@ -25,12 +25,14 @@ from functools import partial
 import numpy as np
 from river import base, drift, linear_model, tree
 
+from ._params import clone as _clone
 from ._pickles import Stateful, seed_or_entropy
-from .core import FeatureSubsets, SizedSubsets, check_sample_weight
+from .engine._contract import check_sample_weight
 from .engine._gradient import GradientEngine
 from .engine._losses import make_loss
 from .forest import BoundedHoeffdingTreeRegressor
 from .learners import make_learners
+from .subsets import FeatureSubsets, SizedSubsets
 
 __all__ = ["OnlineGradientBoostRegressor", "SGBTClassifier", "SGBTRegressor", "default_regressor"]
 
@@ -165,6 +167,7 @@ class _GradientBooster(Stateful, base.Estimator):
             use_base,
             model,
             detector,
+            None if detector is None else [_clone(detector) for _ in range(n)],
             rng,
         )
 
@@ -465,7 +468,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         Fraction of the features each learner sees, in ``(0, 1]``: exactly ``max(2, round(f
         d))`` of the first example's ``d`` features, drawn at random per learner, as MOA's SGBT
         draws its subspaces (a feature that appears later is kept with probability ``f``;
-        :class:`~river_boost.core.SizedSubsets`). Keeping each feature on its own with
+        :class:`~river_boost.subsets.SizedSubsets`). Keeping each feature on its own with
         probability 0.75 left 44% of the trees one feature or none on Bananas' two.
     drift_detector
         Each step's change detector (see :class:`SGBTRegressor`; ``"adwin"``: River's

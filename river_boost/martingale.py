@@ -18,19 +18,15 @@ from array import array
 
 from river import base
 
-from . import _pickles
 from . import forest as _forest_mod
+from ._params import check_choice
 from ._params import clone as _clone
 from ._pickles import Stateful, seed_or_entropy
-from .core import (
-    FeatureCleaner,
-    accepts_sample_weight,
-    as_binary_label,
-    check_choice,
-    check_sample_weight,
-    default_model,
-    replicas,
-)
+from .engine._clean import Cleaner
+from .engine._contract import as_binary_label, check_sample_weight
+from .engine._format import rng_state, set_rng_state
+from .learners import accepts_sample_weight, replicas
+from .pool import default_model
 from .potentials import sigmoid
 
 __all__ = ["MartingaleBooster", "freezing_threshold", "round_to_grid", "balance", "node_model"]
@@ -40,7 +36,7 @@ def node_model() -> base.Classifier:
     """The default node learner: a Hoeffding tree that tries to split every 50 examples with
     split confidence 0.01. A node sees only the examples routed to it, a fraction of the
     stream, and River's defaults (200, 1e-7) leave most node trees unsplit; measured in
-    ``benchmarks/RESULTS.md``. Built on :func:`~river_boost.core.default_model` (River's tree
+    ``benchmarks/RESULTS.md``. Built on :func:`~river_boost.pool.default_model` (River's tree
     with a faster, result-identical split search and naive-Bayes leaves)."""
     return _clone(default_model(), {"grace_period": 50, "delta": 0.01})
 
@@ -346,6 +342,7 @@ class MartingaleBooster(Stateful, base.Classifier):
     STEP_RULES = ("min", "mean")
     _forest = None  # the nodes' compiled forest, if any (also for boosters pickled without)
     _changed = True  # (a booster of an older pickle has learned)
+    _walked = None  # (clean x, the final position's distribution) for the last x, if current
 
     def __init__(
         self,
@@ -403,7 +400,7 @@ class MartingaleBooster(Stateful, base.Classifier):
         # Platt scaling of the expected final position (AdaGrad on the log loss).
         self._platt = [4.0, 0.0]
         self._platt_g2 = [1e-8, 1e-8]
-        self._memo = FeatureCleaner()  # the cleaned x and its final-position distribution
+        self._memo = Cleaner()  # x cleaned once for a prediction and the learning after it
 
     @classmethod
     def _unit_test_params(cls):
@@ -458,7 +455,7 @@ class MartingaleBooster(Stateful, base.Classifier):
             array("q", self._level_seen),
             (*self._platt, *self._platt_g2),
             dict(self._memo.nominal),
-            _pickles.rng_state(self._rng),
+            rng_state(self._rng),
             None if self._forest is None else self._forest._state(),
         )
         return (self._entropy, program)
@@ -506,9 +503,8 @@ class MartingaleBooster(Stateful, base.Classifier):
             self._levels.append(level)
         self._steps, self._level_seen = list(steps), list(level_seen)
         self._platt, self._platt_g2 = [*map(float, platt[:2])], [*map(float, platt[2:4])]
-        self._memo.nominal.clear()
-        self._memo.nominal.update(nominal)
-        _pickles.set_rng_state(self._rng, rng)
+        self._memo = Cleaner(dict(nominal))
+        set_rng_state(self._rng, rng)
         self._changed = True
 
     # ------------------------------------------------------------------ program structure
@@ -595,12 +591,12 @@ class MartingaleBooster(Stateful, base.Classifier):
 
     def _final(self, x) -> tuple:
         """``(clean x, exact distribution of the final position)`` for the raw ``x``."""
-        memo = self._memo
-        clean = memo.cleaned(x)
+        clean = self._memo.cleaned(x)  # (the same dict while x and the kinds are unchanged)
         self._changed = True
-        if memo.value is None:
-            memo.value = self._walk(clean)
-        return clean, memo.value
+        walked = self._walked
+        if walked is None or walked[0] is not clean:
+            walked = self._walked = (clean, self._walk(clean))
+        return walked
 
     # ------------------------------------------------------------------ River API
 
@@ -634,7 +630,7 @@ class MartingaleBooster(Stateful, base.Classifier):
             key = round_to_grid(beta + gamma * h_bal, gamma / 2.0, self._rng.random())
             beta = key * gamma / 2.0
         self._memo.learned()
-        self._memo.forget()  # learners changed
+        self._walked = None  # the learners changed
         self._maybe_activate_next_level()
 
     def _fit_platt(self, score: float, y: bool, w: float) -> None:

@@ -17,7 +17,7 @@ import math
 
 from river import base, metrics
 
-from .core import check_choice
+from ._params import check_choice
 from .potentials import rank_loss
 
 __all__ = ["RankLoss", "OneError", "Coverage", "AveragePrecision", "evaluate_ranking"]

@@ -14,7 +14,8 @@ import math
 import numpy as np
 from river import base
 
-from .core import BoundedCache, check_choice, check_open_unit
+from ._params import check_choice, check_open_unit
+from .core import BoundedCache
 from .engine import _costs, _dp, _rules
 from .engine import laws as _laws
 

@@ -16,8 +16,8 @@ Binary is the two-class case of multiclass with a fast scalar path: margins and
 
 from __future__ import annotations
 
-from .core import as_binary_label
 from .engine._constants import COST_TIE, MIN_SUPPORT
+from .engine._contract import as_binary_label
 
 __all__ = [
     "Example",

@@ -2,7 +2,7 @@
 and reference lists.
 
 The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
-(``:class:`~river_boost.core.WeakLearnerPool```). mkdocstrings renders Markdown, so
+(``:class:`~river_boost.pool.WeakLearnerPool```). mkdocstrings renders Markdown, so
 
 - a preset's ``[shared: name]`` marker lines become the shared parameters' entries, from the
   texts in ``river_boost/_params_doc.py``, as they are at run time in the class's ``__doc__``
@@ -69,7 +69,7 @@ class RiverBoostDocstrings(griffe.Extension):
     def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
         if pkg.name != "river_boost":
             return
-        pool = pkg["core.WeakLearnerPool"]
+        pool = pkg["pool.WeakLearnerPool"]
         parse = {"parser": pool.docstring.parser, "parser_options": pool.docstring.parser_options}
         for member in pool.members.values():  # offered = _copied("_offered", "doc")
             call = _call(member)

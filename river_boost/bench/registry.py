@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from river import compose, drift, ensemble, forest, multioutput, preprocessing, tree
 
-from .. import binary, core, gradient, martingale, multiclass, multilabel
+from .. import binary, gradient, martingale, multiclass, multilabel, pool
 from . import anchors
 from .streams import task_of
 
@@ -60,7 +60,7 @@ def _ht():
 
 def _mc_ht():
     # the boosters' default weak learner (its bounded size included), majority-class leaves
-    return core.default_model().clone({"leaf_prediction": "mc"})
+    return pool.default_model().clone({"leaf_prediction": "mc"})
 
 
 def _make(cls, **fixed):

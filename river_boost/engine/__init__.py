@@ -15,7 +15,7 @@ library's rules (compiled, :mod:`river_boost.engine._rules`) and any other
 :class:`~river_boost.potentials.Potential` (a rule of your own, or a subclass of ours, called
 through its Python methods); the compiled forest (through its C entry points,
 ``river_boost/forest/_forest.pxd``), or River classifiers as weak learners (called through
-theirs, :class:`~river_boost.core.ModelLearners`); both weightings, feature subsets, sample
+theirs, :class:`~river_boost.learners.ClassifierLearners`); both weightings, feature subsets, sample
 weights and drift adaptation (the detectors are called through
 :meth:`~river_boost.adaptation.DriftAdaptation.observe`). The exact potentials' dynamic
 programs (OnlineMBBM's, OnlineBMR's difference laws) exist once, in

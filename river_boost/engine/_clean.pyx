@@ -1,9 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False, embedsignature=False
-"""Cleaning ``x``, compiled: :func:`clean_x` is the one cleaning of the package
-(:meth:`river_boost.core.FeatureCleaner.cleaned`, the walk, the martingale booster).
+"""Cleaning ``x``, compiled: the one cleaning of the package (the engines' walks, and the
+martingale booster through :class:`Cleaner`).
 
-``core.clean_features(x)`` without the features whose kind differs from the one learned:
+``clean_features(x)`` (``river_boost.engine._contract``) without the features whose kind
+differs from the one learned:
 dicts whose keys are all str or all int and whose values are floats, ints, bools, strings or
 None are cleaned here (their keys sorted once per key order, :class:`KeyOrder`), any other by
 ``clean_features`` in Python. An engine's :class:`KeyOrder` also remembers the last x it
@@ -24,22 +25,11 @@ cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object o)
 
 from river_boost.engine._constants cimport MAX_ABS_FEATURE
-
-cdef object _core = None  # river_boost.core (clean_features), imported on first use
-
-
-cdef object _clean_features(object x):
-    """core.clean_features(x): the Python cleaning, for what the compiled one does not take
-    (core imports this module, so core is imported here on first use)."""
-    global _core
-    if _core is None:
-        from river_boost import core as _core_module
-        _core = _core_module
-    return _core.clean_features(x)
+from river_boost.engine._contract import clean_features as _clean_features
 
 
 cdef inline bint _keeps(object v) except -1:
-    """Whether core._feature_value keeps the value ``v`` unchanged (1), drops it (0), or
+    """Whether _contract._feature_value keeps the value ``v`` unchanged (1), drops it (0), or
     must be asked (-2: another kind of value)."""
     cdef type tv = type(v)
     cdef double d
@@ -73,7 +63,7 @@ cdef inline int _keep_code(object v) except -3:
 cdef class KeyOrder:
     """The sorted order of the last x's keys, reused while the next x has the same key
     objects in the same order (a stream's rows usually do): no sort per example; and the
-    learned kind of each key (``FeatureCleaner.nominal``), read once it is known (a key's
+    learned kind of each key (the engine's ``nominal``), read once it is known (a key's
     kind, once learned, never changes)."""
 
     def __dealloc__(self):
@@ -162,7 +152,7 @@ cdef class KeyOrder:
 
 
 cdef object _cleaned_fast(object x, dict nominal, KeyOrder order):
-    """FeatureCleaner's cleaning of a new ``x``: core.clean_features(x) without the features
+    """The cleaning of a new ``x``: clean_features(x) without the features
     whose kind differs from the one learned. Dicts whose keys are all str or all int and whose
     values are Python floats, ints, bools, strings or None are cleaned here (keys of one of
     those kinds, all distinct, sort as Python sorts them, and sorting them all then dropping
@@ -262,17 +252,6 @@ cdef object _clean_build(dict x, dict nominal, KeyOrder order, int j):
     return out
 
 
-cdef KeyOrder _python_order = KeyOrder()  # the key order of clean_x's cleanings (FeatureCleaner)
-
-
-def clean_x(x, dict nominal):
-    """``core.clean_features(x)`` without the features whose kind differs from the one
-    learned (``nominal``): the cleaning of :meth:`river_boost.core.FeatureCleaner.cleaned`,
-    used by the walk and the martingale booster (common dicts cleaned here, any other by
-    ``clean_features``)."""
-    return _cleaned_fast(x, nominal, _python_order)
-
-
 def _cleaned_for_test(x, dict nominal, int times=2):
     """_cleaned_fast(x, nominal) with a fresh key order, ``times`` times (the order is made
     by the first call and reused by the next): a test hook (tests/engine/test_compiled_walk.py)."""
@@ -281,7 +260,7 @@ def _cleaned_for_test(x, dict nominal, int times=2):
 
 
 cdef dict _filtered(dict clean, dict nominal):
-    """FeatureCleaner.cleaned's filter: drop the features whose kind is not the learned one."""
+    """The learned kinds' filter: drop the features whose kind is not the learned one."""
     cdef PyObject* key
     cdef PyObject* val
     cdef Py_ssize_t pos = 0
@@ -296,8 +275,7 @@ cdef dict _filtered(dict clean, dict nominal):
 
 
 cdef object _cleaned(KeyOrder order, object x, dict nominal):
-    """An engine's cleaning of ``x`` (``FeatureCleaner.cleaned``, the kinds learned in
-    ``nominal``), remembering the last x while no kind is learned. A dict the engine cleaned
+    """An engine's cleaning of ``x`` (the kinds learned in ``nominal``), remembering the last x while no kind is learned. A dict the engine cleaned
     last, still holding the same objects, is recognised by the order's snapshot
     (KeyOrder.snap_*) without a copy or a comparison by value; another mapping equal to the
     last one cleaned (a copy of it is kept) gets its clean x."""
@@ -332,7 +310,7 @@ cdef object _cleaned(KeyOrder order, object x, dict nominal):
 
 
 cdef int _learned(KeyOrder order, dict nominal) except -1:
-    """FeatureCleaner.learned: the kinds of the features of the x just learned (the last
+    """The kinds of the features of the x just learned (the last
     cleaned); nothing to do once every key of x has a learned kind."""
     cdef object clean
     cdef PyObject* key
@@ -345,3 +323,41 @@ cdef int _learned(KeyOrder order, dict nominal) except -1:
         if not PyDict_Contains(nominal, <object>key):
             nominal[<object>key] = type(<object>val) is str
     return 0
+
+
+cdef class Cleaner:
+    """The engines' cleaning, for a booster written in Python (the martingale booster).
+
+    River's progressive validation predicts an ``x`` and then learns the same ``x``:
+    :meth:`cleaned` gives the same clean dict back while ``x`` is the last one cleaned and no
+    kind was learned since, so that what was computed for it can be kept by identity.
+
+    A feature keeps the kind of its first learned value, numeric or nominal (a string): a
+    later value of the other kind is treated as missing, since the learners' statistics for
+    it cannot take it (a Gaussian cannot absorb a string, nor a nominal split a number).
+    Only learning fixes a feature's kind (:meth:`learned`): a feature first seen in a
+    prediction is passed to the learners as it is and decides nothing (a Hoeffding tree
+    ignores a feature it has not learned; River's does the same).
+    """
+
+    cdef KeyOrder order
+    cdef public dict nominal  # feature -> whether its learned values are strings
+
+    def __cinit__(self, dict nominal=None):
+        self.order = KeyOrder()
+        self.nominal = {} if nominal is None else nominal
+
+    def cleaned(self, x):
+        """``x`` cleaned, without values of the wrong kind (for predicting and learning)."""
+        return _cleaned(self.order, x, self.nominal)
+
+    def learned(self):
+        """Remember the kinds of the features of the last cleaned ``x`` (it was learned)."""
+        _learned(self.order, self.nominal)
+
+    def __reduce__(self):  # what was cleaned last is a cache: a copy cleans anew
+        return (Cleaner, (), {"nominal": dict(self.nominal)})
+
+    def __setstate__(self, dict state):
+        """The learned kinds (also of 0.2.0's pickles, whose ``FeatureCleaner`` this is)."""
+        self.nominal = dict(state["nominal"])

@@ -1,5 +1,5 @@
 # The input contract and the tasks' thresholds, defined once: the compiled modules cimport
-# these, and river_boost.engine._constants gives them to Python (core, tasks).
+# these, and river_boost.engine._constants gives them to Python (_contract, tasks).
 #
 # - MAX_SAMPLE_WEIGHT, MAX_ABS_FEATURE: what the boosters accept, checked before any state
 #   changes; beyond these magnitudes the learners' statistics (squares of values, products of

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """The input contract and the tasks' thresholds (``_constants.pxd`` defines and explains each),
-for Python: :mod:`river_boost.core` and :mod:`river_boost.tasks` import them from here."""
+for Python: the input contract (``_contract.py``) and :mod:`river_boost.tasks` import them
+from here."""
 
 # (the .pxd's names are this module's C constants: the Python names are set through globals())
 globals().update(

@@ -48,7 +48,8 @@ cimport cython
 
 from time import perf_counter as _perf_counter
 
-from river_boost import _pickles
+from river_boost.engine._contract import check_sample_weight
+from river_boost.engine._format import PickleFormatError, rng_state, set_rng_state, unstamped
 
 
 # ----------------------------------------------------------------------------- timing
@@ -80,21 +81,14 @@ def forest_seconds():
 
 # ----------------------------------------------------------------------------- the Python side
 
-cdef object _core = None  # river_boost.core (check_sample_weight), imported on first use
-
-
 cdef double _check_w(object w) except? -1.0:
-    """core.check_sample_weight(w)."""
-    global _core
+    """check_sample_weight(w) (river_boost.engine._contract), a float in range in C."""
     cdef double d
     if type(w) is float:
         d = PyFloat_AS_DOUBLE(w)
         if 0.0 <= d <= MAX_SAMPLE_WEIGHT:
             return d if d >= MIN_SAMPLE_WEIGHT else 0.0
-    if _core is None:  # (core imports the engine's modules: imported here on first use)
-        from river_boost import core as _core_module
-        _core = _core_module
-    return _core.check_sample_weight(w)
+    return check_sample_weight(w)
 
 
 cdef inline double _draw(object random) except? -1.0:
@@ -111,7 +105,7 @@ PREDICTIONS = {None: P_VOTE_SHARE, "hedge": P_HEDGE, "vote": P_VOTE, "random": P
 cdef class Learners:
     """The engine's calls into its weak learners: the compiled forest through its C entry
     points (``river_boost.forest._forest.pxd``), anything else with the forest's interface
-    (River classifiers, :class:`~river_boost.core.ModelLearners`) through its Python methods.
+    (River classifiers, :class:`~river_boost.learners.ClassifierLearners`) through its Python methods.
     It remembers which clean x the forest has loaded, so that a prediction's conversion serves
     the learning that follows."""
 
@@ -275,14 +269,14 @@ cdef class Engine:
     def __setstate__(self, state):
         """An engine pickled whole, as 0.2.0 pickled it (format 1): its parts and
         counters, checked before the walk reads them."""
-        fields = _pickles.unstamped(state, "engine", 18)
+        fields = unstamped(state, "engine", 18)
         try:
             (self.task, self.rule, self.pool, self.ogd, self.hedge, self.prediction,
              self.adapt, self.draw_rng, self.offered, self.n_offered, self.n_zero,
              self.n_updates, self.edge_num, self.edge_den, self.n_seen, self.edge_decay,
              self.background, self.nominal) = fields
         except TypeError as error:
-            raise _pickles.PickleFormatError(f"a pickled engine's state: {error}") from None
+            raise PickleFormatError(f"a pickled engine's state: {error}") from None
         self.n = len(self.offered)
         _check_loaded(self)
         self.changed = True
@@ -376,7 +370,7 @@ cdef class Engine:
             self.task._state(), self.pool._state(),
             None if self.ogd is None else self.ogd.__reduce__()[2],
             None if self.hedge is None else self.hedge.__reduce__()[2],
-            self.adapt, _pickles.rng_state(self.draw_rng),
+            self.adapt, rng_state(self.draw_rng),
         )
 
     def _take(self, tuple state):
@@ -408,7 +402,7 @@ cdef class Engine:
                 adapt is not None and type(adapt) is not type(self.adapt)):
             raise ValueError("drift adaptation that is not the booster's")
         self.adapt = adapt
-        _pickles.set_rng_state(self.draw_rng, draw_rng)
+        set_rng_state(self.draw_rng, draw_rng)
         self.changed = True
         self._ready()
         _check_loaded(self)
@@ -467,7 +461,7 @@ cdef class Engine:
         return cw
 
     cdef object _cleaned(self, object x):
-        """x cleaned (FeatureCleaner's cleaning, compiled: river_boost.engine._clean)."""
+        """x cleaned (river_boost.engine._clean)."""
         return _cleaned(self.order, x, self.nominal)
 
     # -------------------------------------------------------------- the task's part
@@ -653,7 +647,7 @@ cdef class Engine:
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,
                            double* op, int m, double sample_weight) except -1:
         """Teach the offers (oi[j], labels[oy[j]] or y, op[j]), in order, each with the pool's
-        weighting (core.WeakLearnerPool's docstring); then the features' kinds are learned.
+        weighting (river_boost.pool.WeakLearnerPool's docstring); then the features' kinds are learned.
         The forest converts x once (``load``, then ``learn_loaded``: the same as
         ``learn_one`` with x, per its contract)."""
         global _forest_seconds
@@ -823,7 +817,7 @@ cdef int _check_loaded(Engine e) except -1:
                 for i, j in e.background.items())
     )
     if not ok:
-        raise _pickles.PickleFormatError(
+        raise PickleFormatError(
             "a pickled engine whose parts disagree (learners, counters, task or rule): it was "
             "changed after it was written")
     return 0

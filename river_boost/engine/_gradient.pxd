@@ -9,7 +9,7 @@ cdef class GradientEngine:
     cdef readonly Loss loss
     cdef readonly object learners  # the weak learners (river_boost.learners)
     cdef RegressionForestCore core  # the learners, when they are the compiled trees
-    cdef readonly object subsets  # each learner's features (core.SizedSubsets), or None
+    cdef readonly object subsets  # each learner's features (river_boost.subsets.SizedSubsets), or None
     cdef readonly int n_steps, n_outputs
     cdef readonly double learning_rate
     cdef readonly bint newton  # SGBT's Newton steps (True) or OGB's shrinkage (False)

@@ -52,8 +52,7 @@ from river_boost.engine._clean cimport KeyOrder, _cleaned, _learned
 from river_boost.engine._losses cimport Loss
 from river_boost.forest._regforest cimport RegressionForestCore
 
-from river_boost import _pickles
-from river_boost._params import clone as _clone
+from river_boost.engine._format import rng_state, set_rng_state
 
 cdef array.array _DOUBLES = _pyarray.array("d")
 
@@ -62,7 +61,7 @@ cdef class GradientEngine:
     """The walk of a gradient booster and the state it changes (see the module)."""
 
     def __init__(self, Loss loss, learners, subsets, int n_steps, double learning_rate,
-                 bint newton, bint use_base, model, detector, rng):
+                 bint newton, bint use_base, model, detector, detectors, rng):
         self.loss = loss
         self.learners = learners
         self._compiled()
@@ -74,7 +73,7 @@ cdef class GradientEngine:
         self.use_base = use_base
         self.model = model
         self.detector = detector
-        self.detectors = None if detector is None else [_clone(detector) for _ in range(n_steps)]
+        self.detectors = detectors  # each step's: clones of detector (None without one)
         self.replacements = [0] * n_steps
         self.rng = rng
         self.n_seen = 0
@@ -102,7 +101,7 @@ cdef class GradientEngine:
             self.n_outputs, self.n_seen, self.sum_w, self.mean, self.m2, self.gradient_bound,
             _pyarray.array("d", self.sigmas), _pyarray.array("d", self.hessian_sums),
             _pyarray.array("d", self.hessian_weights), _pyarray.array("q", self.replacements),
-            self.detectors, self.nominal, _pickles.rng_state(self.rng),
+            self.detectors, self.nominal, rng_state(self.rng),
             None if self.subsets is None else self.subsets._state(), self.learners._state(),
         )
 
@@ -131,7 +130,7 @@ cdef class GradientEngine:
         self.detectors = detectors
         self.nominal.clear()
         self.nominal.update(<dict?>nominal)
-        _pickles.set_rng_state(self.rng, rng)
+        set_rng_state(self.rng, rng)
         if (subsets is None) != (self.subsets is None):
             raise ValueError("feature subsets that are not the booster's")
         if subsets is not None:
@@ -166,7 +165,7 @@ cdef class GradientEngine:
     # ------------------------------------------------------------------ the walk
 
     def clean(self, x):
-        """``x`` cleaned as every booster cleans it (:func:`river_boost.core.clean_features`)
+        """``x`` cleaned as every booster cleans it (``river_boost.engine._contract.clean_features``)
         without the features whose kind (string or not) differs from the one learned: a
         feature keeps the kind of its first learned value, so the trees never see both."""
         return _cleaned(self.order, x, self.nominal)

@@ -14,7 +14,7 @@ from river import checks, compose, datasets, evaluate, metrics, preprocessing, t
 
 import river_boost as rb
 from river_boost import potentials
-from river_boost.core import clean_features
+from river_boost.engine._contract import clean_features
 
 from ..engine.test_experts import brute_simplex_projection
 from ..engine.test_potentials import brute_phi, reachable_margins

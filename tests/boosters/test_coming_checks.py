@@ -159,7 +159,7 @@ def test_the_river_learners_take_the_python_path():
     from river_boost.forest import HoeffdingForest
 
     for learner, params in LEARNERS.items():
-        model = params().get("model", river_boost.core.default_model())
+        model = params().get("model", river_boost.pool.default_model())
         assert HoeffdingForest.supports(model) == (learner == "default")
 
 

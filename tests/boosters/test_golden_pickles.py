@@ -43,12 +43,12 @@ def test_a_golden_pickle_loads_and_predicts_as_when_it_was_written(name):
 def test_a_golden_pickle_converts_to_the_current_format(name):
     """Loaded, a pickle of 0.2.0's format pickles in the current one, and that copy predicts
     and learns on as the model loaded from the golden pickle."""
-    from river_boost import _pickles
+    from river_boost.engine import _format
 
     spec = EXPECTED["models"][name]
     model = pickle.loads((make_golden.HERE / f"{name}.pkl").read_bytes())
-    assert EXPECTED["format"] == 1 < _pickles.FORMAT  # (a golden pickle of the old format)
-    assert model.__reduce__()[1][3] == _pickles.stamp()
+    assert EXPECTED["format"] == 1 < _format.FORMAT  # (a golden pickle of the old format)
+    assert model.__reduce__()[1][3] == _format.stamp()
     converted = pickle.loads(pickle.dumps(model))
     xs = spec["xs"]
     assert make_golden.predictions(converted, spec["kind"], xs) == make_golden.predictions(

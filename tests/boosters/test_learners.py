@@ -10,8 +10,8 @@ import pytest
 from river import datasets, linear_model, naive_bayes, tree
 
 from river_boost import learners
-from river_boost.core import FeatureSubsets
 from river_boost.forest import HoeffdingRegressionForest
+from river_boost.subsets import FeatureSubsets
 
 DATA = list(itertools.islice(datasets.synth.Friedman(seed=1), 120))
 

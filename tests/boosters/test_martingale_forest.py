@@ -14,6 +14,7 @@ from river.datasets import synth
 
 import river_boost as rb
 from river_boost import forest
+from river_boost.engine._contract import clean_features
 from river_boost.martingale import _ForestTree
 
 from ..forest.test_forest import tree_state
@@ -164,7 +165,7 @@ def test_node_handles_answer_as_river_trees(monkeypatch):
         compiled.learn_one(x, y, w=w)
         python.learn_one(x, y, w=w)
     x = stream[0][0]
-    clean = rb.core.clean_features(x)
+    clean = clean_features(x)
     for key, node in compiled._levels[1].items():
         assert node.model.predict_proba_one(clean) == python._levels[1][
             key

@@ -20,6 +20,7 @@ from river_boost.engine._engine import _new_engine
 
 import river_boost as rb
 from river_boost import _pickles
+from river_boost.engine import _format
 
 PHISHING = list(itertools.islice(datasets.Phishing(), 400))
 
@@ -45,7 +46,7 @@ def test_a_pickle_is_the_parameters_and_the_state_with_the_stamp():
     model = _trained()
     loader, (cls, params, state, stamp) = model.__reduce__()
     assert loader is _pickles.restore and cls is rb.AdaBoostOL
-    assert stamp == (_pickles.FORMAT, rb.__version__)
+    assert stamp == (_format.FORMAT, rb.__version__)
     assert params["n_models"] == 4 and params["seed"] == 1
     assert model.pool.learners.__reduce__()[1][-1] == stamp  # the forest's own pickle too
 
@@ -156,8 +157,8 @@ def test_clone_with_attributes_is_an_independent_working_copy():
 def test_a_pickle_of_another_format_names_both_versions(what, monkeypatch):
     model = _trained()
     part = {"booster": model, "forest": model.pool.learners}[what]
-    monkeypatch.setattr(_pickles, "FORMAT", 99)
-    monkeypatch.setattr(_pickles, "__version__", "9.9.9")
+    monkeypatch.setattr(_format, "FORMAT", 99)
+    monkeypatch.setattr(_format, "__version__", "9.9.9")
     data = pickle.dumps(part)
     monkeypatch.undo()
     with pytest.raises(rb.PickleFormatError) as error:
@@ -165,7 +166,7 @@ def test_a_pickle_of_another_format_names_both_versions(what, monkeypatch):
     message = str(error.value)
     assert "river_boost 9.9.9 (pickle format 99)" in message
     assert f"this is river_boost {rb.__version__}" in message
-    assert f"reads pickle formats {', '.join(map(str, _pickles.READS))}" in message
+    assert f"reads pickle formats {', '.join(map(str, _format.READS))}" in message
     assert "train the model again" in message
 
 

@@ -12,10 +12,10 @@ from river import datasets
 
 import river_boost
 from river_boost import forest
-from river_boost.core import (
+from river_boost.pool import WeakLearnerPool
+from river_boost.subsets import (
     AUTO_FEATURES_UP_TO,
     FeatureSubsets,
-    WeakLearnerPool,
     auto_feature_count,
     auto_feature_fraction,
 )

@@ -23,7 +23,8 @@ from river import base, datasets, drift, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost import adaptation, core, forest, potentials
+from river_boost import adaptation, forest, potentials
+from river_boost.engine._contract import clean_features
 
 from ..oracles import python_walk
 from ..oracles import rules as oracle_rules
@@ -569,7 +570,8 @@ RIVER_LEARNERS = [
 )
 def test_river_classifiers_run_compiled_as_on_the_python_walk(cls, params, stream, monkeypatch):
     """Weak learners that are River classifiers (not the compiled forest) run on the compiled
-    walk through their Python methods (core.ModelLearners), with the Python walk's results."""
+    walk through their Python methods (river_boost.learners.ClassifierLearners), with the
+    Python walk's results."""
     monkeypatch.setattr(forest, "ENABLED", False)  # River's own trees too
     _armed_from_the_start(monkeypatch)
     booster = _build(cls, params)
@@ -710,8 +712,9 @@ def test_a_class_seen_once_then_again_later(cls, params, stream, monkeypatch):
 @pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
 @pytest.mark.parametrize("weighting", ["importance", "sampling"])
 def test_tiny_weights(stream, weighting, monkeypatch):
-    """core.MIN_SAMPLE_WEIGHT: a positive weight below it is 0 (no trace), one at or above it
-    learns; with min_weight=0 the pool's scaled weights may underflow to 0 and are skipped."""
+    """MIN_SAMPLE_WEIGHT (the input contract): a positive weight below it is 0 (no trace), one
+    at or above it learns; with min_weight=0 the pool's scaled weights may underflow to 0 and
+    are skipped."""
     cls = {"binary": rb.SquintBoost, "multiclass": rb.AdaBoostOLM, "ranking": rb.AdaOLMR}[stream]
     tiny = [1e-300, 5e-324, 9.99e-13, 1e-12, 1.5e-12, 1e-11, 1.0, 2.0]
     data = [(x, y, tiny[t % len(tiny)]) for t, (x, y, _) in enumerate(STREAMS[stream](240, seed=9))]
@@ -727,7 +730,7 @@ def test_tiny_weights(stream, weighting, monkeypatch):
 
 @pytest.mark.parametrize("stream", ["binary", "multiclass", "ranking"])
 def test_a_feature_first_predicted_as_a_string_then_learned_as_a_number(stream, monkeypatch):
-    """core.FeatureCleaner: only learning fixes a feature's kind. "late" is first seen in
+    """Only learning fixes a feature's kind. "late" is first seen in
     predictions with string values, then learned as a number (its kind: numeric), after which
     a string "late" in a prediction is dropped; "only predicted" is never learned."""
     cls = {"binary": rb.AdaBoostOL, "multiclass": rb.OnlineMBBM, "ranking": rb.OnlineBMR}[stream]
@@ -828,9 +831,9 @@ def test_mbbm_cost_matrices_assembled_in_c_are_the_potentials(k):
 
 
 def _python_cleaned(x, nominal):
-    """The cleaning of a new x, readably: core.clean_features, then the learned kinds' filter
+    """The cleaning of a new x, readably: clean_features, then the learned kinds' filter
     (the reference for the compiled cleaning every walk uses)."""
-    clean = core.clean_features(x)
+    clean = clean_features(x)
     for k, v in list(clean.items()):
         kind = nominal.get(k)
         if kind is not None and kind is not (type(v) is str):

@@ -9,18 +9,13 @@ import random
 import numpy as np
 import pytest
 from river import linear_model, tree
+from river_boost.engine._clean import Cleaner
+from river_boost.engine._experts import Hedge, ProjectedOGD
 
-from river_boost.core import (
-    DIVERSIFY_RANGES,
-    FeatureCleaner,
-    Hedge,
-    ProjectedOGD,
-    SizedSubsets,
-    WeakLearnerPool,
-    as_binary_label,
-    check_sample_weight,
-    clean_features,
-)
+from river_boost.core import BoundedCache
+from river_boost.engine._contract import as_binary_label, check_sample_weight, clean_features
+from river_boost.pool import DIVERSIFY_RANGES, WeakLearnerPool
+from river_boost.subsets import SizedSubsets
 from river_boost.tasks import BinaryTask
 
 from ..helpers import FeatureVoter, engine_of
@@ -96,23 +91,26 @@ class Recorder(FeatureVoter):
         return super().predict_proba_one(x)
 
 
-def test_the_memo_answers_for_the_same_x_until_it_is_told_to_forget():
-    """FeatureCleaner (the martingale booster's memo; the engines keep the same one in C):
-    the clean x of an x equal to the last one, a value remembered for it until ``forget``,
-    an x mutated in place seen as another x."""
-    memo = FeatureCleaner()
+def test_the_cleaner_gives_the_same_clean_x_while_x_is_unchanged():
+    """Cleaner (the martingale booster's; the engines clean with the same code in C): the
+    same clean x for the same x, by which the booster keeps what it computed for it; an x
+    mutated in place seen as another x; an equal x cleaned alike; the learned kinds survive
+    a copy, and 0.2.0's pickled FeatureCleaner state."""
+    memo = Cleaner()
     x = {"a": 1, "b": None}
     clean = memo.cleaned(x)
     assert clean == {"a": 1}
-    memo.value = "rows"
-    assert memo.cleaned({"b": None, "a": 1}) is clean and memo.value == "rows"
-    memo.forget()  # the learners changed
-    assert memo.value is None
-    memo.value = "rows"
+    assert memo.cleaned(x) is clean
     x["a"] = -1  # mutated in place: another x
-    assert memo.cleaned(x) == {"a": -1} and memo.value is None
+    assert memo.cleaned(x) == {"a": -1}
+    assert memo.cleaned({"b": None, "a": -1}) == {"a": -1}
     memo.learned()  # "a" is numeric from now on: a string value for it is dropped
     assert memo.cleaned({"a": "red", "c": "blue"}) == {"c": "blue"}
+    copy = pickle.loads(pickle.dumps(memo))
+    assert copy.nominal == {"a": False} and copy.cleaned({"a": "red"}) == {}
+    old = Cleaner.__new__(Cleaner)  # as format 1 loads it: its __dict__ as the state
+    old.__setstate__({"x": None, "clean": None, "value": None, "nominal": {"a": True}})
+    assert old.cleaned({"a": 1.0, "c": "blue"}) == {"c": "blue"}
 
 
 def test_learners_see_the_cleaned_features():
@@ -357,8 +355,6 @@ def test_bounded_cache_drops_its_oldest_entries_and_pickles_empty():
     """A full cache drops the oldest entry per insertion, in insertion order, long after it
     filled (an OrderedDict: a plain dict's first entry is found by skipping the slots of the
     entries deleted before it); a pickle carries the bound, not the entries."""
-    from river_boost.core import BoundedCache
-
     cache = BoundedCache(3)
     for i in range(50_000):  # many times the size: the dropped entries' slots pile up
         assert cache.put(i, -i) == -i

@@ -72,7 +72,7 @@ def main() -> None:
     python = ".".join(map(str, sys.version_info[:2]))
     expected = {
         "version": rb.__version__,
-        "format": rb._pickles.FORMAT,
+        "format": rb.engine._format.FORMAT,
         "python": python,
         "models": {},
     }

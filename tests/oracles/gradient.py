@@ -16,7 +16,8 @@ import math
 import random
 from statistics import NormalDist
 
-from river_boost.core import FeatureSubsets, clean_features
+from river_boost.engine._contract import clean_features
+from river_boost.subsets import FeatureSubsets
 
 MIN_HESSIAN = 0.01
 

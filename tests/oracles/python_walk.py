@@ -30,8 +30,8 @@ import math
 
 import numpy as np
 
-from river_boost.core import check_sample_weight
 from river_boost.engine import _clean
+from river_boost.engine._contract import check_sample_weight
 from river_boost.potentials import rank_loss, sigmoid
 from river_boost.tasks import COST_TIE, MIN_SUPPORT, Example, Walk
 
@@ -48,7 +48,7 @@ def prepared(e, x) -> dict:
     """``x`` cleaned (the package's one cleaning, without the values of a kind other than the
     one learned), once ``feature_fraction="auto"`` is decided by the first non-empty ``x``
     the learners see."""
-    clean = _clean.clean_x(x, e.nominal)
+    clean = _clean.Cleaner(e.nominal).cleaned(x)
     subsets = e.pool.feature_subsets
     if subsets.fraction is None:
         subsets.decide(clean)

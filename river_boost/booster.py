@@ -50,14 +50,6 @@ __all__ = [
 DEEP_CHAIN_ETA = 0.1
 
 
-def _from_pool(name: str) -> property:
-    """The pool's diagnostic ``name`` as a property of the booster (with its doc)."""
-    return property(
-        lambda self: getattr(self._engine.pool, name),
-        doc=getattr(WeakLearnerPool, name).__doc__,
-    )
-
-
 class Booster(Stateful, base.Estimator):
     """A task, a rule and a pool of weak learners, and the walk that ties them.
 
@@ -313,13 +305,44 @@ class Booster(Stateful, base.Estimator):
 
     @property
     def pool(self) -> WeakLearnerPool:
-        """The weak-learner pool, with its per-learner diagnostics (``offered``, ...)."""
+        """The weak-learner pool: the learners, their feature subsets and weight scales."""
         return self._engine.pool
 
-    edges = _from_pool("edges")
-    feature_subsets = _from_pool("feature_subsets")
-    learner_updates = _from_pool("learner_updates")
-    zero_weights = _from_pool("zero_weights")
+    @property
+    def feature_subsets(self):
+        """Which features each learner sees (the pool's
+        :attr:`~river_boost.pool.WeakLearnerPool.feature_subsets`)."""
+        return self._engine.pool.feature_subsets
+
+    # the per-learner counters are the engine's, which the walk changes
+
+    @property
+    def edges(self) -> list:
+        """Each learner's empirical edge, as the booster's paper defines it (see the booster);
+        0 while nothing has been recorded."""
+        e = self._engine
+        return [n / d if d else 0.0 for n, d in zip(e.edge_num, e.edge_den)]
+
+    @property
+    def offered(self) -> list:
+        """Sum of the ``p`` offered to each learner."""
+        return list(self._engine.offered)
+
+    @property
+    def mean_offered(self) -> list:
+        """Running mean of the ``p`` offered to each learner (0 before any offer)."""
+        e = self._engine
+        return [s / n if n else 0.0 for s, n in zip(e.offered, e.n_offered)]
+
+    @property
+    def learner_updates(self) -> list:
+        """How many times each learner's ``learn_one`` was called."""
+        return list(self._engine.n_updates)
+
+    @property
+    def zero_weights(self) -> list:
+        """How many examples each learner was offered with weight exactly 0 (no update)."""
+        return list(self._engine.n_zero)
 
     @property
     def replacements(self) -> list:

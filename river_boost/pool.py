@@ -71,9 +71,9 @@ class WeakLearnerPool:
     The pool holds the learners behind :attr:`learners` (the compiled forest, or
     :class:`~river_boost.learners.ClassifierLearners`), which features each sees and how the
     booster's weights reach them. The booster's engine (:mod:`river_boost.engine`) holds the
-    pool and the per-learner bookkeeping (weights offered, updates, edges), which the
-    diagnostics below read; it cleans each raw feature dict once, reads the learners'
-    predictions and teaches them, as below.
+    pool and the per-learner bookkeeping (weights offered, updates, edges: the booster's
+    diagnostics); it cleans each raw feature dict once, reads the learners' predictions and
+    teaches them, as below.
 
     The parameters are the boosters' (:class:`~river_boost.booster.Booster`); how they act:
 
@@ -159,7 +159,6 @@ class WeakLearnerPool:
         if diversify == "paper" and self._accepts_w:
             for i in range(1, n_models):
                 self._weight_scales[i] *= self._rng.uniform(*PAPER_WEIGHT_SCALE)
-        self._engine = None  # the booster's engine, which holds the pool (set by it)
 
     def _state(self) -> tuple:
         """What the stream changed (the booster's pickle holds it): the generator, the
@@ -204,7 +203,7 @@ class WeakLearnerPool:
             new["grace_period"] = self._rng.randint(*ranges["grace_period"])
         return new
 
-    # ------------------------------------------------------------------ diagnostics
+    # ------------------------------------------------------------------ what it holds
 
     @property
     def feature_subsets(self) -> FeatureSubsets:
@@ -218,40 +217,7 @@ class WeakLearnerPool:
         return self.learners.models[: self.n_models]
 
     @property
-    def edges(self) -> list:
-        """Each learner's empirical edge, as the booster's paper defines it (see the booster);
-        0 while nothing has been recorded."""
-        e = self._engine
-        return [n / d if d else 0.0 for n, d in zip(e.edge_num, e.edge_den)]
-
-    @property
-    def mean_offered(self) -> list:
-        """Running mean of the ``p`` offered to each learner (0 before any offer)."""
-        e = self._engine
-        return [s / n if n else 0.0 for s, n in zip(e.offered, e.n_offered)]
-
-    @property
-    def offered(self) -> list:
-        """Sum of the ``p`` offered to each learner."""
-        return list(self._engine.offered)
-
-    @property
-    def learner_updates(self) -> list:
-        """How many times each learner's ``learn_one`` was called."""
-        return list(self._engine.n_updates)
-
-    @property
-    def zero_weights(self) -> list:
-        """How many examples each learner was offered with weight exactly 0 (no update)."""
-        return list(self._engine.n_zero)
-
-    @property
     def weight_scales(self) -> list:
         """The constant each learner's weights are multiplied by (``weight_scale``, times the
         ``diversify="paper"`` per-learner draw)."""
         return list(self._weight_scales)
-
-    @property
-    def background(self) -> list:
-        """The learners that have a background learner in training, in order."""
-        return sorted(self._engine.background)

@@ -91,11 +91,10 @@ def assert_reproducible_and_restorable(make, stream, split):
 
 
 def engine_of(pool):
-    """``pool`` held by a binary engine (the engine holds the per-learner counters the
-    Python walk's offers move: ``python_walk.teach(pool._engine, ...)``)."""
+    """A binary engine holding ``pool`` (the engine holds the per-learner counters the
+    Python walk's offers move: ``python_walk.teach(engine, ...)``)."""
     from river_boost.engine import ENGINES
     from river_boost.potentials import BinomialPotential
     from river_boost.tasks import BinaryTask
 
-    ENGINES["binary"](BinaryTask(), BinomialPotential(pool.n_models, 0.1), pool)
-    return pool
+    return ENGINES["binary"](BinaryTask(), BinomialPotential(pool.n_models, 0.1), pool)

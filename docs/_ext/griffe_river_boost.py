@@ -12,10 +12,6 @@ The docstrings are numpydoc, as River's, with Sphinx cross-reference roles
   its last component with ``~``, as Sphinx does;
 - River's reference style, ``[^1]: Author, title`` lines with no footnote mark in the text,
   becomes a numbered list (Markdown would drop an unreferenced footnote);
-- diagnostics made by a helper (``edges = _from_pool("edges")`` in
-  :class:`~river_boost.booster.Booster`, ``offered = _copied("_offered", doc)`` in the pool)
-  are properties whose docstring is set at run time; griffe reads the source, so they get
-  that docstring and the property label here, and show with the other diagnostics.
 
 Once the markers are expanded, every booster lists each of its parameters, River's way, and
 griffe's numpy parser reads them as they are (``tests/docs/test_docs_api.py``).
@@ -23,7 +19,6 @@ griffe's numpy parser reads them as they are (``tests/docs/test_docs_api.py``).
 
 from __future__ import annotations
 
-import ast
 import html
 import importlib.util
 import pathlib
@@ -65,34 +60,3 @@ class RiverBoostDocstrings(griffe.Extension):
             value = params_doc.expand(value)
         value = FOOTNOTE.sub(lambda m: f"{m.group(1)}. ", value)
         obj.docstring.value = ROLE.sub(lambda m: _role(m, module), value)
-
-    def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
-        if pkg.name != "river_boost":
-            return
-        pool = pkg["pool.WeakLearnerPool"]
-        parse = {"parser": pool.docstring.parser, "parser_options": pool.docstring.parser_options}
-        for member in pool.members.values():  # offered = _copied("_offered", "doc")
-            call = _call(member)
-            if call and call[0] == "_copied":
-                member.docstring = griffe.Docstring(call[2], parent=member, **parse)
-                member.labels = {"property"}
-        for member in pkg["booster.Booster"].members.values():  # edges = _from_pool("edges")
-            call = _call(member)
-            if call and call[0] == "_from_pool":
-                doc = pool.members[call[1]].docstring
-                member.docstring = griffe.Docstring(doc.value, parent=member, **parse)
-                member.labels = {"property"}
-
-
-def _call(member) -> tuple | None:
-    """``(function, *string arguments)`` of an attribute set by a call, else None."""
-    if not member.is_attribute or member.value is None:
-        return None
-    try:
-        node = ast.parse(str(member.value), mode="eval").body
-    except SyntaxError:
-        return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return None
-    args = [a.value for a in node.args if isinstance(a, ast.Constant)]
-    return (node.func.id, *args)

@@ -203,7 +203,7 @@ cdef class Engine:
 
     It owns the per-learner counters and edge sums (:attr:`offered`, :attr:`n_offered`,
     :attr:`n_zero`, :attr:`n_updates`, :attr:`edge_num`, :attr:`edge_den`, typed arrays read
-    by the pool's diagnostics), the weight scales, the vote weights and Hedge (:attr:`ogd`,
+    by the booster's diagnostics), the weight scales, the vote weights and Hedge (:attr:`ogd`,
     :attr:`hedge`; None without experts), :attr:`n_seen`, the kinds of the features learned
     (:attr:`nominal`), the background learners of drift adaptation (:attr:`background`) and
     the edges' forgetting (:attr:`edge_decay`); and the parts it walks: the task (its label
@@ -286,7 +286,6 @@ cdef class Engine:
         """What the walk reads from the parts, and fresh scratch (after building or
         unpickling)."""
         pool = self.pool
-        pool._engine = self  # (its diagnostics read the engine's counters)
         self.weight_scales = pool._weight_scales  # the pool's constants
         self.forest = pool.learners
         self.rng = pool._rng

@@ -88,7 +88,7 @@ def test_online_bbm_probabilities_are_formula_5_normalised_by_the_exact_maximum(
             assert m.calls == []
         else:  # first call of each learner: the rescaled importance weight is exactly 1
             assert m.calls == [(x, False, pytest.approx(1.0))]
-        assert booster.pool.offered[i - 1] == pytest.approx(p, abs=1e-12)
+        assert booster.offered[i - 1] == pytest.approx(p, abs=1e-12)
         s += -1 if votes[i - 1] else 1  # y = False: a True vote is wrong
 
 
@@ -118,7 +118,7 @@ def test_adaboost_ol_follows_algorithm_2():
             alpha[i] = max(-2.0, min(2.0, alpha[i] + eta * z / (1 + math.exp(s_new))))
             s = s_new
         assert booster.alphas == pytest.approx(alpha, rel=1e-12)
-        assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
+        assert booster.offered == pytest.approx(offered, rel=1e-12)
         top = max(log_v)
         expected_v = [math.exp(lv - top) for lv in log_v]
         assert booster.expert_weights == pytest.approx([e / sum(expected_v) for e in expected_v])
@@ -135,7 +135,7 @@ def test_osboost_weights_follow_chen_lin_lu():
     for feat in "abcd":
         expected.append(1.0 if s <= 0 else (1 - gamma) ** (s / 2))
         s += (1 if x[feat] else -1) - theta
-    assert booster.pool.offered == pytest.approx(expected)
+    assert booster.offered == pytest.approx(expected)
 
 
 def test_osboost_ocp_follows_chen_lin_lu_algorithm_1():
@@ -173,7 +173,7 @@ def test_osboost_ocp_follows_chen_lin_lu_algorithm_1():
             alpha = [float(a) for a in brute_simplex_projection(raw)]
             steps += 1
         assert booster.alphas == pytest.approx(alpha, abs=1e-12)
-        assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
+        assert booster.offered == pytest.approx(offered, rel=1e-12)
     assert 0 < steps < len(stream)  # both sides of the margin were met
     assert booster.alphas[1] == max(booster.alphas)  # the best learner weighs most
     assert booster.expert_weights == [0.0, 0.0, 1.0]  # the full weighted vote predicts

@@ -128,7 +128,7 @@ def test_replacement_restarts_statistics(compiled):
     i = replaced_at
     assert model.alphas[i] == 0.0
     assert model.edges[i] == 0.0
-    assert model.pool.mean_offered[i] == 0.0
+    assert model.mean_offered[i] == 0.0
     # the replaced learner is a blank tree
     assert model.models[i].predict_proba_one(data[0][0]) == {}
 

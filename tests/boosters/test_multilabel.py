@@ -232,7 +232,7 @@ def test_with_one_relevant_label_of_two_ada_olmr_is_adaboost_olm():
         olmr.learn_one(x, {"a": label == "a", "b": label == "b"})
         olm.learn_one(x, label)
         assert olmr.alphas == pytest.approx(olm.alphas, rel=1e-12, abs=1e-15)
-        assert olmr.pool.offered == pytest.approx(olm.pool.offered, rel=1e-12)
+        assert olmr.offered == pytest.approx(olm.offered, rel=1e-12)
     assert olmr.edges == pytest.approx(olm.edges, rel=1e-9)
 
 

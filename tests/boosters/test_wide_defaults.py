@@ -52,27 +52,26 @@ def test_auto_rule_bounds_and_every_preset_defaults_to_it():
 
 
 def test_auto_is_decided_by_the_first_non_empty_x_and_sizes_follow_the_rule():
-    pool = engine_of(WeakLearnerPool(FeatureVoter(), 6, feature_fraction="auto", seed=3))
-    subsets = pool.learners.subsets
+    e = engine_of(WeakLearnerPool(FeatureVoter(), 6, feature_fraction="auto", seed=3))
+    subsets = e.pool.learners.subsets
     assert subsets.fraction is None and "undecided" in repr(subsets)
-    python_walk.learner_probas(pool._engine, {})  # an empty x decides nothing
+    python_walk.learner_probas(e, {})  # an empty x decides nothing
     assert subsets.fraction is None
     x = wide_x(294)
-    python_walk.learner_probas(pool._engine, x)
+    python_walk.learner_probas(e, x)
     assert subsets.n_features == 294 and subsets.fraction == 20 / 294
     assert repr(subsets) == "FeatureSubsets(rule='auto', d=294, fraction=0.06803)"
     sizes = [len(subsets.view(i, x)) for i in range(6)]
     assert all(8 < s < 35 for s in sizes), sizes  # about 20 (binomial)
-    python_walk.teach(
-        pool._engine, wide_x(10), [(0, True, 1.0)]
-    )  # a later, narrower x changes nothing
+    python_walk.teach(e, wide_x(10), [(0, True, 1.0)])  # a later, narrower x changes nothing
     assert subsets.fraction == 20 / 294
 
 
 def test_auto_subsets_are_deterministic_seeded_and_take_features_that_appear_later():
     def views(seed, x):
-        pool = engine_of(WeakLearnerPool(FeatureVoter(), 4, feature_fraction="auto", seed=seed))
-        python_walk.learner_probas(pool._engine, wide_x(200))
+        e = engine_of(WeakLearnerPool(FeatureVoter(), 4, feature_fraction="auto", seed=seed))
+        python_walk.learner_probas(e, wide_x(200))
+        pool = e.pool
         return pool, [set(pool.learners.subsets.view(i, x)) for i in range(4)]
 
     x = {**wide_x(200), **{f"late{j}": 1.0 for j in range(2000)}}

@@ -63,4 +63,4 @@ def test_the_new_booster_page_runs_and_its_weights_are_the_potentials():
 
             offered[i - 1] += w(s) / max(w(m) for m in range(-(i - 1), i, 2))
             s += 1 if (x[f] > 0) == y else -1
-    assert booster.pool.offered == pytest.approx([float(o) for o in offered], rel=1e-12)
+    assert booster.offered == pytest.approx([float(o) for o in offered], rel=1e-12)

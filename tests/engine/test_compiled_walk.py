@@ -261,7 +261,7 @@ def _diagnostics(model, trees=True):
         "expert_weights": model.expert_weights,
         "learner_updates": model.learner_updates,
         "zero_weights": model.zero_weights,
-        "offered": model.pool.offered,
+        "offered": model.offered,
         "n_seen": model.n_seen,
     }
     if trees:
@@ -277,7 +277,7 @@ def _diagnostics(model, trees=True):
     if model.drift_detector is not None:
         out["replacement_times"] = model.replacement_times
         out["drift_warnings"] = model.drift_warnings
-        out["background"] = model.pool.background
+        out["background"] = model.background
     return out
 
 

@@ -22,67 +22,70 @@ from ..helpers import FeatureVoter, engine_of
 from ..oracles import python_walk
 
 
-def make_pool(**kwargs):
+def make_engine(**kwargs):
+    """A binary engine holding a pool of FeatureVoters."""
     kwargs.setdefault("n_models", 2)
     return engine_of(WeakLearnerPool(model=FeatureVoter(), seed=kwargs.pop("seed", 0), **kwargs))
 
 
-def offer(pool, i, x, y, p, sample_weight=1.0):
+def offer(e, i, x, y, p, sample_weight=1.0):
     """Teach learner i alone (as the boosters' walk does, here its Python reference); the
     weight it was passed."""
-    return python_walk.teach(pool._engine, x, [(i, y, p)], sample_weight)[0]
+    return python_walk.teach(e, x, [(i, y, p)], sample_weight)[0]
 
 
 def test_importance_weights_are_rescaled_to_unit_running_mean():
-    pool = make_pool(weighting="importance")
+    e = make_engine(weighting="importance")
     ps = [0.5, 0.1, 0.4, 0.0, 1.0]
-    passed = [offer(pool, 0, {"a": 1}, True, p) for p in ps]
+    passed = [offer(e, 0, {"a": 1}, True, p) for p in ps]
     # w_t = p_t / mean(p_1..p_t): relative weights kept, total weight ~ number of examples
     expected = [p / (sum(ps[: t + 1]) / (t + 1)) for t, p in enumerate(ps)]
     assert passed == pytest.approx(expected)
     # zero weight skips the call entirely (River's trees may divide by w)
-    assert [w for _, _, w in pool.models[0].calls] == pytest.approx([e for e in expected if e > 0])
-    assert pool.models[1].calls == []
+    assert [w for _, _, w in e.pool.models[0].calls] == pytest.approx(
+        [v for v in expected if v > 0]
+    )
+    assert e.pool.models[1].calls == []
 
 
 def test_importance_weights_multiply_the_sample_weight():
-    pool = make_pool()
-    assert offer(pool, 0, {"a": 1}, True, 0.5, sample_weight=3.0) == pytest.approx(3.0)
+    e = make_engine()
+    assert offer(e, 0, {"a": 1}, True, 0.5, sample_weight=3.0) == pytest.approx(3.0)
 
 
 def test_min_weight_thinning_is_unbiased():
-    pool = make_pool(min_weight=0.5, seed=1)
-    offer(pool, 0, {}, True, 1.0)  # mean p so far = 1, so p below is also the rescaled weight
+    e = make_engine(min_weight=0.5, seed=1)
+    offer(e, 0, {}, True, 1.0)  # mean p so far = 1, so p below is also the rescaled weight
     # feed p = 0.05 many times, keeping the running mean about constant by interleaving p = 1
     total, n = 0.0, 20000
     for _ in range(n):
-        offer(pool, 0, {}, True, 1.0)
-        mean_p = pool.mean_offered[0]
-        w = offer(pool, 0, {}, True, 0.05)
+        offer(e, 0, {}, True, 1.0)
+        mean_p = e.offered[0] / e.n_offered[0]
+        w = offer(e, 0, {}, True, 0.05)
         assert w in (0.0, 0.5)
         total += w * mean_p
     assert total / n == pytest.approx(0.05, rel=0.1)
 
 
 def test_sampling_passes_examples_with_probability_p_and_unit_weight():
-    pool = make_pool(weighting="sampling", seed=3)
+    e = make_engine(weighting="sampling", seed=3)
     n = 20000
-    passed = [offer(pool, 0, {}, True, 0.3, sample_weight=2.0) for _ in range(n)]
+    passed = [offer(e, 0, {}, True, 0.3, sample_weight=2.0) for _ in range(n)]
     assert set(passed) == {0.0, 2.0}
     assert sum(1 for w in passed if w) / n == pytest.approx(0.3, abs=0.015)
 
 
 def test_votes_convention_and_no_opinion():
     task = BinaryTask()
-    pool = engine_of(WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1))
-    no_opinion = python_walk.learner_probas(pool._engine, {"a": 1})
+    e = engine_of(WeakLearnerPool(FeatureVoter(silent_until_learned=True), n_models=1))
+    no_opinion = python_walk.learner_probas(e, {"a": 1})
     assert python_walk.task_walk(task, no_opinion, None, None, 1).rows == [0.5]
     dists = [{True: p, False: 1 - p} for p in (0.5, 0.51, 0.49, 0.0, 1.0)]
     assert python_walk.task_walk(task, dists, None, None, 5).votes == [1, 1, -1, -1, 1]
 
 
-def p_true(pool, x):
-    return [d[True] for d in python_walk.learner_probas(pool._engine, x)]
+def p_true(e, x):
+    return [d[True] for d in python_walk.learner_probas(e, x)]
 
 
 class Recorder(FeatureVoter):
@@ -115,9 +118,9 @@ def test_the_cleaner_gives_the_same_clean_x_while_x_is_unchanged():
 
 def test_learners_see_the_cleaned_features():
     recorder = engine_of(WeakLearnerPool(Recorder(), n_models=1))
-    python_walk.learner_probas(recorder._engine, {"b": float("nan"), "a": 2})
-    assert recorder.models[0].seen == {"a": 2}
-    assert p_true(make_pool(n_models=1), {"a": 1}) == [1.0]
+    python_walk.learner_probas(recorder, {"b": float("nan"), "a": 2})
+    assert recorder.pool.models[0].seen == {"a": 2}
+    assert p_true(make_engine(n_models=1), {"a": 1}) == [1.0]
 
 
 def test_diversify_draws_tree_parameters_within_ranges_and_by_seed():
@@ -324,31 +327,29 @@ class Unweighted(FeatureVoter):
 
 
 def test_sampling_replicates_sample_weights_for_learners_without_w():
-    pool = engine_of(WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0))
+    e = engine_of(WeakLearnerPool(Unweighted(), 1, weighting="sampling", seed=0))
     n = 4000
     for _ in range(n):
-        offer(pool, 0, {}, True, 1.0, sample_weight=2.5)
-    assert len(pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
+        offer(e, 0, {}, True, 1.0, sample_weight=2.5)
+    assert len(e.pool.models[0].calls) / n == pytest.approx(2.5, abs=0.05)
     with pytest.raises(ValueError, match="sampling"):
         WeakLearnerPool(Unweighted(), 1, weighting="importance")
 
 
 def test_paper_mode_scales_each_learners_weights_by_a_drawn_constant():
     # The papers' code multiplied learner i's weights by a constant drawn in [10, 200].
-    pool = make_pool(n_models=4, diversify="paper", seed=3)
-    scales = pool.weight_scales
+    e = make_engine(n_models=4, diversify="paper", seed=3)
+    scales = e.pool.weight_scales
     assert scales[0] == 1.0  # the first learner stays the model as given
     assert all(10.0 <= s <= 200.0 for s in scales[1:]) and len(set(scales[1:])) == 3
     for i in range(4):
-        assert offer(pool, i, {"a": 1}, True, 0.5, sample_weight=2.0) == pytest.approx(
-            2.0 * scales[i]
-        )
-        assert pool.models[i].calls[-1][2] == pytest.approx(2.0 * scales[i])
-    sampling = make_pool(n_models=3, diversify="paper", weighting="sampling", seed=3)
-    assert offer(sampling, 2, {"a": 1}, True, 1.0) == pytest.approx(sampling.weight_scales[2])
+        assert offer(e, i, {"a": 1}, True, 0.5, sample_weight=2.0) == pytest.approx(2.0 * scales[i])
+        assert e.pool.models[i].calls[-1][2] == pytest.approx(2.0 * scales[i])
+    sampling = make_engine(n_models=3, diversify="paper", weighting="sampling", seed=3)
+    assert offer(sampling, 2, {"a": 1}, True, 1.0) == pytest.approx(sampling.pool.weight_scales[2])
     # other modes leave weights alone
     for diversify in (False, True):
-        assert make_pool(n_models=3, diversify=diversify).weight_scales == [1.0] * 3
+        assert make_engine(n_models=3, diversify=diversify).pool.weight_scales == [1.0] * 3
 
 
 def test_bounded_cache_drops_its_oldest_entries_and_pickles_empty():

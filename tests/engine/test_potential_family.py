@@ -190,7 +190,7 @@ def test_plugging_bbm_potential_into_the_interface_reproduces_online_bbm():
             generic.learn_one(x, y)
         assert generic.edges == bbm.edges
         assert generic.learner_updates == bbm.learner_updates
-        assert generic.pool.offered == bbm.pool.offered
+        assert generic.offered == bbm.offered
 
 
 @pytest.mark.parametrize("cls", [rb.NHBoostDT, rb.SquintBoost])
@@ -216,8 +216,8 @@ def test_weights_follow_the_drifting_walk(cls):
             offered[i] += 0.0 if log_w == -math.inf else min(1.0, math.exp(log_w - log_max))
             state = potential.advance(state, z, edges[i])
             worst = potential.advance(worst, -1, edges[i])
-        assert booster.pool.offered == pytest.approx(offered, rel=1e-12)
-    assert booster.pool.offered[0] == len(stream)  # learner 1 always gets weight 1
+        assert booster.offered == pytest.approx(offered, rel=1e-12)
+    assert booster.offered[0] == len(stream)  # learner 1 always gets weight 1
 
 
 def test_nh_boost_skips_updates_exactly_when_the_weight_is_zero():

@@ -1,7 +1,7 @@
 """Readable oracles of the boosters' walk: the papers' pseudocode, plain and slow.
 
 What the boosters' compiled walk must equal: the papers' math with the project's documented
-conventions (docstrings of ``river_boost/tasks.py``, ``potentials.py``, ``core.py``), without
+conventions (docstrings of ``river_boost/tasks.py``, ``potentials.py``, ``pool.py``), without
 the package's walk code; OnlineMBBM's exact potential comes from ``tests/oracles/dp_oracle.py``.
 Covered: weighting ``"importance"`` or ``"sampling"``, no diversification, every feature, no
 drift detector, numeric features.

@@ -25,13 +25,13 @@ implementation must read it when it filters, not copy it once.
 from __future__ import annotations
 
 import copy
-import math
 
 from river import base
 
 from ._params import clone as _clone
 from ._params import method_params as _method_params
 from .forest import HoeffdingRegressionForest
+from .forest._face import measure_if_crossed
 
 __all__ = ["IMPLEMENTATIONS", "RegressorLearners", "make_learners"]
 
@@ -127,7 +127,7 @@ class RegressorLearners:
         before = getattr(model, "_train_weight_seen_by_model", None)
         model.learn_one(view, y, w=w)
         if before is not None:
-            _measure_if_crossed(model, before)
+            measure_if_crossed(model, before)
 
     def add(self, model) -> int:
         self.models.append(_clone(model))
@@ -152,17 +152,6 @@ class RegressorLearners:
         self.models[dst] = copy.deepcopy(self.models[src])
         self._accepts_w[dst] = self._accepts_w[src]
         self._views.pop(dst, None)
-
-
-def _measure_if_crossed(tree, before: float) -> None:
-    """A River Hoeffding tree measures its size, and applies ``max_size``, only when the
-    weight it has learned is an exact multiple of ``memory_estimate_period``: under the
-    classifier's fractional (Hessian) weights, practically never. Measure it whenever that
-    weight crosses a multiple, as :class:`~river_boost.forest.BoundedHoeffdingTree` does for
-    the classifiers' trees, so that ``max_size`` binds."""
-    after, period = tree._train_weight_seen_by_model, tree.memory_estimate_period
-    if after % period != 0 and math.floor(after / period) != math.floor(before / period):
-        tree._estimate_model_size()
 
 
 #: The implementations, in order of preference: the first that supports every model runs them

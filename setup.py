@@ -29,6 +29,7 @@ FOREST_MODULES = (
     "_trees",
     "_storage",
     "_input",
+    "_core",
     "_forest",
     "_regtrees",
     "_regforest",

@@ -11,6 +11,7 @@ from river_boost.forest._flat cimport Flat, Rd, Tables, get_i, put_i
 from river_boost.forest._forest_structs cimport (
     F_DECIDED, F_KEEP, XV, Tree, grow_cap, xcalloc, xrealloc,
 )
+from river_boost.forest._core cimport ForestBase
 from river_boost.forest._input cimport Input
 from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
 from river_boost.forest._regtrees cimport (
@@ -151,13 +152,16 @@ cdef class RegStorage(TreeStorage):
 
     def counts(self, int i):
         cdef long long nn = 0, nl = 0, h = 0
+        self.check_index(i)
         if self.rt[i].root == NULL:
             return None, None, 0
         rnode_counts(self.rt[i].root, &nn, &nl, &h, 0)
         return nn, nl, h
 
     def tree_scalars(self, int i):
-        cdef RTree* t = &self.rt[i]
+        cdef RTree* t
+        self.check_index(i)
+        t = &self.rt[i]
         return {
             "n_active_leaves": t.n_active, "n_inactive_leaves": t.n_inactive,
             "inactive_leaf_size_estimate": t.inactive_est,
@@ -231,91 +235,11 @@ cdef inline int check_target(double y, double w) except -1:
     return 0
 
 
-cdef class RegressionForestCore:
-    """N regression Hoeffding trees in C structures. Use
-    :class:`river_boost.forest.HoeffdingRegressionForest`."""
+cdef class RegressionForestCore(ForestBase):
+    """N regression Hoeffding trees in C structures (the members both kinds share:
+    ``_core.ForestBase``). Use :class:`river_boost.forest.HoeffdingRegressionForest`."""
 
-    def __cinit__(self):
-        self.store = RegStorage([], [], [])
-        self.inp = Input(self.store, None)
-
-    def _init_core(self, list params, list models, list overrides, feature_filter):
-        self.store = RegStorage(params, models, overrides)
-        self.inp = Input(self.store, feature_filter)
-
-    def _allocated_bytes(self):
-        return self.store.allocated_bytes()
-
-    @property
-    def n_models(self):
-        return self.store.n
-
-    @property
-    def _models(self):
-        return self.store.models
-
-    @property
-    def _overrides(self):
-        return self.store.overrides
-
-    @property
-    def feature_filter(self):
-        return self.inp.feature_filter
-
-    def _add_core(self, tuple params, model, overrides):
-        self.inp.check_free()
-        if self.store.add(params, model, overrides):
-            self.inp.loaded = False
-        return self.store.n - 1
-
-    def _reset_core(self, int i, tuple params, model, overrides, bint refilter):
-        self.inp.check_free()
-        self.store.check_index(i)
-        if self.store.reset(i, params, model, overrides, refilter):
-            self.inp.loaded = False
-
-    def copy_tree(self, int src, int dst):
-        """Tree ``dst`` becomes an exact copy of tree ``src`` (River's
-        ``trees[dst] = copy.deepcopy(trees[src])``), feature view included; the arguments in
-        the order of :meth:`HoeffdingForest.copy_tree`."""
-        self.inp.check_free()
-        self.store.check_index(src)
-        self.store.check_index(dst)
-        self.store.copy(src, dst)
-
-    def remove(self, int i):
-        """Remove tree ``i`` (later trees move down one index)."""
-        self.inp.check_free()
-        self.store.check_index(i)
-        self.store.remove(i)
-
-    def _counts(self, int i):
-        self.store.check_index(i)
-        return self.store.counts(i)
-
-    def _tree_scalars(self, int i):
-        self.store.check_index(i)
-        return self.store.tree_scalars(i)
-
-    def _get_state(self):
-        return self.store.get_state()
-
-
-    @property
-    def _storage(self):
-        """The trees' storage (its state for pickling: ``flat_state``, ``tables``,
-        ``set_flat_state``)."""
-        return self.store
-
-    def _unload(self):
-        """Before the trees are replaced: no x is being converted, and none stays loaded."""
-        self.inp.check_free()
-        self.inp.loaded = False
-
-
-    @property
-    def n_nodes(self):
-        return [self.store.counts(i)[0] for i in range(self.store.n)]
+    _storage_kind = RegStorage
 
     # ------------------------------------------------------------------ learning, prediction
 
@@ -339,7 +263,7 @@ cdef class RegressionForestCore:
         check_target(yd, wd)
         self.inp.loaded = False
         self.inp.convert(x)
-        self.store.rlearn(i, self.inp, yd, wd)
+        (<RegStorage>self.store).rlearn(i, self.inp, yd, wd)
 
     def predict_one(self, int i, x):
         """Tree ``i``'s ``predict_one(view_i(x))`` (a float; changes nothing)."""
@@ -347,24 +271,16 @@ cdef class RegressionForestCore:
         self.store.check_index(i)
         self.inp.loaded = False
         self.inp.convert(x)
-        return self.store.rpredict(i, self.inp)
+        return (<RegStorage>self.store).rpredict(i, self.inp)
 
     def predict_all(self, x):
         """Every tree's prediction of ``x`` (converted once)."""
         cdef int i
+        cdef RegStorage store = <RegStorage>self.store
         self.inp.check_free()
         self.inp.loaded = False
         self.inp.convert(x)
-        return [self.store.rpredict(i, self.inp) for i in range(self.store.n)]
-
-    def load(self, x):
-        """Convert ``x`` once for :meth:`predict_loaded` and :meth:`learn_loaded` on any trees
-        (see :meth:`HoeffdingForest.load`: the same rules)."""
-        self.load_c(x)
-
-    @property
-    def is_loaded(self):
-        return bool(self.inp.loaded)
+        return [store.rpredict(i, self.inp) for i in range(store.n)]
 
     def predict_loaded(self, int i):
         """Tree ``i``'s prediction of the loaded ``x``: :meth:`predict_one` ``(i, x)``."""
@@ -374,22 +290,15 @@ cdef class RegressionForestCore:
         """Tree ``i`` learns the loaded ``x``: :meth:`learn_one` ``(i, x, y, w)``."""
         self.learn_loaded_c(i, float(y), float(w))
 
-    cdef int load_c(self, object x) except -1:
-        self.inp.check_free()
-        self.inp.loaded = False
-        self.inp.convert(x)
-        self.inp.loaded = True
-        return 0
-
     cdef double predict_loaded_c(self, int i) except? -1.0:
         self.inp.check_free()
         self.store.check_index(i)
         self.inp.check_loaded()
-        return self.store.rpredict(i, self.inp)
+        return (<RegStorage>self.store).rpredict(i, self.inp)
 
     cdef int learn_loaded_c(self, int i, double y, double w) except -1:
         self.inp.check_free()
         self.store.check_index(i)
         self.inp.check_loaded()
         check_target(y, w)
-        return self.store.rlearn(i, self.inp, y, w)
+        return (<RegStorage>self.store).rlearn(i, self.inp, y, w)

@@ -32,6 +32,7 @@ FOREST_MODULES = (
     "_core",
     "_forest",
     "_regtrees",
+    "_state",
     "_regforest",
 )
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;

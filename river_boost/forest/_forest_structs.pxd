@@ -123,6 +123,7 @@ cdef struct Leaf:
 
 
 cdef struct Node:
+    # _reg_structs.RNode begins with the same fields, up to vmap_cap (see there)
     int is_leaf
     int depth
     Leaf* lf

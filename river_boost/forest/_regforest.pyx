@@ -9,18 +9,18 @@ from libc.string cimport memcpy, memmove, memset
 
 from river_boost.forest._flat cimport Flat, Rd, Tables, get_i, put_i
 from river_boost.forest._forest_structs cimport (
-    F_DECIDED, F_KEEP, XV, Tree, grow_cap, xcalloc, xrealloc,
+    F_DECIDED, F_KEEP, XV, Node, Tree, grow_cap, xcalloc, xrealloc,
 )
 from river_boost.forest._core cimport ForestBase
 from river_boost.forest._input cimport Input
 from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
 from river_boost.forest._regtrees cimport (
-    rnode_counts, rtree_allocated, rtree_check_x, rtree_export, rtree_free, rtree_import,
-    rtree_init, rtree_learn, rtree_predict, rtree_read, rtree_write,
+    rtree_allocated, rtree_check_x, rtree_free, rtree_init, rtree_learn, rtree_predict,
 )
+from river_boost.forest._state cimport rtree_export, rtree_import, rtree_read, rtree_write
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._storage cimport TreeStorage
-from river_boost.forest._trees cimport tree_free
+from river_boost.forest._trees cimport count_nodes, tree_free
 
 
 cdef class RegStorage(TreeStorage):
@@ -155,7 +155,7 @@ cdef class RegStorage(TreeStorage):
         self.check_index(i)
         if self.rt[i].root == NULL:
             return None, None, 0
-        rnode_counts(self.rt[i].root, &nn, &nl, &h, 0)
+        count_nodes(<Node*>self.rt[i].root, &nn, &nl, &h, 0)  # (a split reads as a Node)
         return nn, nl, h
 
     def tree_scalars(self, int i):

@@ -13,9 +13,10 @@ from river_boost.forest._forest_structs cimport (
 )
 from river_boost.forest._leaves cimport leaf_predict
 from river_boost.forest._registry cimport Registry
+from river_boost.forest._state cimport export_node, import_node, tree_read, tree_write
 from river_boost.forest._trees cimport (
-    count_nodes, count_reactivable, export_node, import_node, node_free, tree_allocated,
-    tree_free, tree_init, tree_learn, tree_read, tree_write, walk_to_leaf,
+    count_nodes, count_reactivable, node_free, tree_allocated, tree_free, tree_init, tree_learn,
+    walk_to_leaf,
 )
 
 

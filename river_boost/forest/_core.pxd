@@ -1,4 +1,4 @@
-# The compiled forests' one core (_core.pyx): ForestBase owns a forest's trees (a TreeStorage
+# The compiled forests' one core (_core.pyx): ForestBase owns a forest's trees (a Storage
 # of its kind) and its input (an Input over them), the members both kinds share and the C entry
 # points of the loaded x. The classifier's core (_forest.ForestCore) and the regressor's
 # (_regforest.RegressionForestCore) subclass it with their own learning and prediction; an
@@ -6,11 +6,11 @@
 # *_loaded_c), without a Python call per tree.
 
 from river_boost.forest._input cimport Input
-from river_boost.forest._storage cimport TreeStorage
+from river_boost.forest._storage cimport Storage
 
 
 cdef class ForestBase:
-    cdef TreeStorage store
+    cdef Storage store
     cdef Input inp
 
     # load(x)

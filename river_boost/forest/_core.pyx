@@ -5,7 +5,6 @@ counts and state, and the loaded x. A kind's core names its storage (``_storage_
 adds its learning and prediction."""
 
 from river_boost.forest._input cimport Input
-from river_boost.forest._storage cimport TreeStorage
 
 
 cdef class ForestBase:
@@ -13,7 +12,7 @@ cdef class ForestBase:
     :class:`river_boost.forest.HoeffdingForest` or
     :class:`river_boost.forest.HoeffdingRegressionForest`.
 
-    It owns its trees (a :class:`TreeStorage` of the kind's ``_storage_kind``) and its input
+    It owns its trees (a ``_storage.Storage`` of the kind's ``_storage_kind``) and its input
     (an :class:`Input` over them): the learning and prediction entry points convert ``x`` with
     the one and walk the other."""
 

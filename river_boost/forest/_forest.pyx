@@ -101,20 +101,20 @@ cdef class ForestCore(ForestBase):
 
     @property
     def n_active_leaves(self):
-        return [self.store.trees[i].n_active for i in range(self.store.n)]
+        return [(<TreeStorage>self.store).trees[i].n_active for i in range(self.store.n)]
 
     @property
     def n_inactive_leaves(self):
-        return [self.store.trees[i].n_inactive for i in range(self.store.n)]
+        return [(<TreeStorage>self.store).trees[i].n_inactive for i in range(self.store.n)]
 
     def _leaf_counts(self, int i):
         """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
         by walking the leaves (for the tests: they must agree)."""
-        return self.store.leaf_counts(i)
+        return (<TreeStorage>self.store).leaf_counts(i)
 
     def _export_tree(self, int i):
         """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
-        return self.store.export_tree(i)
+        return (<TreeStorage>self.store).export_tree(i)
 
     @property
     def _features(self):
@@ -129,7 +129,7 @@ cdef class ForestCore(ForestBase):
         return list(self.store.reg.labels)
 
     def _set_state(self, dict state):
-        self.store.set_state(state)
+        (<TreeStorage>self.store).set_state(state)
 
     def learn_loaded(self, int i, y, w=1.0):
         """Tree ``i`` learns the loaded ``x`` with label ``y`` and weight ``w``: exactly
@@ -149,7 +149,7 @@ cdef class ForestCore(ForestBase):
         self.store.check_index(i)
         self.inp.check_loaded()
         self.inp.view(i, False)
-        return self.store.proba_dict(i, &self.inp.xv)
+        return (<TreeStorage>self.store).proba_dict(i, &self.inp.xv)
 
     def predict_loaded_row(self, int i, labels):
         """Tree ``i``'s probabilities of ``labels`` for the loaded ``x``, without a dict.
@@ -167,7 +167,7 @@ cdef class ForestCore(ForestBase):
         self.store.check_index(i)
         self.inp.check_loaded()
         self.inp.view(i, False)
-        n = self.store.predict(i, &self.inp.xv, &res, &rc)
+        n = (<TreeStorage>self.store).predict(i, &self.inp.xv, &res, &rc)
         for label in labels:
             co = self.store.reg.cmap.get(label)
             c = -1 if co is None else <int>co
@@ -231,7 +231,7 @@ cdef class ForestCore(ForestBase):
             for r in range(R):
                 i = r if idx is None else <int>idx[r]
                 self.inp.view(i, False)
-                n = self.store.predict(i, &self.inp.xv, &res, &rc)
+                n = (<TreeStorage>self.store).predict(i, &self.inp.xv, &res, &rc)
                 for kk in range(L):
                     c = col[kk]
                     if c < 0:
@@ -276,7 +276,7 @@ cdef class ForestCore(ForestBase):
         self.inp.convert(x)
         self.inp.complete()
         self.inp.view(i, True)
-        self.store.learn(i, &self.inp.xv, cid, wd)
+        (<TreeStorage>self.store).learn(i, &self.inp.xv, cid, wd)
 
     def predict_proba_all(self, x):
         """Every tree's ``predict_proba_one``: ``[trees[i].predict_proba_one(view_i(x)) for i]``.
@@ -294,7 +294,7 @@ cdef class ForestCore(ForestBase):
         self.inp.convert(x)
         for i in range(self.store.n):
             self.inp.view(i, False)
-            out.append(self.store.proba_dict(i, &self.inp.xv))
+            out.append((<TreeStorage>self.store).proba_dict(i, &self.inp.xv))
         return out
 
     def predict_proba_one(self, int i, x):
@@ -304,7 +304,7 @@ cdef class ForestCore(ForestBase):
         self.inp.loaded = False
         self.inp.convert(x)
         self.inp.view(i, False)
-        return self.store.proba_dict(i, &self.inp.xv)
+        return (<TreeStorage>self.store).proba_dict(i, &self.inp.xv)
 
     def predict_proba_matrix(self, x, labels):
         """Every tree's probabilities as an array, without building dicts.
@@ -348,5 +348,5 @@ cdef class ForestCore(ForestBase):
         cid = self.store.class_id(y)
         self.inp.complete()  # what the load left unregistered: learning registers it
         self.inp.view(i, True)
-        self.store.learn(i, &self.inp.xv, cid, w)
+        (<TreeStorage>self.store).learn(i, &self.inp.xv, cid, w)
         return 0

@@ -54,6 +54,19 @@ cdef inline bint stops_growing(SizedTree* t) noexcept:
     return False
 
 
+cdef inline dict scalars(SizedTree* t):
+    """The tree's counters, by River's names (ForestBase._tree_scalars)."""
+    return {
+        "n_active_leaves": t.n_active,
+        "n_inactive_leaves": t.n_inactive,
+        "inactive_leaf_size_estimate": t.inactive_est,
+        "active_leaf_size_estimate": t.active_est,
+        "size_estimate_overhead_fraction": t.overhead,
+        "growth_allowed": bool(t.growth_allowed),
+        "train_weight_seen_by_model": t.train_weight,
+    }
+
+
 cdef inline long long max_active_leaves(SizedTree* t, long long n_leaves) noexcept:
     """_enforce_size_limit: how many of the ``n_leaves`` leaves may stay active within
     max_byte_size (the rest are deactivated)."""

@@ -11,8 +11,8 @@ from river_boost.forest._registry cimport Registry
 # the classifier's (_trees)
 cdef object export_node(Node* nd, bint deep, Registry reg)
 cdef Node* import_node(tuple st, int nf) except NULL
-cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1
-cdef int tree_read(Rd* r, Tree* t, const Tables* tb) except -1
+cdef int tree_write(Tree* t, const unsigned char* fstate, int nf, int nc, Flat* f) except -1
+cdef int tree_read(Rd* r, Tree* t, unsigned char* fstate, const Tables* tb) except -1
 # the regressor's (_regtrees)
 cdef list rtree_export(RTree* t)
 cdef RNode* rtree_import(list flat, int nf) except? NULL

@@ -315,7 +315,7 @@ cdef int node_write(Node* nd, Flat* f) except -1:
     return 0
 
 
-cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1:
+cdef int tree_write(Tree* t, const unsigned char* fstate, int nf, int nc, Flat* f) except -1:
     """Tree t's state: its counters, the per-feature decisions of its ``nf`` features, which of
     the ``nc`` classes it has seen, and its nodes in pre-order.
 
@@ -332,7 +332,7 @@ cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1:
     put_counters(f, t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
                  t.train_weight, t.growth_allowed)
     for k in range(nf):
-        put_i(f, t.fstate[k])
+        put_i(f, fstate[k])
     for k in range(nc):
         put_i(f, t.has_cls[k] != 0)
     put_i(f, t.root != NULL)
@@ -484,14 +484,14 @@ cdef void* node_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
     return nd
 
 
-cdef int tree_read(Rd* r, Tree* t, const Tables* tb) except -1:
+cdef int tree_read(Rd* r, Tree* t, unsigned char* fstate, const Tables* tb) except -1:
     """Tree t's state from the streams (tree_write's layout), into a fresh tree with its
     buffers for the tables' features and classes allocated."""
     cdef int k
     get_counters(r, &t.n_active, &t.n_inactive, &t.inactive_est, &t.active_est, &t.overhead,
                  &t.train_weight, &t.growth_allowed)
     for k in range(tb.nf):
-        t.fstate[k] = <unsigned char>get_i(r, 0, 256)
+        fstate[k] = <unsigned char>get_i(r, 0, 256)
     for k in range(tb.nc):
         t.has_cls[k] = get_i(r, 0, 2)
     if get_i(r, 0, 2):

@@ -32,5 +32,5 @@ cdef long long count_reactivable(Node* nd, long long max_depth) noexcept
 cdef long long tree_allocated(Tree* t) noexcept
 cdef int tree_init(Tree* t, tuple params) except -1
 cdef void tree_free(Tree* t) noexcept
-cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
-                    double w) except -1
+cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* wk, Registry reg,
+                    int cid, double w) except -1

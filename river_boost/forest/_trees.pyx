@@ -9,7 +9,8 @@ from libc.string cimport memset
 
 from river_boost.forest._forest_structs cimport (
     DECIDE_PRE_PRUNE, DECIDE_SPLIT, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY,
-    SPLIT_NUMERIC_BINARY, XV, Dists, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, xcalloc,
+    SPLIT_NUMERIC_BINARY, XV, Dists, Leaf, Node, Spl, Sugg, Tree, View, Work, grow_cap, in_view,
+    xcalloc,
     xrealloc,
 )
 from river_boost.forest._leaves cimport (
@@ -234,7 +235,7 @@ cdef long long node_allocated(Node* nd) noexcept:
 
 
 cdef long long tree_allocated(Tree* t) noexcept:
-    cdef long long b = t.fcap + t.ccap + t.nbc_cap * sizeof(double)
+    cdef long long b = t.ccap + t.nbc_cap * sizeof(double)
     b += t.nbc_xcap * (2 * sizeof(int) + sizeof(double))
     if t.root != NULL:
         b += node_allocated(t.root)
@@ -244,7 +245,6 @@ cdef long long tree_allocated(Tree* t) noexcept:
 cdef void tree_free(Tree* t) noexcept:
     """Free everything tree t owns (its nodes and its per-tree buffers)."""
     node_free(t.root)
-    free(t.fstate)
     free(t.has_cls)
     free(t.nbc_out)
     free(t.nbc_f)
@@ -255,7 +255,7 @@ cdef void tree_free(Tree* t) noexcept:
 
 cdef int tree_init(Tree* t, tuple params) except -1:
     """A fresh tree's parameters and counters (HoeffdingTreeClassifier.__init__); the
-    buffers (fstate, has_cls, naive-Bayes cache) are left to the caller."""
+    buffers (has_cls, naive-Bayes cache) are left to the caller."""
     (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
      t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
      t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
@@ -428,17 +428,18 @@ cdef int estimate_model_size(Tree* t, Registry reg) except -1:
     """HoeffdingTree._estimate_model_size, measuring the C structures."""
     cdef long long total_active = 0, total_inactive = 0
     sum_leaf_bytes(t.root, &total_active, &total_inactive)
-    # the tree's own record without the leaf counts kept for _enforce_size_limit (added
+    # the tree's own record and its feature view (the storage's View: once the tree's own
+    # fields, the same bytes) without the leaf counts kept for _enforce_size_limit (added
     # later: leaving them out keeps every measurement, so max_size binds where it did)
-    if measured(t, total_active, total_inactive,
-                tree_bytes(t.root) + sizeof(Tree) - 2 * sizeof(long long) + reg.nf + reg.nc):
+    if measured(t, total_active, total_inactive, tree_bytes(t.root) + sizeof(Tree) + sizeof(View)
+                - 2 * sizeof(long long) + reg.nf + reg.nc):
         enforce_size_limit(t)
     return 0
 
 # ----------------------------------------------------------------------------- learning
 
-cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
-                    double w) except -1:
+cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* wk, Registry reg,
+                    int cid, double w) except -1:
     """HoeffdingTreeClassifier.learn_one for tree i on the current view (the caller
     recorded the class: t.has_cls)."""
     cdef Node* node
@@ -462,7 +463,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
         node = node.ch[b]
     if node.is_leaf:
         lf = node.lf
-        leaf_learn(t, lf, xv, wk, reg.nf, cid, w, cache_ok)
+        leaf_learn(t, fstate, lf, xv, wk, reg.nf, cid, w, cache_ok)
         if t.growth_allowed and lf.active:
             if lf.depth >= t.max_depth:
                 leaf_deactivate(t, lf)  # not reactivable: at max_depth
@@ -503,7 +504,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
                     node = walk_partial(node, xv)
             if node.is_leaf:
                 break
-        leaf_learn(t, node.lf, xv, wk, reg.nf, cid, w, cache_ok)
+        leaf_learn(t, fstate, node.lf, xv, wk, reg.nf, cid, w, cache_ok)
     if measure_due(t, before):
         estimate_model_size(t, reg)
     return 0

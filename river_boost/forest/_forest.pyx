@@ -14,24 +14,27 @@ with its interface in a ``.pxd``:
 - ``_splitters``: the split observers (River's GaussianSplitter, NominalSplitterClassif);
 - ``_criteria``: the split criteria (info gain, Gini, Hellinger);
 - ``_leaves``: a leaf's statistics, prediction (majority class, naive Bayes) and split decision;
-- ``_trees``: one tree: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
+- ``_trees``: one tree: nodes, walking ``x`` to a leaf, learning and growth, sizes;
+- ``_size.pxd``: the size policy (River's memory management), over either kind's tree;
+- ``_state``: either kind's trees exported and imported (copies) and written and read (pickles);
 - ``_registry``: features, values and labels by id (the Python objects the C side refers to);
-- ``_storage``: ``TreeStorage``, the forest's trees (the table of C structs, their models,
-  the registry, the scratch buffers): trees added, reset, copied, removed, learning and
-  predicting on a converted ``x``, their counts and state;
+- ``_storage``: ``Storage``, a forest's trees of either kind (their feature views, models and
+  registry: trees added, reset, copied, removed, their counts and state), and
+  ``TreeStorage``, the classifier's trees over it (the table of C structs, the scratch
+  buffers), learning and predicting on a converted ``x``;
 - ``_input``: ``Input``, ``x`` converted once (the ``XV`` view) and each tree's view of it;
-- ``_core``: ``ForestBase``, the core both kinds share, which owns a ``TreeStorage`` and an
+- ``_core``: ``ForestBase``, the core both kinds share, which owns a ``Storage`` and an
   ``Input`` (composition, as scikit-learn's splitter owns its criterion): trees that come and
   go, their counts and state, and the loaded ``x``;
 - this module: ``ForestCore``, the classifier's core over ``ForestBase`` (learning class
   labels, predicting probabilities), with the C entry points of the boosters' engines
   (``_forest.pxd``).
 
-The regression forest (``forest/_regression.py``) shares ``_core``, ``_input``, ``_registry``
-and ``_storage`` (its ``_regforest.RegStorage`` subclasses ``TreeStorage``) and adds its own roles:
-``_reg_structs.pxd`` (structs, ``river.stats.Var``), ``_ebst`` (E-BST and nominal regression
-splitters), ``_linear`` (the leaf model), variance reduction in ``_criteria``, ``_regtrees``
-(leaves and trees) and ``_regforest`` (storage and core).
+The regression forest (``forest/_regression.py``) shares ``_core``, ``_input``, ``_registry``,
+``_storage``, ``_size`` and ``_state`` (its ``_regforest.RegStorage`` is a ``Storage``) and adds
+its own roles: ``_reg_structs.pxd`` (structs, ``river.stats.Var``), ``_ebst`` (E-BST and
+nominal regression splitters), ``_linear`` (the leaf model), variance reduction in
+``_criteria``, ``_regtrees`` (leaves and trees) and ``_regforest`` (storage and core).
 
 A function of another module is called through a pointer (no inlining across modules); the
 small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and

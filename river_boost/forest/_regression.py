@@ -5,13 +5,15 @@ learn every example).
 
 :class:`HoeffdingRegressionForest` is the regression counterpart of
 :class:`~river_boost.forest.HoeffdingForest`: it shares the classifier forest's input
-conversion (``_input.Input``), registries (``_registry``) and per-tree feature views
-(``_storage.TreeStorage``, of which ``_regforest.RegStorage`` is a subclass); the regression
-roles are their own modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic),
-``_ebst`` (``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
+conversion (``_input.Input``), registries (``_registry``), storage (``_storage.Storage``:
+the per-tree feature views, models and registries, of which ``_regforest.RegStorage`` keeps
+the regression trees), core (``_core.ForestBase``), size policy (``_size.pxd``), state
+(``_state``) and Python face (``_face._CompiledForest``); the regression roles are their own
+modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic), ``_ebst``
+(``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
 (``VarianceReductionSplitCriterion``), ``_linear`` (the default ``LinearRegression`` leaf
-model), ``_regtrees`` (leaves, nodes, learning, growth, the size policy, state) and
-``_regforest`` (storage and core, with the C entry points a Cython booster cimports).
+model), ``_regtrees`` (leaves, nodes, learning, growth) and ``_regforest`` (storage and
+core, with the C entry points a Cython booster cimports).
 
 Exactness
 ---------
@@ -84,7 +86,7 @@ The C entry points for a Cython booster (``river_boost/forest/_regforest.pxd``):
 
     from river_boost.forest._regforest cimport RegressionForestCore
     cdef RegressionForestCore f = <RegressionForestCore?>forest
-    f.load_c(x)                          # int, except -1
+    f.load_c(x)                          # int, except -1 (_core.ForestBase's, as the classifier's)
     p = f.predict_loaded_c(i)            # double, except? -1.0
     f.learn_loaded_c(i, y, w)            # int, except -1 (ValueError: y or w not finite, w <= 0)
 

@@ -45,6 +45,15 @@ cdef int split_write(Flat* f, Node* nd, bint children) except -1:
     return 0
 
 
+cdef int node_start(Rd* r, Node* nd, int* n_ch) except -1:
+    """A node's head (i is_leaf, depth), either kind's; whether it is a leaf (a split's
+    children are counted later: ``n_ch`` is 0 until then)."""
+    nd.is_leaf = get_i(r, 0, 2)
+    nd.depth = get_i(r, 0, 2147483647)
+    n_ch[0] = 0
+    return nd.is_leaf
+
+
 cdef int split_read(Rd* r, const Tables* tb, Node* nd, bint children,
                     bint rounded) except -1:
     """split_write's head, or its ``children``' part: the number of children, whose slots it
@@ -427,12 +436,8 @@ cdef void* node_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
     cdef Leaf* lf
     cdef Spl* s
     cdef int k, n, fid, nf = tb.nf, nc = tb.nc
-    cdef const int* nvals = tb.nvals
     try:
-        nd.is_leaf = get_i(r, 0, 2)
-        nd.depth = get_i(r, 0, 2147483647)
-        n_ch[0] = 0
-        if nd.is_leaf:
+        if node_start(r, nd, n_ch):
             lf = <Leaf*>xcalloc(1, sizeof(Leaf))
             nd.lf = lf
             lf.depth = nd.depth
@@ -653,12 +658,8 @@ cdef void* rnode_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
     cdef RLeaf* lf
     cdef RSpl* s
     cdef int k, n, nf = tb.nf
-    cdef const int* nvals = tb.nvals
     try:
-        nd.is_leaf = get_i(r, 0, 2)
-        nd.depth = get_i(r, 0, 2147483647)
-        n_ch[0] = 0
-        if nd.is_leaf:
+        if node_start(r, <Node*>nd, n_ch):
             lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
             nd.lf = lf
             lf.depth = nd.depth
@@ -680,7 +681,7 @@ cdef void* rnode_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
                 lf.spl = <RSpl**>xcalloc(n, sizeof(RSpl*))
                 lf.cap_spl = n
             for k in range(n):
-                s = rspl_read(r, nf, nvals)
+                s = rspl_read(r, nf, tb.nvals)
                 lf.spl[k] = s
                 lf.n_spl = k + 1
                 if lf.sidx[s.fid] != 0:

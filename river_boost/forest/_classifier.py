@@ -9,11 +9,6 @@ import collections
 
 from river import tree as _river_tree
 from river.proba import Gaussian
-from river.tree.nodes.branch import (
-    NominalBinaryBranch,
-    NominalMultiwayBranch,
-    NumericBinaryBranch,
-)
 from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
@@ -23,6 +18,7 @@ from ._face import (
     DEFAULT_MEMORY_ESTIMATE_PERIOD,
     BoundedLearning,
     _CompiledForest,
+    river_branch,
 )
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
@@ -149,10 +145,9 @@ class BoundedHoeffdingTree(BoundedLearning, _river_tree.HoeffdingTreeClassifier)
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, BoundedHoeffdingTree)
 _SPLITTER_TYPES = (GaussianSplitter,)
-# the codes of the split kinds in an exported tree (to_river), by River's branch
-_NUMERIC_BINARY = _SPLIT_KINDS[NumericBinaryBranch.__name__]
-_NOMINAL_BINARY = _SPLIT_KINDS[NominalBinaryBranch.__name__]
-_NOMINAL_MULTIWAY = _SPLIT_KINDS[NominalMultiwayBranch.__name__]
+# the codes of the split kinds in a format-1 pickle's nodes (_check_state)
+_NOMINAL_BINARY = _SPLIT_KINDS["NominalBinaryBranch"]
+_NOMINAL_MULTIWAY = _SPLIT_KINDS["NominalMultiwayBranch"]
 
 
 def _unsupported(model) -> str | None:
@@ -420,12 +415,8 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
             _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = node
             kids = [build(c) for c in children]
             stats = stats_of(bst_c, bst_w)
-            if kind == _NUMERIC_BINARY:
-                return NumericBinaryBranch(stats, features[fid], thr, depth, *kids)
-            if kind == _NOMINAL_BINARY:
-                return NominalBinaryBranch(stats, features[fid], values[fid][vid], depth, *kids)
-            return NominalMultiwayBranch(
-                stats, features[fid], [values[fid][v] for v in ch_vid], depth, *kids
+            return river_branch(
+                kind, stats, features[fid], values[fid], thr, vid, ch_vid, depth, kids
             )
 
         root = self._export_tree(i)

@@ -13,7 +13,14 @@ from __future__ import annotations
 import math
 import sys
 
+from river.tree.nodes.branch import (
+    NominalBinaryBranch,
+    NominalMultiwayBranch,
+    NumericBinaryBranch,
+)
+
 from .. import _pickles
+from ._forest import SPLIT_KINDS
 
 # A bounded tree's size limit (MiB per tree) and the weight between two measurements: see
 # benchmarks/RESULTS.md, "A million examples: memory"
@@ -47,6 +54,16 @@ class BoundedLearning:
         # River measures in there when the weight learned is an exact multiple of the period
         super().learn_one(x, y, w=w)
         measure_if_crossed(self, before)
+
+
+def river_branch(kind: int, stats, feature, values: list, thr, vid, ch_vid, depth, kids):
+    """River's branch of an exported split node of either kind (``to_river``): ``stats`` its
+    statistics as River holds them, ``values`` its feature's values by id."""
+    if kind == SPLIT_KINDS["NumericBinaryBranch"]:
+        return NumericBinaryBranch(stats, feature, thr, depth, *kids)
+    if kind == SPLIT_KINDS["NominalBinaryBranch"]:
+        return NominalBinaryBranch(stats, feature, values[vid], depth, *kids)
+    return NominalMultiwayBranch(stats, feature, [values[v] for v in ch_vid], depth, *kids)
 
 
 def _check_filter(feature_filter) -> None:

@@ -106,11 +106,6 @@ from river import linear_model as _linear_model
 from river import optim as _optim
 from river import tree as _river_tree
 from river.stats import Var
-from river.tree.nodes.branch import (
-    NominalBinaryBranch,
-    NominalMultiwayBranch,
-    NumericBinaryBranch,
-)
 from river.tree.splitter import EBSTSplitter, TEBSTSplitter
 from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
@@ -121,8 +116,8 @@ from ._face import (
     DEFAULT_MEMORY_ESTIMATE_PERIOD,
     BoundedLearning,
     _CompiledForest,
+    river_branch,
 )
-from ._forest import SPLIT_KINDS as _SPLIT_KINDS
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
@@ -394,13 +389,10 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             for _ in range(n_ch):
                 kid, pos = build(pos)
                 kids.append(kid)
-            f = features[fid]
-            if kind == _SPLIT_KINDS["NumericBinaryBranch"]:
-                return NumericBinaryBranch(var(vs), f, thr, depth, *kids), pos
-            if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
-                return NominalBinaryBranch(var(vs), f, values[fid][vid], depth, *kids), pos
-            vals = [values[fid][v] for v in ch_vid]
-            return NominalMultiwayBranch(var(vs), f, vals, depth, *kids), pos
+            branch = river_branch(
+                kind, var(vs), features[fid], values[fid], thr, vid, ch_vid, depth, kids
+            )
+            return branch, pos
 
         model._root = None if flat is None else build(0)[0]
         (

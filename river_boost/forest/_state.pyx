@@ -45,6 +45,14 @@ cdef int split_write(Flat* f, Node* nd, bint children) except -1:
     return 0
 
 
+cdef int split_import(Node* nd, tuple st) except -1:
+    """An exported split's head (``st[1:6]``: depth, kind, feature, threshold, value), either
+    kind's."""
+    nd.is_leaf = 0
+    nd.depth, nd.kind, nd.fid, nd.thr, nd.vid = st[1], st[2], st[3], st[4], st[5]
+    return 0
+
+
 cdef int node_start(Rd* r, Node* nd, int* n_ch) except -1:
     """A node's head (i is_leaf, depth), either kind's; whether it is a leaf (a split's
     children are counted later: ``n_ch`` is 0 until then)."""
@@ -225,12 +233,7 @@ cdef Node* import_node(tuple st, int nf) except NULL:
                             cix_set(s, g.cid, c)
         else:
             _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = st
-            nd.is_leaf = 0
-            nd.depth = depth
-            nd.kind = kind
-            nd.fid = fid
-            nd.thr = thr
-            nd.vid = vid
+            split_import(nd, st)
             n = len(bst_c)
             nd.n_bst = n
             nd.bst_c = <int*>xcalloc(n, sizeof(int))
@@ -575,11 +578,7 @@ cdef RNode* rtree_import(list flat, int nf) except? NULL:
         else:
             _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = st
             nd = <RNode*>xcalloc(1, sizeof(RNode))
-            nd.depth = depth
-            nd.kind = kind
-            nd.fid = fid
-            nd.thr = thr
-            nd.vid = vid
+            split_import(<Node*>nd, st)
             nd.bst.n, nd.bst.mean, nd.bst.S = vs
             nd.ch = <RNode**>xcalloc(n_ch, sizeof(RNode*))
             nd.cap_ch = n_ch

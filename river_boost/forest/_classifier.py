@@ -102,6 +102,8 @@ class BoundedHoeffdingTree(BoundedLearning, _river_tree.HoeffdingTreeClassifier)
 
     """
 
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
+
     def __init__(
         self,
         grace_period: int = 200,
@@ -351,6 +353,8 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
     (True, True)
 
     """
+
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
     _unsupported = staticmethod(_unsupported)
     _tree_params = staticmethod(_tree_params)

@@ -158,6 +158,8 @@ class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRe
 
     """
 
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
+
     def __init__(
         self,
         grace_period: int = 200,
@@ -317,6 +319,8 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
     (True, True)
 
     """
+
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
     _unsupported = staticmethod(_unsupported)
     _tree_params = staticmethod(_tree_params)

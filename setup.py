@@ -29,8 +29,10 @@ FOREST_MODULES = (
     "_trees",
     "_storage",
     "_input",
+    "_core",
     "_forest",
     "_regtrees",
+    "_state",
     "_regforest",
 )
 # The boosters' engines (river_boost/engine/: _engine, the walk and the state it changes;

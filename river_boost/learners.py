@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import math
 import random
 
 import numpy as np
@@ -39,6 +38,7 @@ from . import forest
 from ._params import clone as _clone
 from ._params import method_params as _method_params
 from .forest import HoeffdingRegressionForest
+from .forest._face import measure_if_crossed
 
 __all__ = [
     "IMPLEMENTATIONS",
@@ -243,18 +243,7 @@ class RegressorLearners(ModelLearners):
         before = getattr(model, "_train_weight_seen_by_model", None)
         model.learn_one(view, y, w=w)
         if before is not None:
-            _measure_if_crossed(model, before)
-
-
-def _measure_if_crossed(tree, before: float) -> None:
-    """A River Hoeffding tree measures its size, and applies ``max_size``, only when the
-    weight it has learned is an exact multiple of ``memory_estimate_period``: under the
-    classifier's fractional (Hessian) weights, practically never. Measure it whenever that
-    weight crosses a multiple, as :class:`~river_boost.forest.BoundedHoeffdingTree` does for
-    the classifiers' trees, so that ``max_size`` binds."""
-    after, period = tree._train_weight_seen_by_model, tree.memory_estimate_period
-    if after % period != 0 and math.floor(after / period) != math.floor(before / period):
-        tree._estimate_model_size()
+            measure_if_crossed(model, before)
 
 
 #: The regressors' implementations, in order of preference: the first that supports the model

@@ -35,9 +35,7 @@ from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIG
 from libc.stdlib cimport free, calloc
 from libc.string cimport memcpy
 
-from river_boost.forest._forest cimport forest_load, forest_loaded_matrix, forest_learn_loaded
-from river_boost.forest._forest cimport forest_loaded_version
-from river_boost.forest._forest import ForestCore
+from river_boost.forest._forest cimport ForestCore
 from river_boost.engine._constants cimport MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT
 from river_boost.engine._clean cimport _cleaned, _learned
 from river_boost.engine._experts cimport Hedge as CHedge, ProjectedOGD as COGD
@@ -104,8 +102,9 @@ PREDICTIONS = {None: P_VOTE_SHARE, "hedge": P_HEDGE, "vote": P_VOTE, "random": P
 
 cdef class Learners:
     """The engine's calls into its weak learners: the compiled forest through its C entry
-    points (``river_boost.forest._forest.pxd``), anything else with the forest's interface
-    (River classifiers, :class:`~river_boost.learners.ClassifierLearners`) through its Python methods.
+    points (``ForestCore``'s cdef methods, ``river_boost.forest._forest.pxd``), anything else
+    with the forest's interface (River classifiers,
+    :class:`~river_boost.learners.ClassifierLearners`) through its Python methods.
     It remembers which clean x the forest has loaded, so that a prediction's conversion serves
     the learning that follows."""
 
@@ -121,12 +120,13 @@ cdef class Learners:
         if not self.compiled:
             self.forest.load(clean)
             return 0
+        cdef ForestCore core = <ForestCore>self.forest
         if (self.loaded_clean is clean and self.loaded_version >= 0
-                and forest_loaded_version(self.forest) == self.loaded_version):
+                and core.loaded_version_c() == self.loaded_version):
             return 0
         self.loaded_clean = None
-        forest_load(self.forest, clean)
-        self.loaded_version = forest_loaded_version(self.forest)
+        core.load_c(clean)
+        self.loaded_version = core.loaded_version_c()
         self.loaded_clean = clean
         return 0
 
@@ -134,7 +134,7 @@ cdef class Learners:
         """The first n learners' probabilities of the loaded x at ``labels`` (n x k)."""
         cdef Py_buffer view
         if self.compiled:
-            forest_loaded_matrix(self.forest, labels, n, out)
+            (<ForestCore>self.forest).loaded_matrix_c(labels, n, out)
             return 0
         M = self.forest.predict_loaded_matrix(labels, self.row_ids)
         # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
@@ -150,7 +150,7 @@ cdef class Learners:
     cdef int learn(self, int i, object label, double w) except -1:
         """forest.learn_loaded(i, label, w)."""
         if self.compiled:
-            return forest_learn_loaded(self.forest, i, label, w)
+            return (<ForestCore>self.forest).learn_loaded_c(i, label, w)
         self.forest.learn_loaded(i, label, w)
         return 0
 

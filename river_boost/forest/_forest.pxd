@@ -1,12 +1,16 @@
-# The compiled forest's entry points for the boosters' engines (river_boost.engine._engine
-# cimports them): a forest's load, predict_loaded_matrix and learn_loaded without a Python
-# call each, checks included.
+# The compiled classifier forest's core (_forest.pyx): ForestBase's trees (_core.pxd) learning
+# class labels. An engine (river_boost.engine._engine) cimports ForestCore and calls, besides
+# ForestBase's load_c and loaded_version_c, these without a Python call per tree, checks
+# included.
 
-# forest.load(x)
-cdef int forest_load(object forest, object x) except -1
-# forest.predict_loaded_matrix(labels, range(n_rows)) into out (n_rows x len(labels))
-cdef int forest_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1
-# forest.learn_loaded(i, y, w)
-cdef int forest_learn_loaded(object forest, int i, object y, double w) except -1
-# which conversion of x is loaded (every conversion counts one), or -1 if none is
-cdef long long forest_loaded_version(object forest) noexcept
+from river_boost.forest._core cimport ForestBase
+
+
+cdef class ForestCore(ForestBase):
+    # predict_loaded_matrix(labels, range(n_rows)) into out (n_rows x len(labels))
+    cdef int loaded_matrix_c(self, object labels, int n_rows, double* out) except -1
+    # learn_loaded(i, y, w)
+    cdef int learn_loaded_c(self, int i, object y, double w) except -1
+
+    cdef object _matrix(self, labels, trees)
+    cdef int _fill(self, labels, list idx, int R, double* out) except -1

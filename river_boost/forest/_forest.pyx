@@ -14,21 +14,27 @@ with its interface in a ``.pxd``:
 - ``_splitters``: the split observers (River's GaussianSplitter, NominalSplitterClassif);
 - ``_criteria``: the split criteria (info gain, Gini, Hellinger);
 - ``_leaves``: a leaf's statistics, prediction (majority class, naive Bayes) and split decision;
-- ``_trees``: one tree: nodes, walking ``x`` to a leaf, learning and growth, sizes, state;
+- ``_trees``: one tree: nodes, walking ``x`` to a leaf, learning and growth, sizes;
+- ``_size.pxd``: the size policy (River's memory management), over either kind's tree;
+- ``_state``: either kind's trees exported and imported (copies) and written and read (pickles);
 - ``_registry``: features, values and labels by id (the Python objects the C side refers to);
-- ``_storage``: ``TreeStorage``, the forest's trees (the table of C structs, their models,
-  the registry, the scratch buffers): trees added, reset, copied, removed, learning and
-  predicting on a converted ``x``, their counts and state;
+- ``_storage``: ``Storage``, a forest's trees of either kind (their feature views, models and
+  registry: trees added, reset, copied, removed, their counts and state), and
+  ``TreeStorage``, the classifier's trees over it (the table of C structs, the scratch
+  buffers), learning and predicting on a converted ``x``;
 - ``_input``: ``Input``, ``x`` converted once (the ``XV`` view) and each tree's view of it;
-- this module: ``ForestCore``, which owns a ``TreeStorage`` and an ``Input`` (composition,
-  as scikit-learn's splitter owns its criterion), the Python entry points, and the C
-  entry points of the boosters' engines (``_forest.pxd``).
+- ``_core``: ``ForestBase``, the core both kinds share, which owns a ``Storage`` and an
+  ``Input`` (composition, as scikit-learn's splitter owns its criterion): trees that come and
+  go, their counts and state, and the loaded ``x``;
+- this module: ``ForestCore``, the classifier's core over ``ForestBase`` (learning class
+  labels, predicting probabilities), with the C entry points of the boosters' engines
+  (``_forest.pxd``).
 
-The regression forest (``forest/_regression.py``) shares ``_input``, ``_registry`` and
-``_storage`` (its ``_regforest.RegStorage`` subclasses ``TreeStorage``) and adds its own roles:
-``_reg_structs.pxd`` (structs, ``river.stats.Var``), ``_ebst`` (E-BST and nominal regression
-splitters), ``_linear`` (the leaf model), variance reduction in ``_criteria``, ``_regtrees``
-(leaves and trees) and ``_regforest`` (storage and core).
+The regression forest (``forest/_regression.py``) shares ``_core``, ``_input``, ``_registry``,
+``_storage``, ``_size`` and ``_state`` (its ``_regforest.RegStorage`` is a ``Storage``) and adds
+its own roles: ``_reg_structs.pxd`` (structs, ``river.stats.Var``), ``_ebst`` (E-BST and
+nominal regression splitters), ``_linear`` (the leaf model), variance reduction in
+``_criteria``, ``_regtrees`` (leaves and trees) and ``_regforest`` (storage and core).
 
 A function of another module is called through a pointer (no inlining across modules); the
 small helpers on the hot paths (``gfind``, ``branch_no``, ``leaf_total``, the allocation and
@@ -70,7 +76,7 @@ from river_boost.forest._forest_structs cimport (
     LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY,
     xcalloc,
 )
-from river_boost.forest._input cimport Input
+from river_boost.forest._core cimport ForestBase
 from river_boost.forest._storage cimport TreeStorage
 
 
@@ -90,128 +96,28 @@ SPLIT_KINDS = {
 # forest.HoeffdingForest subclasses ForestCore (and pickles it: its __reduce__, through
 # _get_state and _set_state).
 
-cdef class ForestCore:
-    """N Hoeffding trees in C structures. Use :class:`river_boost.forest.HoeffdingForest`.
+cdef class ForestCore(ForestBase):
+    """N Hoeffding classification trees in C structures (the members both kinds share:
+    ``_core.ForestBase``). Use :class:`river_boost.forest.HoeffdingForest`."""
 
-    It owns its trees (a :class:`TreeStorage`) and its input (an :class:`Input` over them):
-    the learning and prediction entry points convert ``x`` with the one and walk the other."""
-
-    cdef TreeStorage store
-    cdef Input inp
-
-    def __cinit__(self):
-        # an empty forest until _init_core
-        self.store = TreeStorage([], [], [])
-        self.inp = Input(self.store, None)
-
-    def _init_core(self, list params, list models, list overrides, feature_filter):
-        """params: one tuple per tree (see forest.py: _tree_params); models: each tree's
-        River model (shared: never learned); overrides: each tree's parameters besides its
-        model's, or None."""
-        self.store = TreeStorage(params, models, overrides)
-        self.inp = Input(self.store, feature_filter)
-
-    def _allocated_bytes(self):
-        """Bytes of C memory the forest holds: its trees (nodes, leaves, splitters and
-        per-tree buffers, by allocated capacity), the tree table and the trees' class ranks;
-        not the per-call scratch buffers, which do not grow with the trees."""
-        return self.store.allocated_bytes()
-
-    @property
-    def n_models(self):
-        return self.store.n
-
-    @property
-    def _models(self):
-        return self.store.models
-
-    @property
-    def _overrides(self):
-        return self.store.overrides
-
-    @property
-    def feature_filter(self):
-        return self.inp.feature_filter
-
-    # ------------------------------------------------------------------ trees that come and go
-
-    def _add_core(self, tuple params, model, overrides):
-        """Append a fresh tree (``params`` as forest.py's _tree_params); its index."""
-        self.inp.check_free()
-        if self.store.add(params, model, overrides):
-            self.inp.loaded = False
-        return self.store.n - 1
-
-    def _reset_core(self, int i, tuple params, model, overrides, bint refilter):
-        """Tree i becomes a fresh tree with ``params``; its nodes are freed."""
-        self.inp.check_free()
-        self.store.check_index(i)
-        if self.store.reset(i, params, model, overrides, refilter):
-            self.inp.loaded = False
-
-    def copy_tree(self, int src, int dst):
-        """Tree ``dst`` becomes an exact copy of tree ``src``: its parameters, its feature view
-        (the ``feature_filter``'s decisions made so far for ``src``, and the kinds it
-        learned), its nodes, statistics and counters: River's ``copy.deepcopy(trees[src])``,
-        which then learns and predicts as River's copy would (``dst``'s old nodes are freed).
-        Features ``src`` has not met yet are asked of the filter as ``keeps(dst, f)`` when
-        ``dst`` meets them.
-
-        Like ``copy.deepcopy``, the copy rebuilds each set of nominal values by adding them in
-        the source set's iteration order, which can order colliding string values differently
-        from the source, so ``copy_tree(i, i)`` is not quite a no-op: it is
-        ``trees[i] = copy.deepcopy(trees[i])``.
-        """
-        self.inp.check_free()
-        self.store.check_index(src)
-        self.store.check_index(dst)
-        self.store.copy(src, dst)
-
-    def remove(self, int i):
-        """Remove tree ``i`` and free its memory; the trees after it move down one index
-        (like ``del list[i]``), each with its own state and feature view (decisions made so
-        far travel with the tree; features a tree has not met yet are asked of the
-        ``feature_filter`` with its new index)."""
-        self.inp.check_free()
-        self.store.check_index(i)
-        self.store.remove(i)
-
-    # ------------------------------------------------------------------ diagnostics and state
-
-    def _counts(self, int i):
-        return self.store.counts(i)
-
-    @property
-    def n_nodes(self):
-        return [self.store.counts(i)[0] for i in range(self.store.n)]
-
-    @property
-    def n_leaves(self):
-        return [self.store.counts(i)[1] for i in range(self.store.n)]
-
-    @property
-    def height(self):
-        return [self.store.counts(i)[2] for i in range(self.store.n)]
+    _storage_kind = TreeStorage
 
     @property
     def n_active_leaves(self):
-        return [self.store.trees[i].n_active for i in range(self.store.n)]
+        return [(<TreeStorage>self.store).trees[i].n_active for i in range(self.store.n)]
 
     @property
     def n_inactive_leaves(self):
-        return [self.store.trees[i].n_inactive for i in range(self.store.n)]
+        return [(<TreeStorage>self.store).trees[i].n_inactive for i in range(self.store.n)]
 
     def _leaf_counts(self, int i):
         """``(kept, walked)``: tree i's kept (leaves, reactivable leaves) and the same counted
         by walking the leaves (for the tests: they must agree)."""
-        return self.store.leaf_counts(i)
+        return (<TreeStorage>self.store).leaf_counts(i)
 
     def _export_tree(self, int i):
         """Tree i's raw state (ids refer to ``_features``, ``_values`` and ``_labels``)."""
-        return self.store.export_tree(i)
-
-    def _tree_scalars(self, int i):
-        return self.store.tree_scalars(i)
+        return (<TreeStorage>self.store).export_tree(i)
 
     @property
     def _features(self):
@@ -225,57 +131,8 @@ cdef class ForestCore:
     def _labels(self):
         return list(self.store.reg.labels)
 
-    def _get_state(self):
-        return self.store.get_state()
-
     def _set_state(self, dict state):
-        self.store.set_state(state)
-
-    @property
-    def _storage(self):
-        """The trees' storage (its state for pickling: ``flat_state``, ``tables``,
-        ``set_flat_state``)."""
-        return self.store
-
-    def _unload(self):
-        """Before the trees are replaced: no x is being converted, and none stays loaded."""
-        self.inp.check_free()
-        self.inp.loaded = False
-
-    # ------------------------------------------------------------------ the loaded x
-
-    def load(self, x):
-        """Convert ``x`` once, for any number of :meth:`predict_loaded`,
-        :meth:`predict_loaded_row`, :meth:`predict_loaded_matrix` and :meth:`learn_loaded`
-        calls on any trees.
-
-        The forest keeps its own converted copy of ``x``'s features and values, taken now:
-        mutating ``x`` afterwards changes nothing of what is loaded, and no later call reuses
-        the conversion for another dict (the ``*_loaded`` methods take no ``x``). Each call of
-        a ``*_loaded`` method gives exactly what the same method given ``x`` gives (e.g.
-        ``learn_loaded(i, y, w)`` is ``learn_one(i, x, y, w)``), in any order and
-        interleaved with :meth:`add`, :meth:`reset`, :meth:`copy_tree` and :meth:`remove`.
-        Features and nominal values no tree has learned are registered when a tree learns the
-        loaded ``x``: predictions leave the forest as it was.
-
-        ``x`` stays loaded until the next ``load``, or until a method that takes an ``x``
-        (:meth:`learn_one`, ``predict_proba_*``) converts another; then, and after a ``load``
-        that raised, the ``*_loaded`` methods raise ``RuntimeError``. So does adding or
-        resetting a tree whose ``nominal_attributes`` make a feature nominal that no tree
-        treated as nominal before (its numeric values were not registered as values): load
-        ``x`` again.
-
-        Raises
-        ------
-        ValueError
-            A feature value is ``None`` (drop the key to mark a feature missing).
-        """
-        forest_load(self, x)
-
-    @property
-    def is_loaded(self):
-        """Whether an ``x`` is loaded (see :meth:`load`)."""
-        return bool(self.inp.loaded)
+        (<TreeStorage>self.store).set_state(state)
 
     def learn_loaded(self, int i, y, w=1.0):
         """Tree ``i`` learns the loaded ``x`` with label ``y`` and weight ``w``: exactly
@@ -286,7 +143,7 @@ cdef class ForestCore:
         RuntimeError
             No ``x`` is loaded (see :meth:`load`).
         """
-        forest_learn_loaded(self, i, y, float(w))
+        self.learn_loaded_c(i, y, float(w))
 
     def predict_loaded(self, int i):
         """Tree ``i``'s ``predict_proba_one`` of the loaded ``x``: exactly
@@ -295,7 +152,7 @@ cdef class ForestCore:
         self.store.check_index(i)
         self.inp.check_loaded()
         self.inp.view(i, False)
-        return self.store.proba_dict(i, &self.inp.xv)
+        return (<TreeStorage>self.store).proba_dict(i, &self.inp.xv)
 
     def predict_loaded_row(self, int i, labels):
         """Tree ``i``'s probabilities of ``labels`` for the loaded ``x``, without a dict.
@@ -313,7 +170,7 @@ cdef class ForestCore:
         self.store.check_index(i)
         self.inp.check_loaded()
         self.inp.view(i, False)
-        n = self.store.predict(i, &self.inp.xv, &res, &rc)
+        n = (<TreeStorage>self.store).predict(i, &self.inp.xv, &res, &rc)
         for label in labels:
             co = self.store.reg.cmap.get(label)
             c = -1 if co is None else <int>co
@@ -377,7 +234,7 @@ cdef class ForestCore:
             for r in range(R):
                 i = r if idx is None else <int>idx[r]
                 self.inp.view(i, False)
-                n = self.store.predict(i, &self.inp.xv, &res, &rc)
+                n = (<TreeStorage>self.store).predict(i, &self.inp.xv, &res, &rc)
                 for kk in range(L):
                     c = col[kk]
                     if c < 0:
@@ -422,7 +279,7 @@ cdef class ForestCore:
         self.inp.convert(x)
         self.inp.complete()
         self.inp.view(i, True)
-        self.store.learn(i, &self.inp.xv, cid, wd)
+        (<TreeStorage>self.store).learn(i, &self.inp.xv, cid, wd)
 
     def predict_proba_all(self, x):
         """Every tree's ``predict_proba_one``: ``[trees[i].predict_proba_one(view_i(x)) for i]``.
@@ -440,7 +297,7 @@ cdef class ForestCore:
         self.inp.convert(x)
         for i in range(self.store.n):
             self.inp.view(i, False)
-            out.append(self.store.proba_dict(i, &self.inp.xv))
+            out.append((<TreeStorage>self.store).proba_dict(i, &self.inp.xv))
         return out
 
     def predict_proba_one(self, int i, x):
@@ -450,7 +307,7 @@ cdef class ForestCore:
         self.inp.loaded = False
         self.inp.convert(x)
         self.inp.view(i, False)
-        return self.store.proba_dict(i, &self.inp.xv)
+        return (<TreeStorage>self.store).proba_dict(i, &self.inp.xv)
 
     def predict_proba_matrix(self, x, labels):
         """Every tree's probabilities as an array, without building dicts.
@@ -473,44 +330,26 @@ cdef class ForestCore:
         self.inp.convert(x)
         return self._matrix(labels, None)
 
-# ----------------------------------------------------------------------------- the engines' API
-# river_boost.engine._engine calls the forest through these (declared in _forest.pxd), without a
-# Python call per tree: each does what the method it names does, checks included.
+    # ------------------------------------------------------------------ the engines' entry points
+    # river_boost.engine._engine calls the forest through these (declared in _forest.pxd),
+    # without a Python call per tree: each does what the method it names does, checks included.
 
+    cdef int loaded_matrix_c(self, object labels, int n_rows, double* out) except -1:
+        """predict_loaded_matrix(labels, range(n_rows)) into out (n_rows x len(labels))."""
+        self.inp.check_free()
+        self.inp.check_loaded()
+        if n_rows < 0 or n_rows > self.store.n:
+            raise IndexError(f"{n_rows} rows asked of a forest of {self.store.n} trees")
+        return self._fill(labels, None, n_rows, out)
 
-cdef int forest_load(object forest, object x) except -1:
-    cdef Input inp = (<ForestCore?>forest).inp
-    inp.check_free()
-    inp.loaded = False
-    inp.convert(x)
-    inp.loaded = True
-    return 0
-
-
-cdef int forest_loaded_matrix(object forest, object labels, int n_rows, double* out) except -1:
-    cdef ForestCore f = <ForestCore?>forest
-    f.inp.check_free()
-    f.inp.check_loaded()
-    if n_rows < 0 or n_rows > f.store.n:
-        raise IndexError(f"{n_rows} rows asked of a forest of {f.store.n} trees")
-    return f._fill(labels, None, n_rows, out)
-
-
-cdef int forest_learn_loaded(object forest, int i, object y, double w) except -1:
-    cdef ForestCore f = <ForestCore?>forest
-    cdef TreeStorage store = f.store
-    cdef Input inp = f.inp
-    cdef int cid
-    inp.check_free()
-    store.check_index(i)
-    inp.check_loaded()
-    cid = store.class_id(y)
-    inp.complete()  # what the load left unregistered: learning registers it
-    inp.view(i, True)
-    store.learn(i, &inp.xv, cid, w)
-    return 0
-
-
-cdef long long forest_loaded_version(object forest) noexcept:
-    cdef Input inp = (<ForestCore>forest).inp
-    return inp.n_conversions if inp.loaded else -1
+    cdef int learn_loaded_c(self, int i, object y, double w) except -1:
+        """learn_loaded(i, y, w)."""
+        cdef int cid
+        self.inp.check_free()
+        self.store.check_index(i)
+        self.inp.check_loaded()
+        cid = self.store.class_id(y)
+        self.inp.complete()  # what the load left unregistered: learning registers it
+        self.inp.view(i, True)
+        (<TreeStorage>self.store).learn(i, &self.inp.xv, cid, w)
+        return 0

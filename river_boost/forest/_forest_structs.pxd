@@ -123,6 +123,7 @@ cdef struct Leaf:
 
 
 cdef struct Node:
+    # _reg_structs.RNode begins with the same fields, up to vmap_cap (see there)
     int is_leaf
     int depth
     Leaf* lf
@@ -177,10 +178,6 @@ cdef struct Tree:
     double overhead
     int growth_allowed
     double train_weight
-    # per-feature decisions: bit0 filter decided, bit1 kept, bit2 nominal attribute,
-    # bit3 kind known, bit4 kind is non-numeric
-    unsigned char* fstate
-    int fcap
     char* has_cls
     int ccap
     # naive-Bayes votes computed by the last prediction, reused by the next learn_one of the
@@ -196,6 +193,14 @@ cdef struct Tree:
     int* nbc_v
     double* nbc_d
     int nbc_xcap
+
+
+cdef struct View:
+    # a tree's view of the features (the storage keeps one per tree, of either kind), per
+    # feature: bit0 filter decided, bit1 kept, bit2 nominal attribute, bit3 kind known, bit4
+    # kind is non-numeric
+    unsigned char* fstate
+    int fcap
 
 
 cdef enum:

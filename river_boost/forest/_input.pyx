@@ -14,9 +14,9 @@ from libc.string cimport memset
 import numbers as _numbers
 
 from river_boost.forest._forest_structs cimport (
-    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, Tree, grow_cap, xrealloc,
+    F_DECIDED, F_KEEP, F_KIND, F_NOMATTR, F_NONNUM, XV, View, grow_cap, xrealloc,
 )
-from river_boost.forest._storage cimport TreeStorage
+from river_boost.forest._storage cimport Storage
 
 
 cdef class Input:
@@ -31,7 +31,7 @@ cdef class Input:
         self.n_conversions = 0
         self.in_filter = 0
 
-    def __init__(self, TreeStorage store, feature_filter):
+    def __init__(self, Storage store, feature_filter):
         self.store = store
         self.reg = store.reg
         self.feature_filter = feature_filter
@@ -214,7 +214,7 @@ cdef class Input:
         before anything is recorded for this x.
         """
         cdef XV* xv = &self.xv
-        cdef Tree* t = &self.store.trees[i]
+        cdef View* t = &self.store.views[i]
         cdef int j, k, fid, nv = 0
         cdef bint keep, pending = False
         cdef unsigned char st

@@ -17,8 +17,8 @@ cdef Leaf* leaf_new(int depth, int* st_c, double* st_w, int n_st) except NULL
 cdef void leaf_free(Leaf* lf) noexcept
 cdef void leaf_drop_splitters(Leaf* lf) noexcept
 cdef void leaf_deactivate(Tree* t, Leaf* lf) noexcept
-cdef int leaf_learn(Tree* t, Leaf* lf, XV* xv, Work* wk, int nf, int cid, double w,
-                    bint cache_ok) except -1
+cdef int leaf_learn(Tree* t, const unsigned char* fstate, Leaf* lf, XV* xv, Work* wk, int nf,
+                    int cid, double w, bint cache_ok) except -1
 cdef int leaf_predict(Tree* t, Leaf* lf, XV* xv, Work* wk) except -1
 cdef int leaf_split_decision(Tree* t, int i, Leaf* lf, Work* wk, Registry reg, Sugg* dec,
                              list vids) except -1

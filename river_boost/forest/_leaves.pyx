@@ -231,8 +231,8 @@ cdef int nb_store(Tree* t, Leaf* lf, XV* xv, double* out, int n) except -1:
 
 # ----------------------------------------------------------------------------- learning
 
-cdef int leaf_learn(Tree* t, Leaf* lf, XV* xv, Work* wk, int nf, int cid, double w,
-                    bint cache_ok) except -1:
+cdef int leaf_learn(Tree* t, const unsigned char* fstate, Leaf* lf, XV* xv, Work* wk, int nf,
+                    int cid, double w, bint cache_ok) except -1:
     """The leaf's learn_one: its stats, then (active) its splitters, in x's order."""
     cdef int k, bk, n, j, fid, si
     cdef double best
@@ -278,7 +278,7 @@ cdef int leaf_learn(Tree* t, Leaf* lf, XV* xv, Work* wk, int nf, int cid, double
                 n = grow_cap(lf.cap_spl, lf.n_spl + 1)
                 lf.spl = <Spl**>xrealloc(lf.spl, n * sizeof(Spl*))
                 lf.cap_spl = n
-            st = t.fstate[fid]
+            st = fstate[fid]
             s = spl_new(fid, 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0)
             lf.spl[lf.n_spl] = s
             lf.n_spl += 1

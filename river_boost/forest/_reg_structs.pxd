@@ -76,6 +76,8 @@ cdef struct RLeaf:
 
 
 cdef struct RNode:
+    # the same fields as _forest_structs.Node up to vmap_cap, in the same order: a split node
+    # is walked (branch_no) and kept (_state) through Node* in both kinds
     int is_leaf
     int depth
     RLeaf* lf

@@ -5,39 +5,26 @@
 
 from libc.math cimport isfinite
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memmove, memset
 
 from river_boost.forest._flat cimport Flat, Rd, Tables, get_i, put_i
-from river_boost.forest._forest_structs cimport (
-    F_DECIDED, F_KEEP, XV, Tree, grow_cap, xcalloc, xrealloc,
-)
+from river_boost.forest._forest_structs cimport XV, Node, xrealloc
+from river_boost.forest._core cimport ForestBase
 from river_boost.forest._input cimport Input
 from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
 from river_boost.forest._regtrees cimport (
-    rnode_counts, rtree_allocated, rtree_check_x, rtree_export, rtree_free, rtree_import,
-    rtree_init, rtree_learn, rtree_predict, rtree_read, rtree_write,
+    rtree_allocated, rtree_check_x, rtree_free, rtree_init, rtree_learn, rtree_predict,
 )
-from river_boost.forest._registry cimport Registry
-from river_boost.forest._storage cimport TreeStorage
-from river_boost.forest._trees cimport tree_free
+from river_boost.forest._state cimport rtree_export, rtree_import, rtree_read, rtree_write
+from river_boost.forest._size cimport scalars
+from river_boost.forest._storage cimport Storage
 
 
-cdef class RegStorage(TreeStorage):
-    """The regression trees (RTree) beside TreeStorage's per-tree records, of which they use
-    the feature state (``fstate``: the filter's decisions, kinds, nominal attributes)."""
+cdef class RegStorage(Storage):
+    """The regressor's trees (``RTree``: River's HoeffdingTreeRegressor) over ``Storage``."""
 
-    def __init__(self, list params, list models, list overrides):
-        cdef int i
-        self.models = models
-        self.overrides = overrides
-        self.n = len(params)
-        self.tcap = self.n
-        self.rcap = self.n
-        self.trees = <Tree*>xcalloc(self.n, sizeof(Tree))
-        self.rt = <RTree*>xcalloc(self.n, sizeof(RTree))
-        for i in range(self.n):
-            rtree_init(&self.rt[i], <tuple>params[i])
-        self.reg = Registry(self.n)
+    def __cinit__(self):
+        self.rt = NULL
 
     def __dealloc__(self):
         cdef int i
@@ -47,79 +34,48 @@ cdef class RegStorage(TreeStorage):
             free(self.rt)
             self.rt = NULL
 
-    def allocated_bytes(self):
-        cdef long long b = self.tcap * sizeof(Tree) + self.rcap * sizeof(RTree)
-        cdef int i
-        for i in range(self.n):
-            b += rtree_allocated(&self.rt[i]) + self.trees[i].fcap
-        return b
+    cdef int kind_resize(self, int old_cap, int cap) except -1:
+        self.rt = <RTree*>xrealloc(self.rt, cap * sizeof(RTree))
+        memset(&self.rt[old_cap], 0, (cap - old_cap) * sizeof(RTree))
+        return 0
 
-    cdef bint add(self, tuple params, object model, object overrides) except -1:
-        cdef int i, nc
-        cdef Tree* t
-        if self.n >= self.tcap:
-            nc = grow_cap(self.tcap, self.n + 1)
-            self.trees = <Tree*>xrealloc(self.trees, nc * sizeof(Tree))
-            memset(&self.trees[self.tcap], 0, (nc - self.tcap) * sizeof(Tree))
-            self.tcap = nc
-        if self.n >= self.rcap:
-            nc = grow_cap(self.rcap, self.n + 1)
-            self.rt = <RTree*>xrealloc(self.rt, nc * sizeof(RTree))
-            memset(&self.rt[self.rcap], 0, (nc - self.rcap) * sizeof(RTree))
-            self.rcap = nc
-        self.reg.add_tree()
-        i = self.n
-        t = &self.trees[i]
-        memset(t, 0, sizeof(Tree))
-        t.fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
-        t.fcap = self.fcap
-        rtree_init(&self.rt[i], params)
-        self.models.append(model)
-        self.overrides.append(overrides)
-        self.n += 1
-        return self.mark_nominal(i)
+    cdef int kind_init(self, int i, tuple params) except -1:
+        return rtree_init(&self.rt[i], params)
 
-    cdef bint reset(self, int i, tuple params, object model, object overrides,
-                    bint refilter) except -1:
-        cdef Tree* t = &self.trees[i]
-        cdef int fid
+    cdef void kind_free(self, int i) noexcept:
         rtree_free(&self.rt[i])
-        rtree_init(&self.rt[i], params)
-        for fid in range(t.fcap):
-            t.fstate[fid] = 0 if refilter else t.fstate[fid] & (F_DECIDED | F_KEEP)
-        self.models[i] = model
-        self.overrides[i] = overrides
-        return self.mark_nominal(i)
 
-    cdef int copy(self, int src, int dst) except -1:
+    cdef int kind_reset(self, int i, tuple params) except -1:
+        rtree_free(&self.rt[i])
+        return rtree_init(&self.rt[i], params)
+
+    cdef int kind_copy(self, int src, int dst) except -1:
         cdef RTree* s = &self.rt[src]
         cdef RTree* d = &self.rt[dst]
         root = rtree_import(rtree_export(s), self.reg.nf)
-        model = self.models[src]  # (never learned: shared, as _storage.pxd says)
-        overrides = self.overrides[src]
         rtree_free(d)
-        if src == dst:
-            d.root = root
-            return 0
-        d[0] = s[0]
+        if src != dst:
+            d[0] = s[0]
         d.root = root
-        memcpy(self.trees[dst].fstate, self.trees[src].fstate, self.reg.nf)
-        self.models[dst] = model
-        self.overrides[dst] = overrides
         return 0
 
-    cdef int remove(self, int i) except -1:
-        rtree_free(&self.rt[i])
+    cdef int kind_shift(self, int i) except -1:
         memmove(&self.rt[i], &self.rt[i + 1], (self.n - i - 1) * sizeof(RTree))
         memset(&self.rt[self.n - 1], 0, sizeof(RTree))
-        tree_free(&self.trees[i])
-        memmove(&self.trees[i], &self.trees[i + 1], (self.n - i - 1) * sizeof(Tree))
-        self.n -= 1
-        memset(&self.trees[self.n], 0, sizeof(Tree))
-        self.reg.remove_tree(i)
-        del self.models[i]
-        del self.overrides[i]
         return 0
+
+    cdef long long kind_allocated(self) except -1:
+        cdef long long b = self.tcap * sizeof(RTree)
+        cdef int i
+        for i in range(self.n):
+            b += rtree_allocated(&self.rt[i])
+        return b
+
+    cdef Node* kind_root(self, int i) noexcept:
+        return <Node*>self.rt[i].root  # (a split node reads alike in both kinds)
+
+    cdef dict kind_scalars(self, int i):
+        return scalars(&self.rt[i])
 
     cdef int rlearn(self, int i, object inp, double y, double w) except -1:
         """Tree i learns the converted x (checks done: y finite, w > 0 finite)."""
@@ -142,30 +98,12 @@ cdef class RegStorage(TreeStorage):
                         rtree_check_x(&self.rt[i], NULL)
         it.complete()
         it.view(i, True)
-        return rtree_learn(&self.rt[i], self.trees[i].fstate, xv, self.reg, y, w)
+        return rtree_learn(&self.rt[i], self.views[i].fstate, xv, self.reg, y, w)
 
     cdef double rpredict(self, int i, object inp) except? -1.0:
         cdef Input it = <Input>inp
         it.view(i, False)
         return rtree_predict(&self.rt[i], &it.xv)
-
-    def counts(self, int i):
-        cdef long long nn = 0, nl = 0, h = 0
-        if self.rt[i].root == NULL:
-            return None, None, 0
-        rnode_counts(self.rt[i].root, &nn, &nl, &h, 0)
-        return nn, nl, h
-
-    def tree_scalars(self, int i):
-        cdef RTree* t = &self.rt[i]
-        return {
-            "n_active_leaves": t.n_active, "n_inactive_leaves": t.n_inactive,
-            "inactive_leaf_size_estimate": t.inactive_est,
-            "active_leaf_size_estimate": t.active_est,
-            "size_estimate_overhead_fraction": t.overhead,
-            "growth_allowed": bool(t.growth_allowed),
-            "train_weight_seen_by_model": t.train_weight,
-        }
 
     def get_state(self):
         cdef int i
@@ -176,7 +114,7 @@ cdef class RegStorage(TreeStorage):
             trees.append((
                 (t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
                  t.growth_allowed, t.train_weight),
-                [self.trees[i].fstate[f] for f in range(self.reg.nf)],
+                [self.views[i].fstate[f] for f in range(self.reg.nf)],
                 rtree_export(t),
             ))
         return {
@@ -186,40 +124,19 @@ cdef class RegStorage(TreeStorage):
             "trees": trees,
         }
 
-
     # ------------------------------------------------------------------ flat state (pickling)
-
-    cdef int retable(self, list params, list models) except -1:
-        cdef int i, m = len(params)
-        for i in range(self.n):
-            rtree_free(&self.rt[i])
-            tree_free(&self.trees[i])
-        self.trees = <Tree*>xrealloc(self.trees, (m if m > 0 else 1) * sizeof(Tree))
-        memset(self.trees, 0, (m if m > 0 else 1) * sizeof(Tree))
-        self.rt = <RTree*>xrealloc(self.rt, (m if m > 0 else 1) * sizeof(RTree))
-        memset(self.rt, 0, (m if m > 0 else 1) * sizeof(RTree))
-        self.tcap = self.rcap = m
-        self.n = 0
-        self.retable_registry(m)
-        self.models = list(models)
-        for i in range(m):
-            rtree_init(&self.rt[i], <tuple>params[i])
-            self.trees[i].fstate = <unsigned char*>xcalloc(self.fcap, sizeof(unsigned char))
-            self.trees[i].fcap = self.fcap
-            self.n += 1
-        return 0
 
     cdef int write_tree(self, int i, Flat* f) except -1:
         """The tree's feature decisions (i, one per feature), then rtree_write's state."""
         cdef int k
         for k in range(self.reg.nf):
-            put_i(f, self.trees[i].fstate[k])
+            put_i(f, self.views[i].fstate[k])
         return rtree_write(&self.rt[i], f)
 
     cdef int read_tree(self, int i, Rd* r, const Tables* tb) except -1:
         cdef int k
         for k in range(self.reg.nf):
-            self.trees[i].fstate[k] = <unsigned char>get_i(r, 0, 256)
+            self.views[i].fstate[k] = <unsigned char>get_i(r, 0, 256)
         return rtree_read(r, &self.rt[i], tb)
 
 
@@ -231,91 +148,11 @@ cdef inline int check_target(double y, double w) except -1:
     return 0
 
 
-cdef class RegressionForestCore:
-    """N regression Hoeffding trees in C structures. Use
-    :class:`river_boost.forest.HoeffdingRegressionForest`."""
+cdef class RegressionForestCore(ForestBase):
+    """N regression Hoeffding trees in C structures (the members both kinds share:
+    ``_core.ForestBase``). Use :class:`river_boost.forest.HoeffdingRegressionForest`."""
 
-    def __cinit__(self):
-        self.store = RegStorage([], [], [])
-        self.inp = Input(self.store, None)
-
-    def _init_core(self, list params, list models, list overrides, feature_filter):
-        self.store = RegStorage(params, models, overrides)
-        self.inp = Input(self.store, feature_filter)
-
-    def _allocated_bytes(self):
-        return self.store.allocated_bytes()
-
-    @property
-    def n_models(self):
-        return self.store.n
-
-    @property
-    def _models(self):
-        return self.store.models
-
-    @property
-    def _overrides(self):
-        return self.store.overrides
-
-    @property
-    def feature_filter(self):
-        return self.inp.feature_filter
-
-    def _add_core(self, tuple params, model, overrides):
-        self.inp.check_free()
-        if self.store.add(params, model, overrides):
-            self.inp.loaded = False
-        return self.store.n - 1
-
-    def _reset_core(self, int i, tuple params, model, overrides, bint refilter):
-        self.inp.check_free()
-        self.store.check_index(i)
-        if self.store.reset(i, params, model, overrides, refilter):
-            self.inp.loaded = False
-
-    def copy_tree(self, int src, int dst):
-        """Tree ``dst`` becomes an exact copy of tree ``src`` (River's
-        ``trees[dst] = copy.deepcopy(trees[src])``), feature view included; the arguments in
-        the order of :meth:`HoeffdingForest.copy_tree`."""
-        self.inp.check_free()
-        self.store.check_index(src)
-        self.store.check_index(dst)
-        self.store.copy(src, dst)
-
-    def remove(self, int i):
-        """Remove tree ``i`` (later trees move down one index)."""
-        self.inp.check_free()
-        self.store.check_index(i)
-        self.store.remove(i)
-
-    def _counts(self, int i):
-        self.store.check_index(i)
-        return self.store.counts(i)
-
-    def _tree_scalars(self, int i):
-        self.store.check_index(i)
-        return self.store.tree_scalars(i)
-
-    def _get_state(self):
-        return self.store.get_state()
-
-
-    @property
-    def _storage(self):
-        """The trees' storage (its state for pickling: ``flat_state``, ``tables``,
-        ``set_flat_state``)."""
-        return self.store
-
-    def _unload(self):
-        """Before the trees are replaced: no x is being converted, and none stays loaded."""
-        self.inp.check_free()
-        self.inp.loaded = False
-
-
-    @property
-    def n_nodes(self):
-        return [self.store.counts(i)[0] for i in range(self.store.n)]
+    _storage_kind = RegStorage
 
     # ------------------------------------------------------------------ learning, prediction
 
@@ -339,7 +176,7 @@ cdef class RegressionForestCore:
         check_target(yd, wd)
         self.inp.loaded = False
         self.inp.convert(x)
-        self.store.rlearn(i, self.inp, yd, wd)
+        (<RegStorage>self.store).rlearn(i, self.inp, yd, wd)
 
     def predict_one(self, int i, x):
         """Tree ``i``'s ``predict_one(view_i(x))`` (a float; changes nothing)."""
@@ -347,24 +184,16 @@ cdef class RegressionForestCore:
         self.store.check_index(i)
         self.inp.loaded = False
         self.inp.convert(x)
-        return self.store.rpredict(i, self.inp)
+        return (<RegStorage>self.store).rpredict(i, self.inp)
 
     def predict_all(self, x):
         """Every tree's prediction of ``x`` (converted once)."""
         cdef int i
+        cdef RegStorage store = <RegStorage>self.store
         self.inp.check_free()
         self.inp.loaded = False
         self.inp.convert(x)
-        return [self.store.rpredict(i, self.inp) for i in range(self.store.n)]
-
-    def load(self, x):
-        """Convert ``x`` once for :meth:`predict_loaded` and :meth:`learn_loaded` on any trees
-        (see :meth:`HoeffdingForest.load`: the same rules)."""
-        self.load_c(x)
-
-    @property
-    def is_loaded(self):
-        return bool(self.inp.loaded)
+        return [store.rpredict(i, self.inp) for i in range(store.n)]
 
     def predict_loaded(self, int i):
         """Tree ``i``'s prediction of the loaded ``x``: :meth:`predict_one` ``(i, x)``."""
@@ -374,22 +203,15 @@ cdef class RegressionForestCore:
         """Tree ``i`` learns the loaded ``x``: :meth:`learn_one` ``(i, x, y, w)``."""
         self.learn_loaded_c(i, float(y), float(w))
 
-    cdef int load_c(self, object x) except -1:
-        self.inp.check_free()
-        self.inp.loaded = False
-        self.inp.convert(x)
-        self.inp.loaded = True
-        return 0
-
     cdef double predict_loaded_c(self, int i) except? -1.0:
         self.inp.check_free()
         self.store.check_index(i)
         self.inp.check_loaded()
-        return self.store.rpredict(i, self.inp)
+        return (<RegStorage>self.store).rpredict(i, self.inp)
 
     cdef int learn_loaded_c(self, int i, double y, double w) except -1:
         self.inp.check_free()
         self.store.check_index(i)
         self.inp.check_loaded()
         check_target(y, w)
-        return self.store.rlearn(i, self.inp, y, w)
+        return (<RegStorage>self.store).rlearn(i, self.inp, y, w)

@@ -5,13 +5,15 @@ learn every example).
 
 :class:`HoeffdingRegressionForest` is the regression counterpart of
 :class:`~river_boost.forest.HoeffdingForest`: it shares the classifier forest's input
-conversion (``_input.Input``), registries (``_registry``) and per-tree feature views
-(``_storage.TreeStorage``, of which ``_regforest.RegStorage`` is a subclass); the regression
-roles are their own modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic),
-``_ebst`` (``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
+conversion (``_input.Input``), registries (``_registry``), storage (``_storage.Storage``:
+the per-tree feature views, models and registries, of which ``_regforest.RegStorage`` keeps
+the regression trees), core (``_core.ForestBase``), size policy (``_size.pxd``), state
+(``_state``) and Python face (``_face._CompiledForest``); the regression roles are their own
+modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic), ``_ebst``
+(``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
 (``VarianceReductionSplitCriterion``), ``_linear`` (the default ``LinearRegression`` leaf
-model), ``_regtrees`` (leaves, nodes, learning, growth, the size policy, state) and
-``_regforest`` (storage and core, with the C entry points a Cython booster cimports).
+model), ``_regtrees`` (leaves, nodes, learning, growth) and ``_regforest`` (storage and
+core, with the C entry points a Cython booster cimports).
 
 Exactness
 ---------
@@ -84,7 +86,7 @@ The C entry points for a Cython booster (``river_boost/forest/_regforest.pxd``):
 
     from river_boost.forest._regforest cimport RegressionForestCore
     cdef RegressionForestCore f = <RegressionForestCore?>forest
-    f.load_c(x)                          # int, except -1
+    f.load_c(x)                          # int, except -1 (_core.ForestBase's, as the classifier's)
     p = f.predict_loaded_c(i)            # double, except? -1.0
     f.learn_loaded_c(i, y, w)            # int, except -1 (ValueError: y or w not finite, w <= 0)
 
@@ -100,36 +102,31 @@ uniformly in [0.05, 2] stays at 2.0 MiB of C memory from the 100,000th example o
 
 from __future__ import annotations
 
-import math
-
 from river import linear_model as _linear_model
 from river import optim as _optim
 from river import tree as _river_tree
 from river.stats import Var
-from river.tree.nodes.branch import (
-    NominalBinaryBranch,
-    NominalMultiwayBranch,
-    NumericBinaryBranch,
-)
 from river.tree.splitter import EBSTSplitter, TEBSTSplitter
 from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
 from river.utils import VectorDict
 
-from .. import _pickles
-from . import _api
-from ._forest import SPLIT_KINDS as _SPLIT_KINDS
+from ._face import (
+    DEFAULT_MAX_SIZE,
+    DEFAULT_MEMORY_ESTIMATE_PERIOD,
+    BoundedLearning,
+    _CompiledForest,
+    river_branch,
+)
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
 
-DEFAULT_MAX_SIZE = 2.0
-DEFAULT_MEMORY_ESTIMATE_PERIOD = 1000.0
 _LEAF = {"mean": 0, "model": 1, "adaptive": 2}
 _NO_ROUNDING = -1000  # EBSTSplitter: no rounding of the values
 
 
-class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
+class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRegressor):
     """River's Hoeffding regression tree whose size limit binds under any sample weights.
 
     River measures its size (and applies ``max_size``) only when the weight learned is an
@@ -160,6 +157,8 @@ class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
     True
 
     """
+
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
     def __init__(
         self,
@@ -198,13 +197,6 @@ class BoundedHoeffdingTreeRegressor(_river_tree.HoeffdingTreeRegressor):
             remove_poor_attrs=remove_poor_attrs,
             merit_preprune=merit_preprune,
         )
-
-    def learn_one(self, x, y, *, w=1.0):
-        before = self._train_weight_seen_by_model
-        super().learn_one(x, y, w=w)
-        after, period = self._train_weight_seen_by_model, self.memory_estimate_period
-        if after % period != 0 and math.floor(after / period) != math.floor(before / period):
-            self._estimate_model_size()
 
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)
@@ -296,7 +288,7 @@ def _tree_params(model) -> tuple:
     )
 
 
-class HoeffdingRegressionForest(_RegressionForestCore):
+class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
     """``N`` River Hoeffding regression trees, compiled, learning and predicting as River.
 
     Parameters
@@ -328,61 +320,20 @@ class HoeffdingRegressionForest(_RegressionForestCore):
 
     """
 
-    def __init__(self, models: list, feature_filter=None):
-        clones = _api.checked_models(_unsupported, models, feature_filter)
-        self._init_core(
-            [_tree_params(m) for m in clones], clones, [None] * len(clones), feature_filter
-        )
+    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
-    @classmethod
-    def _of(cls, model, n: int, overrides=None, feature_filter=None):
-        """``n`` trees of one ``model`` (not cloned), tree ``i`` with ``overrides[i]``: see
-        :meth:`HoeffdingForest._of <river_boost.forest.HoeffdingForest>`."""
-        return _api.build(cls, _tree_params, _unsupported, model, n, overrides, feature_filter)
-
-    @staticmethod
-    def supports(model) -> bool:
-        """Whether ``model`` (exact type, splitter, leaf model, parameters) can be compiled."""
-        return _unsupported(model) is None
-
-    def add(self, model) -> int:
-        """Append a fresh tree with ``model``'s parameters; its index."""
-        model = _api.checked_clone(_unsupported, model, "add")
-        return self._add_core(_tree_params(model), model, None)
-
-    def add_like(self, i: int) -> int:
-        """Append a fresh tree with tree ``i``'s parameters; its index."""
-        return _api.add_like(self, _tree_params, i)
-
-    def reset(self, i: int, model=None, *, refilter: bool = False) -> None:
-        """Tree ``i`` starts over (with ``model``'s parameters if given); it keeps its feature
-        view unless ``refilter``."""
-        if not 0 <= i < self.n_models:
-            raise IndexError(f"tree index {i} out of range")
-        if model is None:  # (the forest's models are never learned: no clone needed)
-            model, overrides = self._models[i], self._overrides[i]
-        else:
-            model, overrides = _api.checked_clone(_unsupported, model, "reset"), None
-        self._reset_core(
-            i, _api.with_overrides(_tree_params(model), overrides), model, overrides, refilter
-        )
-
-    @property
-    def models(self) -> list:
-        """The trees as River objects, as they stand (copies: :meth:`to_river`)."""
-        return [self.to_river(i) for i in range(self.n_models)]
+    _unsupported = staticmethod(_unsupported)
+    _tree_params = staticmethod(_tree_params)
 
     def to_river(self, i: int):
         """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state):
         the same structure, leaf statistics, leaf models, E-BSTs and counters, so it
         predicts, and goes on learning, as the forest's tree ``i`` (E-BST thresholds are
         floats where River, fed ints, may hold ints)."""
-        if not 0 <= i < self.n_models:
-            raise IndexError(f"tree index {i} out of range")
+        model = self._river_model(i)
         state = self._get_state()
         features, values = state["features"], state["values"]
         scalars, _, flat = state["trees"][i]
-        model = _api.to_river_model(self, i)
 
         def var(st):
             v = Var()
@@ -442,13 +393,10 @@ class HoeffdingRegressionForest(_RegressionForestCore):
             for _ in range(n_ch):
                 kid, pos = build(pos)
                 kids.append(kid)
-            f = features[fid]
-            if kind == _SPLIT_KINDS["NumericBinaryBranch"]:
-                return NumericBinaryBranch(var(vs), f, thr, depth, *kids), pos
-            if kind == _SPLIT_KINDS["NominalBinaryBranch"]:
-                return NominalBinaryBranch(var(vs), f, values[fid][vid], depth, *kids), pos
-            vals = [values[fid][v] for v in ch_vid]
-            return NominalMultiwayBranch(var(vs), f, vals, depth, *kids), pos
+            branch = river_branch(
+                kind, var(vs), features[fid], values[fid], thr, vid, ch_vid, depth, kids
+            )
+            return branch, pos
 
         model._root = None if flat is None else build(0)[0]
         (
@@ -462,29 +410,3 @@ class HoeffdingRegressionForest(_RegressionForestCore):
         ) = scalars
         model._growth_allowed = bool(model._growth_allowed)
         return model
-
-    def summary(self, i: int) -> dict:
-        """River's ``tree.summary`` of tree ``i``."""
-        return _api.summary(self, i)
-
-    @classmethod
-    def _empty(cls, feature_filter=None):
-        """A forest of no tree, for a state to fill (:meth:`_take_state`)."""
-        return _api.empty(cls, feature_filter)
-
-    def _state(self) -> tuple:
-        """The state a pickle holds (see :meth:`HoeffdingForest._state
-        <river_boost.forest.HoeffdingForest>`)."""
-        return _api.state(self)
-
-    def _take_state(self, state: tuple) -> None:
-        _api.set_state(self, _tree_params, _unsupported, state)
-
-    def __reduce__(self):
-        return (_api.restore, (type(self), self.feature_filter, self._state(), _pickles.stamp()))
-
-    def __repr__(self):
-        return f"HoeffdingRegressionForest(n_models={self.n_models})"
-
-    def __sizeof__(self):
-        return super().__sizeof__() + self._allocated_bytes()

@@ -1,11 +1,10 @@
 # The compiled regression trees (_regtrees.pyx): River's HoeffdingTreeRegressor over its leaves
 # (LeafMean, LeafModel, LeafAdaptive: statistics, splitters from _ebst, the leaf model from
 # _linear), walking x to a leaf, learning and growth (split attempts, splits, the memory-size
-# policy), sizes, and the state export for pickling.
+# policy) and sizes; its state is _state's.
 
-from river_boost.forest._flat cimport Flat, Rd, Tables
 from river_boost.forest._forest_structs cimport XV
-from river_boost.forest._reg_structs cimport RNode, RTree
+from river_boost.forest._reg_structs cimport RLeaf, RNode, RTree
 from river_boost.forest._registry cimport Registry
 
 
@@ -16,9 +15,6 @@ cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, doub
 cdef double rtree_predict(RTree* t, XV* xv) noexcept
 cdef int rtree_check_x(RTree* t, XV* xv) except -1
 cdef long long rtree_allocated(RTree* t) noexcept
-cdef void rnode_counts(RNode* nd, long long* n_nodes, long long* n_leaves, long long* height,
-                       long long depth) noexcept
-cdef list rtree_export(RTree* t)
-cdef RNode* rtree_import(list flat, int nf) except? NULL
-cdef int rtree_write(RTree* t, Flat* f) except -1
-cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1
+cdef RNode* rnode_leaf(RLeaf* lf) except NULL
+cdef void rnode_free(RNode* nd) noexcept
+cdef int add_child(RNode* nd, int vid, RNode* child) except -1

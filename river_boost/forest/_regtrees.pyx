@@ -3,33 +3,26 @@
 """The compiled regression trees (see _regtrees.pxd): River's ``HoeffdingTreeRegressor``
 (River 0.26.1), its arithmetic operation by operation in River's order."""
 
-from libc.math cimport INFINITY, copysign, fabs, floor, fma, fmod
+from libc.math cimport INFINITY, copysign, fabs, floor, fma
 from libc.stdio cimport snprintf
 from libc.stdlib cimport calloc, free, strtod
 from libc.string cimport memset
 
 from river_boost.forest._ebst cimport (
-    ebst_best, ebst_remove_bad_splits, ebst_update, rnom_best, rnom_update, rspl_bytes,
-    rspl_export, rspl_free, rspl_import, rspl_new, rspl_read, rspl_write,
-)
-from river_boost.forest._flat cimport (
-    Flat, Rd, Tables, get_branches, get_counters, get_d, get_disabled, get_i, get_n,
-    put_counters, put_d, put_disabled, put_i, read_preorder,
+    ebst_best, ebst_remove_bad_splits, ebst_update, rnom_best, rnom_update, rspl_bytes, rspl_free,
+    rspl_new,
 )
 from river_boost.forest._forest_structs cimport (
-    F_NOMATTR, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, XV,
-    SplitKind, grow_cap, in_view, xcalloc, xrealloc,
+    F_NOMATTR, SPLIT_NOMINAL_MULTIWAY, XV, Node, grow_cap, in_view, xcalloc, xrealloc,
 )
-from river_boost.forest._linear cimport (
-    lin_bytes, lin_copy, lin_export, lin_free, lin_import, lin_learn, lin_predict, lin_read,
-    lin_write,
-)
+from river_boost.forest._linear cimport lin_bytes, lin_copy, lin_free, lin_learn, lin_predict
 from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
 from river_boost.forest._reg_structs cimport (
-    RLEAF_ADAPTIVE, RLEAF_MEAN, RLeaf, RNode, RSpl, RSugg, RTree, VarS, grow_imap,
-    var_update,
+    RLEAF_ADAPTIVE, RLEAF_MEAN, RLeaf, RNode, RSpl, RSugg, RTree, VarS, grow_imap, var_update,
 )
 from river_boost.forest._registry cimport Registry
+from river_boost.forest._size cimport max_active_leaves, measure_due, measured, stops_growing
+from river_boost.forest._trees cimport branch_no  # (a split node reads alike in both kinds)
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -195,22 +188,6 @@ cdef void rnode_free(RNode* nd) noexcept:
     free(nd)
 
 
-cdef inline int rbranch_no(RNode* nd, XV* xv) noexcept:
-    """DTBranch.branch_no, or -1 where River raises KeyError."""
-    cdef int j, vid
-    if not in_view(xv, nd.fid):
-        return -1
-    j = xv.vpos[nd.fid]
-    if nd.kind == SPLIT_NUMERIC_BINARY:
-        return 0 if xv.d[j] <= nd.thr else 1
-    if nd.kind == SPLIT_NOMINAL_BINARY:
-        return 0 if xv.v[j] == nd.vid else 1
-    vid = xv.v[j]
-    if vid < 0 or vid >= nd.vmap_cap or nd.vmap[vid] == 0:
-        return -1
-    return nd.vmap[vid] - 1
-
-
 cdef double total_weight(RNode* nd) noexcept:
     """The node's total_weight: a leaf's stats.mean.n, a branch's sum() over its children."""
     cdef double buf[16]
@@ -252,7 +229,7 @@ cdef inline RNode* walk_until_stuck(RNode* nd, XV* xv, RNode** parent) noexcept:
     on; parent: the node before it (NULL at the root)."""
     cdef int b
     while not nd.is_leaf:
-        b = rbranch_no(nd, xv)
+        b = branch_no(<Node*>nd, xv)
         if b < 0:
             return nd
         if parent != NULL:
@@ -265,24 +242,11 @@ cdef RNode* walk_to_leaf(RNode* nd, XV* xv) noexcept:
     """DTBranch.traverse(x, until_leaf=True)."""
     cdef int b
     while not nd.is_leaf:
-        b = rbranch_no(nd, xv)
+        b = branch_no(<Node*>nd, xv)
         if b < 0:
             b = most_common_path(nd)
         nd = nd.ch[b]
     return nd
-
-
-cdef void rnode_counts(RNode* nd, long long* n_nodes, long long* n_leaves, long long* height,
-                       long long depth) noexcept:
-    cdef int k
-    n_nodes[0] += 1
-    if depth + 1 > height[0]:
-        height[0] = depth + 1
-    if nd.is_leaf:
-        n_leaves[0] += 1
-        return
-    for k in range(nd.n_ch):
-        rnode_counts(nd.ch[k], n_nodes, n_leaves, height, depth + 1)
 
 
 cdef void collect_leaves(RNode* nd, list out) noexcept:
@@ -379,7 +343,7 @@ cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, doub
             else:
                 ws = lf.st.n
                 if ws - lf.last_split >= t.grace_period:
-                    pb = rbranch_no(p, xv) if p != NULL else -1
+                    pb = branch_no(<Node*>p, xv) if p != NULL else -1
                     if not attempt_split(t, nd, p, pb, reg):
                         lf.last_split = ws
     else:
@@ -398,11 +362,7 @@ cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, doub
             if nd.is_leaf:
                 break
         rleaf_learn(t, nd.lf, fstate, xv, y, w)
-    if t.mem_crossing:
-        if (fmod(t.train_weight, t.mem_period) == 0.0
-                or floor(t.train_weight / t.mem_period) != floor(before / t.mem_period)):
-            estimate_model_size(t)
-    elif fmod(t.train_weight, t.mem_period) == 0.0:
+    if measure_due(t, before):
         estimate_model_size(t)
     return 0
 
@@ -554,24 +514,15 @@ cdef int disable_attribute(RLeaf* lf, int fid) except -1:
 
 cdef int enforce_size_limit(RTree* t) except -1:
     """HoeffdingTree._enforce_size_limit."""
-    cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
-    cdef long long max_active = 0, n, cutoff, i
+    cdef long long n, cutoff, i
     cdef RLeaf* lf
-    if t.n_inactive > 0 or tree_size > t.max_byte_size:
-        if t.stop_mem:
-            t.growth_allowed = 0
-            return 0
+    if stops_growing(t):
+        return 0
     leaves = []
     collect_leaves(t.root, leaves)
     leaves.sort(key=lambda a: -(<RLeaf*><size_t>a).depth)
     n = len(leaves)
-    while max_active < n:
-        max_active += 1
-        if ((max_active * t.active_est + (n - max_active) * t.inactive_est)
-                * t.overhead) > t.max_byte_size:
-            max_active -= 1
-            break
-    cutoff = n - max_active
+    cutoff = n - max_active_leaves(t, n)
     for i in range(cutoff):
         lf = <RLeaf*><size_t>leaves[i]
         if lf.active:
@@ -589,8 +540,7 @@ cdef int enforce_size_limit(RTree* t) except -1:
 
 cdef int estimate_model_size(RTree* t) except -1:
     """HoeffdingTree._estimate_model_size, measuring the C structures."""
-    cdef long long act = 0, inact = 0, actual
-    cdef double est
+    cdef long long act = 0, inact = 0
     cdef RLeaf* lf
     leaves = []
     collect_leaves(t.root, leaves)
@@ -600,252 +550,11 @@ cdef int estimate_model_size(RTree* t) except -1:
             act += rleaf_bytes(lf)
         else:
             inact += rleaf_bytes(lf)
-    if act > 0 and t.n_active > 0:
-        t.active_est = <double>act / <double>t.n_active
-    if inact > 0 and t.n_inactive > 0:
-        t.inactive_est = <double>inact / <double>t.n_inactive
-    actual = nodes_bytes(t.root) + sizeof(RTree)
-    est = t.n_active * t.active_est + t.n_inactive * t.inactive_est
-    t.overhead = py_div(<double>actual, est)
-    if actual > t.max_byte_size:
+    if measured(t, act, inact, nodes_bytes(t.root) + sizeof(RTree)):
         enforce_size_limit(t)
     return 0
-
-
-# ----------------------------------------------------------------------------- state
-
-cdef tuple leaf_state(RLeaf* lf):
-    spls = None
-    if lf.active:
-        spls = [rspl_export(lf.spl[k]) for k in range(lf.n_spl)]
-    disabled = [f for f in range(lf.sidx_cap) if lf.sidx[f] < 0]
-    return (0, lf.depth, lf.active, lf.last_split, (lf.st.n, lf.st.mean, lf.st.S),
-            lin_export(&lf.lm), lf.fmse_mean, lf.fmse_model, spls, disabled)
-
-
-cdef list rtree_export(RTree* t):
-    """The tree's nodes in pre-order, a branch with its number of children (or None)."""
-    cdef RNode* nd
-    cdef list out = []
-    cdef list stack
-    cdef int k
-    if t.root == NULL:
-        return None
-    stack = [<size_t>t.root]
-    while stack:
-        nd = <RNode*><size_t>stack.pop()
-        if nd.is_leaf:
-            out.append(leaf_state(nd.lf))
-            continue
-        out.append((1, nd.depth, <int>nd.kind, nd.fid, nd.thr, nd.vid,
-                    (nd.bst.n, nd.bst.mean, nd.bst.S), nd.n_ch,
-                    [nd.ch_vid[k] for k in range(nd.n_ch)] if nd.ch_vid != NULL else None))
-        for k in range(nd.n_ch - 1, -1, -1):
-            stack.append(<size_t>nd.ch[k])
-    return out
-
-
-cdef RNode* rtree_import(list flat, int nf) except? NULL:
-    """The inverse of rtree_export (NULL for None)."""
-    cdef RNode* nd
-    cdef RNode* root = NULL
-    cdef RNode* par
-    cdef RLeaf* lf
-    cdef int k, cap
-    if flat is None:
-        return NULL
-    pending = []  # [branch, children still to come]
-    for st in flat:
-        if st[0] == 0:
-            _, depth, active, last, vs, lm, fm, fmod_, spls, disabled = st
-            lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
-            lf.depth = depth
-            lf.active = active
-            lf.last_split = last
-            lf.st.n, lf.st.mean, lf.st.S = vs
-            lin_import(&lf.lm, lm, nf)
-            lf.fmse_mean = fm
-            lf.fmse_model = fmod_
-            cap = nf if nf > 0 else 1
-            lf.sidx = <int*>xcalloc(cap, sizeof(int))
-            lf.sidx_cap = cap
-            for f in disabled:
-                lf.sidx[<int>f] = -1
-            if spls:
-                lf.spl = <RSpl**>xcalloc(len(spls), sizeof(RSpl*))
-                lf.cap_spl = len(spls)
-                for k in range(len(spls)):
-                    lf.spl[k] = rspl_import(spls[k])
-                    lf.n_spl = k + 1
-                    lf.sidx[lf.spl[k].fid] = k + 1
-            nd = rnode_leaf(lf)
-        else:
-            _, depth, kind, fid, thr, vid, vs, n_ch, ch_vid = st
-            nd = <RNode*>xcalloc(1, sizeof(RNode))
-            nd.depth = depth
-            nd.kind = kind
-            nd.fid = fid
-            nd.thr = thr
-            nd.vid = vid
-            nd.bst.n, nd.bst.mean, nd.bst.S = vs
-            nd.ch = <RNode**>xcalloc(n_ch, sizeof(RNode*))
-            nd.cap_ch = n_ch
-        if pending:
-            par = <RNode*><size_t>pending[len(pending) - 1][0]
-            if par.kind == SPLIT_NOMINAL_MULTIWAY:
-                add_child(par, pending[len(pending) - 1][2][par.n_ch], nd)
-            else:
-                par.ch[par.n_ch] = nd
-                par.n_ch += 1
-            if par.n_ch == pending[len(pending) - 1][1]:
-                pending.pop()
-        else:
-            root = nd
-        if not nd.is_leaf:
-            if nd.kind == SPLIT_NOMINAL_MULTIWAY:
-                nd.cap_ch = 0
-                free(nd.ch)
-                nd.ch = NULL
-            pending.append([<size_t>nd, n_ch, ch_vid])
-    return root
 
 
 def _round(double x, int digits):
     """py_round, for the tests (against CPython's round)."""
     return py_round(x, digits)
-
-
-# ----------------------------------------------------------------------------- flat state
-# (pickling: the two streams of _flat.pxd)
-
-cdef int rnode_write(RNode* nd, Flat* f) except -1:
-    cdef RLeaf* lf
-    cdef int k, c
-    put_i(f, nd.is_leaf)
-    put_i(f, nd.depth)
-    if nd.is_leaf:
-        lf = nd.lf
-        put_i(f, lf.active)
-        put_d(f, lf.last_split)
-        put_d(f, lf.st.n)
-        put_d(f, lf.st.mean)
-        put_d(f, lf.st.S)
-        lin_write(&lf.lm, f)
-        put_d(f, lf.fmse_mean)
-        put_d(f, lf.fmse_model)
-        put_disabled(f, lf.sidx, lf.sidx_cap)
-        if lf.active:
-            put_i(f, lf.n_spl)
-            for k in range(lf.n_spl):
-                rspl_write(lf.spl[k], f)
-        return 0
-    put_i(f, nd.kind)
-    put_i(f, nd.fid)
-    put_d(f, nd.thr)
-    put_i(f, nd.vid)
-    put_d(f, nd.bst.n)
-    put_d(f, nd.bst.mean)
-    put_d(f, nd.bst.S)
-    put_i(f, nd.n_ch)
-    if nd.kind == SPLIT_NOMINAL_MULTIWAY:
-        for k in range(nd.n_ch):
-            put_i(f, nd.ch_vid[k])
-    for k in range(nd.n_ch):
-        rnode_write(nd.ch[k], f)
-    return 0
-
-
-cdef int rtree_write(RTree* t, Flat* f) except -1:
-    """Tree t's state. Layout (i: the integers' stream, d: the doubles'): d n_active,
-    n_inactive, inactive_est, active_est, overhead, train_weight; i growth_allowed, has_root;
-    then the nodes in pre-order. A node: i is_leaf, depth. A leaf: i active; d last_split, the
-    target's n, mean, S; the leaf model (_linear.lin_write); d fmse_mean, fmse_model; i
-    n_disabled, the disabled features; if active, i n_spl and the splitters
-    (_ebst.rspl_write). A split: i kind, feature; d threshold; i value; d the branch's n, mean,
-    S; i n_children, the multiway children's values; then the children."""
-    put_counters(f, t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-                 t.train_weight, t.growth_allowed)
-    put_i(f, t.root != NULL)
-    if t.root != NULL:
-        rnode_write(t.root, f)
-    return 0
-
-
-cdef void* rnode_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
-    """One node; a split's ``n_ch`` children come next, their slots allocated."""
-    cdef RNode* nd = <RNode*>xcalloc(1, sizeof(RNode))
-    cdef RLeaf* lf
-    cdef RSpl* s
-    cdef int k, n, nf = tb.nf
-    cdef const int* nvals = tb.nvals
-    try:
-        nd.is_leaf = get_i(r, 0, 2)
-        nd.depth = get_i(r, 0, 2147483647)
-        n_ch[0] = 0
-        if nd.is_leaf:
-            lf = <RLeaf*>xcalloc(1, sizeof(RLeaf))
-            nd.lf = lf
-            lf.depth = nd.depth
-            lf.sidx_cap = nf if nf > 0 else 1
-            lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
-            lf.active = get_i(r, 0, 2)
-            lf.last_split = get_d(r)
-            lf.st.n = get_d(r)
-            lf.st.mean = get_d(r)
-            lf.st.S = get_d(r)
-            lin_read(r, &lf.lm, nf)
-            lf.fmse_mean = get_d(r)
-            lf.fmse_model = get_d(r)
-            get_disabled(r, lf.sidx, nf)
-            if not lf.active:
-                return nd
-            n = get_n(r, 3, 0)
-            if n > 0:
-                lf.spl = <RSpl**>xcalloc(n, sizeof(RSpl*))
-                lf.cap_spl = n
-            for k in range(n):
-                s = rspl_read(r, nf, nvals)
-                lf.spl[k] = s
-                lf.n_spl = k + 1
-                if lf.sidx[s.fid] != 0:
-                    raise ValueError("a feature with two splitters, or disabled")
-                lf.sidx[s.fid] = k + 1
-            return nd
-        nd.kind = <SplitKind>get_i(r, 0, 3)
-        nd.fid = get_i(r, 0, nf)
-        nd.thr = get_d(r)
-        nd.vid = get_i(r, -1, 2147483647)
-        if nd.kind == SPLIT_NOMINAL_BINARY and not 0 <= nd.vid < nvals[nd.fid]:
-            raise ValueError("a split on a value out of range")
-        nd.bst.n = get_d(r)
-        nd.bst.mean = get_d(r)
-        nd.bst.S = get_d(r)
-        n = get_n(r, 3, 0)  # a child takes at least three integers
-        if (nd.kind == SPLIT_NOMINAL_MULTIWAY and n < 1) or (
-                nd.kind != SPLIT_NOMINAL_MULTIWAY and n != 2):
-            raise ValueError("a split with the wrong number of children")
-        nd.cap_ch = n
-        nd.ch = <RNode**>xcalloc(n, sizeof(RNode*))
-        if nd.kind == SPLIT_NOMINAL_MULTIWAY:
-            nd.ch_vid = <int*>xcalloc(n, sizeof(int))
-            get_branches(r, n, nvals[nd.fid], nd.ch_vid, &nd.vmap, &nd.vmap_cap)
-        n_ch[0] = n
-    except BaseException:
-        rnode_free(nd)
-        raise
-    return nd
-
-
-cdef void rnode_attach(void* parent, void* child) noexcept:
-    cdef RNode* p = <RNode*>parent
-    p.ch[p.n_ch] = <RNode*>child
-    p.n_ch += 1
-
-
-cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1:
-    """Tree t's state from the streams (rtree_write's layout) into a fresh tree."""
-    get_counters(r, &t.n_active, &t.n_inactive, &t.inactive_est, &t.active_est, &t.overhead,
-                 &t.train_weight, &t.growth_allowed)
-    if get_i(r, 0, 2):
-        read_preorder(r, tb, rnode_read, rnode_attach, <void**>&t.root)
-    return 0

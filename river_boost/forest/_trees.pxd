@@ -1,8 +1,7 @@
 # The compiled forest's tree storage (River's HoeffdingTreeClassifier over DTBranch and leaf
 # nodes): nodes, walking an x to its leaf, learning (the leaf's, then growth: split attempts,
-# splits, the memory-size policy), sizes in bytes, and the state export for pickling.
+# splits, the memory-size policy) and sizes in bytes; its state is _state's.
 
-from river_boost.forest._flat cimport Flat, Rd, Tables
 from river_boost.forest._forest_structs cimport (
     SPLIT_NOMINAL_BINARY, SPLIT_NUMERIC_BINARY, XV, Node, Tree, Work, in_view,
 )
@@ -33,9 +32,5 @@ cdef long long count_reactivable(Node* nd, long long max_depth) noexcept
 cdef long long tree_allocated(Tree* t) noexcept
 cdef int tree_init(Tree* t, tuple params) except -1
 cdef void tree_free(Tree* t) noexcept
-cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
-                    double w) except -1
-cdef object export_node(Node* nd, bint deep, Registry reg)
-cdef Node* import_node(tuple st, int nf) except NULL
-cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1
-cdef int tree_read(Rd* r, Tree* t, const Tables* tb) except -1
+cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* wk, Registry reg,
+                    int cid, double w) except -1

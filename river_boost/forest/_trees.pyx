@@ -3,26 +3,23 @@
 """The compiled forest's tree storage (see _trees.pxd), bit for bit as River's
 HoeffdingTreeClassifier: see _forest.pyx for how exactness is kept."""
 
-from libc.math cimport floor, fmod, isnan
+from libc.math cimport isnan
 from libc.stdlib cimport free
 from libc.string cimport memset
 
-from river_boost.forest._flat cimport (
-    Flat, Rd, Tables, get_branches, get_counters, get_d, get_disabled, get_i, get_n,
-    put_counters, put_d, put_disabled, put_i, read_preorder,
-)
 from river_boost.forest._forest_structs cimport (
     DECIDE_PRE_PRUNE, DECIDE_SPLIT, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY,
-    SPLIT_NUMERIC_BINARY, XV, Dists, GCls, Leaf, NCls, Node, Spl, SplitKind, Sugg, Tree, Work,
-    grow_cap, in_view, xcalloc, xrealloc,
+    SPLIT_NUMERIC_BINARY, XV, Dists, Leaf, Node, Spl, Sugg, Tree, View, Work, grow_cap, in_view,
+    xcalloc,
+    xrealloc,
 )
 from river_boost.forest._leaves cimport (
-    leaf_bytes, leaf_deactivate, leaf_free, leaf_learn, leaf_new, leaf_split_decision,
-    leaf_total,
+    leaf_bytes, leaf_deactivate, leaf_free, leaf_learn, leaf_new, leaf_split_decision, leaf_total,
 )
-from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_sum
+from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_sum
 from river_boost.forest._registry cimport Registry
-from river_boost.forest._splitters cimport cix_set, spl_allocated
+from river_boost.forest._size cimport max_active_leaves, measure_due, measured, stops_growing
+from river_boost.forest._splitters cimport spl_allocated
 
 
 # ----------------------------------------------------------------------------- nodes
@@ -238,7 +235,7 @@ cdef long long node_allocated(Node* nd) noexcept:
 
 
 cdef long long tree_allocated(Tree* t) noexcept:
-    cdef long long b = t.fcap + t.ccap + t.nbc_cap * sizeof(double)
+    cdef long long b = t.ccap + t.nbc_cap * sizeof(double)
     b += t.nbc_xcap * (2 * sizeof(int) + sizeof(double))
     if t.root != NULL:
         b += node_allocated(t.root)
@@ -248,7 +245,6 @@ cdef long long tree_allocated(Tree* t) noexcept:
 cdef void tree_free(Tree* t) noexcept:
     """Free everything tree t owns (its nodes and its per-tree buffers)."""
     node_free(t.root)
-    free(t.fstate)
     free(t.has_cls)
     free(t.nbc_out)
     free(t.nbc_f)
@@ -259,7 +255,7 @@ cdef void tree_free(Tree* t) noexcept:
 
 cdef int tree_init(Tree* t, tuple params) except -1:
     """A fresh tree's parameters and counters (HoeffdingTreeClassifier.__init__); the
-    buffers (fstate, has_cls, naive-Bayes cache) are left to the caller."""
+    buffers (has_cls, naive-Bayes cache) are left to the caller."""
     (t.grace_period, t.delta, t.tau, t.nb_threshold, t.leaf_pred, t.crit,
      t.binary_split, t.min_branch_fraction, t.max_share_to_split, t.max_byte_size,
      t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
@@ -352,34 +348,24 @@ cdef int do_split(Tree* t, Node* node, Sugg* dec, Dists* kids, list vids) except
 
 cdef int enforce_size_limit(Tree* t) except -1:
     """HoeffdingTree._enforce_size_limit."""
-    cdef double tree_size = t.overhead * (t.active_est + t.n_inactive * t.inactive_est)
     cdef Node** leaves
     cdef Ranked* ranked
     cdef char* off = NULL
-    cdef long long L, max_active, cutoff, k, n
+    cdef long long L, cutoff, k, n
     cdef int j
     cdef bint has_nan
     cdef double total, mx
     cdef Leaf* lf
     cdef int reactivable = 0
-    if t.n_inactive > 0 or tree_size > t.max_byte_size:
-        if t.stop_mem:
-            t.growth_allowed = 0
-            return 0
+    if stops_growing(t):
+        return 0
     # River runs this after every split and walks every leaf (so a tree's learning slows
     # as it grows: O(leaves) per split). The kept counts say when the walk would change
     # nothing: no leaf to deactivate (cutoff 0) and none to reactivate. Then return: the
     # same result, without the walk, the list and the sort.
     L = t.n_leaves
     reactivable = t.n_reactivable > 0
-    max_active = 0
-    while max_active < L:
-        max_active += 1
-        if ((<double>max_active * t.active_est + <double>(L - max_active) * t.inactive_est)
-                * t.overhead) > t.max_byte_size:
-            max_active -= 1
-            break
-    cutoff = L - max_active
+    cutoff = L - max_active_leaves(t, L)
     if cutoff <= 0 and not reactivable:
         return 0
     # River walks the leaves (iter_leaves: left to right) and, if some must go, sorts them by
@@ -440,34 +426,27 @@ cdef int enforce_size_limit(Tree* t) except -1:
 
 cdef int estimate_model_size(Tree* t, Registry reg) except -1:
     """HoeffdingTree._estimate_model_size, measuring the C structures."""
-    cdef long long total_active = 0, total_inactive = 0, actual
-    cdef double estimated
+    cdef long long total_active = 0, total_inactive = 0
     sum_leaf_bytes(t.root, &total_active, &total_inactive)
-    if total_active > 0 and t.n_active > 0:
-        t.active_est = <double>total_active / <double>t.n_active
-    if total_inactive > 0 and t.n_inactive > 0:
-        t.inactive_est = <double>total_inactive / <double>t.n_inactive
-    # the tree's own record without the leaf counts kept for _enforce_size_limit (added
+    # the tree's own record and its feature view (the storage's View: once the tree's own
+    # fields, the same bytes) without the leaf counts kept for _enforce_size_limit (added
     # later: leaving them out keeps every measurement, so max_size binds where it did)
-    actual = (tree_bytes(t.root) + sizeof(Tree) - 2 * sizeof(long long)
-              + reg.nf + reg.nc)
-    estimated = <double>t.n_active * t.active_est + <double>t.n_inactive * t.inactive_est
-    t.overhead = py_div(<double>actual, estimated)
-    if <double>actual > t.max_byte_size:
+    if measured(t, total_active, total_inactive, tree_bytes(t.root) + sizeof(Tree) + sizeof(View)
+                - 2 * sizeof(long long) + reg.nf + reg.nc):
         enforce_size_limit(t)
     return 0
 
 # ----------------------------------------------------------------------------- learning
 
-cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
-                    double w) except -1:
+cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* wk, Registry reg,
+                    int cid, double w) except -1:
     """HoeffdingTreeClassifier.learn_one for tree i on the current view (the caller
     recorded the class: t.has_cls)."""
     cdef Node* node
     cdef Node* leaf
     cdef Leaf* lf
     cdef int b, nc
-    cdef double ws, mod, before = t.train_weight
+    cdef double ws, before = t.train_weight
     # the cached votes are valid for this call only if nothing learned since they were made
     cdef bint cache_ok = t.nbc_leaf != NULL and t.nbc_ver == t.ver
     t.ver += 1
@@ -484,7 +463,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
         node = node.ch[b]
     if node.is_leaf:
         lf = node.lf
-        leaf_learn(t, lf, xv, wk, reg.nf, cid, w, cache_ok)
+        leaf_learn(t, fstate, lf, xv, wk, reg.nf, cid, w, cache_ok)
         if t.growth_allowed and lf.active:
             if lf.depth >= t.max_depth:
                 leaf_deactivate(t, lf)  # not reactivable: at max_depth
@@ -525,464 +504,7 @@ cdef int tree_learn(Tree* t, int i, XV* xv, Work* wk, Registry reg, int cid,
                     node = walk_partial(node, xv)
             if node.is_leaf:
                 break
-        leaf_learn(t, node.lf, xv, wk, reg.nf, cid, w, cache_ok)
-    # `_train_weight_seen_by_model % memory_estimate_period == 0` (float modulo)
-    if t.mem_period == 0.0:
-        raise ZeroDivisionError("float modulo")
-    mod = fmod(t.train_weight, t.mem_period)
-    if mod == 0.0:
+        leaf_learn(t, fstate, node.lf, xv, wk, reg.nf, cid, w, cache_ok)
+    if measure_due(t, before):
         estimate_model_size(t, reg)
-    elif t.mem_crossing and (floor(t.train_weight / t.mem_period)
-                             != floor(before / t.mem_period)):
-        # BoundedHoeffdingTree.learn_one: a multiple of the period was crossed (boosting's
-        # fractional weights step over the multiples that River's check waits for)
-        estimate_model_size(t, reg)
-    return 0
-
-
-# ----------------------------------------------------------------------------- state
-# (pickling and copy_tree: a node as nested tuples of ids and floats, and back)
-
-cdef object export_node(Node* nd, bint deep, Registry reg):
-    """Node nd's state as tuples. ``deep``: as ``copy.deepcopy`` leaves it, i.e. the sets
-    of nominal values rebuilt from their iteration order (see Spl.ins)."""
-    cdef Leaf* lf
-    cdef Spl* s
-    cdef int k, c
-    if nd.is_leaf:
-        lf = nd.lf
-        spls = None
-        if lf.active:
-            spls = []
-            for k in range(lf.n_spl):
-                s = lf.spl[k]
-                if s.nominal:
-                    classes = []
-                    for c in range(s.n_cls):
-                        classes.append((s.c[c].cid,
-                                        [(s.c[c].ord[q], s.c[c].w[s.c[c].ord[q]])
-                                         for q in range(s.c[c].n_ord)]))
-                    if deep and s.n_vals > 0:
-                        reg.set_order(s)
-                        ins = [s.set_ord[q] for q in range(s.n_vals)]
-                    else:
-                        ins = [s.ins[q] for q in range(s.n_ins)]
-                    if ins == list(range(len(ins))):
-                        ins = None  # first appearance
-                    spls.append((s.fid, 1, s.tot_w, s.miss_w,
-                                 [s.vals[q] for q in range(s.n_vals)], classes, ins))
-                else:
-                    spls.append((s.fid, 0, [(s.g[c].cid, s.g[c].n, s.g[c].mean, s.g[c].S,
-                                             s.g[c].mn, s.g[c].mx) for c in range(s.n_cls)]))
-        disabled = [k for k in range(lf.sidx_cap) if lf.sidx[k] < 0]
-        return (0, lf.depth, lf.active, lf.last_split, lf.mc_correct, lf.nb_correct,
-                [lf.st_c[k] for k in range(lf.n_st)], [lf.st_w[k] for k in range(lf.n_st)],
-                disabled, spls)
-    return (1, nd.depth, nd.kind, nd.fid, nd.thr, nd.vid,
-            [nd.bst_c[k] for k in range(nd.n_bst)], [nd.bst_w[k] for k in range(nd.n_bst)],
-            [export_node(nd.ch[k], deep, reg) for k in range(nd.n_ch)],
-            [nd.ch_vid[k] for k in range(nd.n_ch)]
-            if nd.kind == SPLIT_NOMINAL_MULTIWAY else None)
-
-cdef Node* import_node(tuple st, int nf) except NULL:
-    """The node export_node exported (nf: the number of features known)."""
-    cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
-    cdef Leaf* lf
-    cdef Spl* s
-    cdef int k, n, c, p
-    cdef NCls* cl
-    cdef GCls* g
-    try:
-        if st[0] == 0:
-            _, depth, active, last, mc, nb, st_c, st_w, disabled, spls = st
-            nd.is_leaf = 1
-            nd.depth = depth
-            lf = <Leaf*>xcalloc(1, sizeof(Leaf))
-            nd.lf = lf
-            lf.depth = depth
-            lf.active = active
-            lf.last_split = last
-            lf.mc_correct = mc
-            lf.nb_correct = nb
-            n = len(st_c)
-            lf.cap_st = grow_cap(0, n)
-            lf.st_c = <int*>xcalloc(lf.cap_st, sizeof(int))
-            lf.st_w = <double*>xcalloc(lf.cap_st, sizeof(double))
-            for k in range(n):
-                lf.st_c[k] = st_c[k]
-                lf.st_w[k] = st_w[k]
-            lf.n_st = n
-            lf.sidx_cap = grow_cap(0, nf + 1)
-            lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
-            for k in disabled:
-                lf.sidx[k] = -1
-            if spls is not None:
-                lf.cap_spl = grow_cap(0, len(spls))
-                lf.spl = <Spl**>xcalloc(lf.cap_spl, sizeof(Spl*))
-                for sp in spls:
-                    s = <Spl*>xcalloc(1, sizeof(Spl))
-                    lf.spl[lf.n_spl] = s
-                    lf.n_spl += 1
-                    s.fid = sp[0]
-                    s.nominal = sp[1]
-                    s.set_n = -1
-                    lf.sidx[s.fid] = lf.n_spl
-                    if s.nominal:
-                        s.tot_w = sp[2]
-                        s.miss_w = sp[3]
-                        vals = sp[4]
-                        s.n_vals = len(vals)
-                        s.cap_vals = grow_cap(0, s.n_vals)
-                        s.vals = <int*>xcalloc(s.cap_vals, sizeof(int))
-                        mx = max(vals) + 1 if vals else 1
-                        s.vpos_cap = grow_cap(0, mx)
-                        s.vpos = <int*>xrealloc(NULL, s.vpos_cap * sizeof(int))
-                        for k in range(s.vpos_cap):
-                            s.vpos[k] = -1
-                        for k in range(s.n_vals):
-                            s.vals[k] = vals[k]
-                            s.vpos[<int>vals[k]] = k
-                        ins = sp[6]
-                        if ins is not None:
-                            s.n_ins = len(ins)
-                            s.ins = <int*>xcalloc(s.n_ins, sizeof(int))
-                            for k in range(s.n_ins):
-                                s.ins[k] = ins[k]
-                        classes = sp[5]
-                        s.n_cls = len(classes)
-                        s.cap_cls = grow_cap(0, s.n_cls)
-                        s.c = <NCls*>xcalloc(s.cap_cls, sizeof(NCls))
-                        for c in range(s.n_cls):
-                            cl = &s.c[c]
-                            cl.cid = classes[c][0]
-                            cix_set(s, cl.cid, c)
-                            items = classes[c][1]
-                            cl.cap_w = grow_cap(0, s.n_vals)
-                            cl.w = <double*>xcalloc(cl.cap_w, sizeof(double))
-                            cl.has = <char*>xcalloc(cl.cap_w, sizeof(char))
-                            cl.cap_ord = grow_cap(0, len(items))
-                            cl.ord = <int*>xcalloc(cl.cap_ord, sizeof(int))
-                            for p, wv in items:
-                                cl.ord[cl.n_ord] = p
-                                cl.n_ord += 1
-                                cl.has[p] = 1
-                                cl.w[p] = wv
-                    else:
-                        classes = sp[2]
-                        s.n_cls = len(classes)
-                        s.cap_cls = grow_cap(0, s.n_cls)
-                        s.g = <GCls*>xcalloc(s.cap_cls, sizeof(GCls))
-                        for c in range(s.n_cls):
-                            g = &s.g[c]
-                            (g.cid, g.n, g.mean, g.S, g.mn, g.mx) = classes[c]
-                            cix_set(s, g.cid, c)
-        else:
-            _, depth, kind, fid, thr, vid, bst_c, bst_w, children, ch_vid = st
-            nd.is_leaf = 0
-            nd.depth = depth
-            nd.kind = kind
-            nd.fid = fid
-            nd.thr = thr
-            nd.vid = vid
-            n = len(bst_c)
-            nd.n_bst = n
-            nd.bst_c = <int*>xcalloc(n, sizeof(int))
-            nd.bst_w = <double*>xcalloc(n, sizeof(double))
-            for k in range(n):
-                nd.bst_c[k] = bst_c[k]
-                nd.bst_w[k] = bst_w[k]
-            n = len(children)
-            nd.cap_ch = grow_cap(0, n)
-            nd.ch = <Node**>xcalloc(nd.cap_ch, sizeof(Node*))
-            if kind == SPLIT_NOMINAL_MULTIWAY:
-                nd.ch_vid = <int*>xcalloc(nd.cap_ch, sizeof(int))
-                mx = max(ch_vid) + 1 if ch_vid else 1
-                nd.vmap_cap = grow_cap(0, mx)
-                nd.vmap = <int*>xcalloc(nd.vmap_cap, sizeof(int))
-            for k in range(n):
-                nd.ch[k] = import_node(children[k], nf)
-                nd.n_ch += 1
-                if kind == SPLIT_NOMINAL_MULTIWAY:
-                    nd.ch_vid[k] = ch_vid[k]
-                    nd.vmap[<int>ch_vid[k]] = k + 1
-    except BaseException:
-        node_free(nd)
-        raise
-    return nd
-
-
-# ----------------------------------------------------------------------------- flat state
-# (pickling: the two streams of _flat.pxd, in pre-order; see tree_write for the layout)
-
-cdef int node_write(Node* nd, Flat* f) except -1:
-    """Node nd and its subtree (layout: tree_write)."""
-    cdef Leaf* lf
-    cdef Spl* s
-    cdef NCls* cl
-    cdef int k, c, q
-    put_i(f, nd.is_leaf)
-    put_i(f, nd.depth)
-    if nd.is_leaf:
-        lf = nd.lf
-        put_i(f, lf.active)
-        put_d(f, lf.last_split)
-        put_d(f, lf.mc_correct)
-        put_d(f, lf.nb_correct)
-        put_i(f, lf.n_st)
-        for k in range(lf.n_st):
-            put_i(f, lf.st_c[k])
-            put_d(f, lf.st_w[k])
-        put_disabled(f, lf.sidx, lf.sidx_cap)
-        if not lf.active:  # an inactive leaf holds no splitters
-            return 0
-        put_i(f, lf.n_spl)
-        for k in range(lf.n_spl):
-            s = lf.spl[k]
-            put_i(f, s.fid)
-            put_i(f, s.nominal)
-            if not s.nominal:
-                put_i(f, s.n_cls)
-                for c in range(s.n_cls):
-                    put_i(f, s.g[c].cid)
-                    put_d(f, s.g[c].n)
-                    put_d(f, s.g[c].mean)
-                    put_d(f, s.g[c].S)
-                    put_d(f, s.g[c].mn)
-                    put_d(f, s.g[c].mx)
-                continue
-            put_d(f, s.tot_w)
-            put_d(f, s.miss_w)
-            put_i(f, s.n_vals)
-            for q in range(s.n_vals):
-                put_i(f, s.vals[q])
-            put_i(f, s.n_ins)
-            for q in range(s.n_ins):
-                put_i(f, s.ins[q])
-            put_i(f, s.n_cls)
-            for c in range(s.n_cls):
-                cl = &s.c[c]
-                put_i(f, cl.cid)
-                put_i(f, cl.n_ord)
-                for q in range(cl.n_ord):
-                    put_i(f, cl.ord[q])
-                    put_d(f, cl.w[cl.ord[q]])
-        return 0
-    put_i(f, nd.kind)
-    put_i(f, nd.fid)
-    put_d(f, nd.thr)
-    put_i(f, nd.vid)
-    put_i(f, nd.n_bst)
-    for k in range(nd.n_bst):
-        put_i(f, nd.bst_c[k])
-        put_d(f, nd.bst_w[k])
-    put_i(f, nd.n_ch)
-    if nd.kind == SPLIT_NOMINAL_MULTIWAY:
-        for k in range(nd.n_ch):
-            put_i(f, nd.ch_vid[k])
-    for k in range(nd.n_ch):
-        node_write(nd.ch[k], f)
-    return 0
-
-
-cdef int tree_write(Tree* t, int nf, int nc, Flat* f) except -1:
-    """Tree t's state: its counters, the per-feature decisions of its ``nf`` features, which of
-    the ``nc`` classes it has seen, and its nodes in pre-order.
-
-    Layout (i: the integers' stream, d: the doubles'): the tree: d n_active, n_inactive,
-    inactive_est, active_est, overhead, train_weight; i growth_allowed, nf fstate bytes, nc
-    class flags, has_root, then the root's subtree. A node: i is_leaf, depth. A leaf: i active;
-    d last_split, mc_correct, nb_correct; i n_st, then n_st (i class, d weight); i n_disabled,
-    n_disabled features; if active, i n_spl and the splitters: i feature, nominal; a Gaussian:
-    i n_cls, then n_cls (i class; d n, mean, S, min, max); a nominal one: d total, missing; i
-    n_vals values, n_ins insertion positions, n_cls classes, each i class, n_ord, then n_ord (i
-    position, d weight). A split: i kind, feature; d threshold; i value, n_bst, then n_bst (i
-    class, d weight); i n_children, the multiway children's values, then the children."""
-    cdef int k
-    put_counters(f, t.n_active, t.n_inactive, t.inactive_est, t.active_est, t.overhead,
-                 t.train_weight, t.growth_allowed)
-    for k in range(nf):
-        put_i(f, t.fstate[k])
-    for k in range(nc):
-        put_i(f, t.has_cls[k] != 0)
-    put_i(f, t.root != NULL)
-    if t.root != NULL:
-        node_write(t.root, f)
-    return 0
-
-
-cdef int spl_read(Rd* r, Spl* s, const Tables* tb) except -1:
-    """A splitter's statistics, into s (its fid and kind set; layout: tree_write)."""
-    cdef int k, c, q, p, n, nc = tb.nc
-    cdef const int* nvals = tb.nvals
-    cdef NCls* cl
-    cdef GCls* g
-    if not s.nominal:
-        n = get_n(r, 1, 5)
-        s.cap_cls = grow_cap(0, n)
-        s.g = <GCls*>xcalloc(s.cap_cls, sizeof(GCls))
-        for c in range(n):
-            g = &s.g[c]
-            g.cid = get_i(r, 0, nc)
-            if g.cid < s.cix_cap and s.cix[g.cid]:
-                raise ValueError("a class repeated in a splitter")
-            g.n = get_d(r)
-            g.mean = get_d(r)
-            g.S = get_d(r)
-            g.mn = get_d(r)
-            g.mx = get_d(r)
-            cix_set(s, g.cid, c)
-            s.n_cls += 1
-        return 0
-    s.tot_w = get_d(r)
-    s.miss_w = get_d(r)
-    n = get_n(r, 1, 0)
-    s.cap_vals = grow_cap(0, n)
-    s.vals = <int*>xcalloc(s.cap_vals, sizeof(int))
-    s.vpos_cap = grow_cap(0, nvals[s.fid])
-    s.vpos = <int*>xcalloc(s.vpos_cap, sizeof(int))
-    for k in range(s.vpos_cap):
-        s.vpos[k] = -1
-    for k in range(n):
-        q = get_i(r, 0, nvals[s.fid])
-        if s.vpos[q] >= 0:
-            raise ValueError("a value repeated in a splitter")
-        s.vals[k] = q
-        s.vpos[q] = k
-        s.n_vals += 1
-    n = get_n(r, 1, 0)
-    if n > s.n_vals:
-        raise ValueError("more insertions than values")
-    if n > 0:
-        s.ins = <int*>xcalloc(n, sizeof(int))
-        for k in range(n):  # a permutation of the first n positions
-            s.ins[k] = get_i(r, 0, n)
-            for q in range(k):
-                if s.ins[q] == s.ins[k]:
-                    raise ValueError("an insertion order that is not a permutation")
-        s.n_ins = n
-    n = get_n(r, 2, 0)
-    s.cap_cls = grow_cap(0, n)
-    s.c = <NCls*>xcalloc(s.cap_cls, sizeof(NCls))
-    for c in range(n):
-        cl = &s.c[c]
-        s.n_cls += 1  # (freed with the splitter from here on)
-        cl.cid = get_i(r, 0, nc)
-        if cl.cid < s.cix_cap and s.cix[cl.cid]:
-            raise ValueError("a class repeated in a splitter")
-        cix_set(s, cl.cid, c)
-        cl.cap_w = grow_cap(0, s.n_vals)
-        cl.w = <double*>xcalloc(cl.cap_w, sizeof(double))
-        cl.has = <char*>xcalloc(cl.cap_w, sizeof(char))
-        k = get_n(r, 1, 1)
-        if k > s.n_vals:
-            raise ValueError("a class with more values than its splitter")
-        cl.cap_ord = grow_cap(0, k)
-        cl.ord = <int*>xcalloc(cl.cap_ord, sizeof(int))
-        for q in range(k):
-            p = get_i(r, 0, s.n_vals)
-            if cl.has[p]:
-                raise ValueError("a value repeated in a class")
-            cl.ord[q] = p
-            cl.has[p] = 1
-            cl.w[p] = get_d(r)
-            cl.n_ord += 1
-    return 0
-
-
-cdef void* node_read(Rd* r, const Tables* tb, int* n_ch) except NULL:
-    """One node (a split's children are left to the caller: ``n_ch`` of them follow, their
-    slots allocated); layout: tree_write."""
-    cdef Node* nd = <Node*>xcalloc(1, sizeof(Node))
-    cdef Leaf* lf
-    cdef Spl* s
-    cdef int k, n, fid, nf = tb.nf, nc = tb.nc
-    cdef const int* nvals = tb.nvals
-    try:
-        nd.is_leaf = get_i(r, 0, 2)
-        nd.depth = get_i(r, 0, 2147483647)
-        n_ch[0] = 0
-        if nd.is_leaf:
-            lf = <Leaf*>xcalloc(1, sizeof(Leaf))
-            nd.lf = lf
-            lf.depth = nd.depth
-            lf.active = get_i(r, 0, 2)
-            lf.last_split = get_d(r)
-            lf.mc_correct = get_d(r)
-            lf.nb_correct = get_d(r)
-            n = get_n(r, 1, 1)
-            lf.cap_st = grow_cap(0, n)
-            lf.st_c = <int*>xcalloc(lf.cap_st, sizeof(int))
-            lf.st_w = <double*>xcalloc(lf.cap_st, sizeof(double))
-            for k in range(n):
-                lf.st_c[k] = get_i(r, 0, nc)
-                lf.st_w[k] = get_d(r)
-            lf.n_st = n
-            lf.sidx_cap = grow_cap(0, nf + 1)
-            lf.sidx = <int*>xcalloc(lf.sidx_cap, sizeof(int))
-            get_disabled(r, lf.sidx, nf + 1)
-            if not lf.active:
-                return nd
-            n = get_n(r, 2, 0)
-            lf.cap_spl = grow_cap(0, n)
-            lf.spl = <Spl**>xcalloc(lf.cap_spl, sizeof(Spl*))
-            for k in range(n):
-                fid = get_i(r, 0, nf)
-                if lf.sidx[fid] != 0:
-                    raise ValueError("a feature with two splitters, or disabled")
-                s = <Spl*>xcalloc(1, sizeof(Spl))
-                s.fid = fid
-                s.set_n = -1
-                lf.spl[lf.n_spl] = s
-                lf.n_spl += 1
-                lf.sidx[fid] = lf.n_spl
-                s.nominal = get_i(r, 0, 2)
-                spl_read(r, s, tb)
-            return nd
-        nd.kind = <SplitKind>get_i(r, 0, 3)
-        nd.fid = get_i(r, 0, nf)
-        nd.thr = get_d(r)
-        nd.vid = get_i(r, -1, 2147483647)
-        if nd.kind == SPLIT_NOMINAL_BINARY and not 0 <= nd.vid < nvals[nd.fid]:
-            raise ValueError("a split on a value out of range")
-        n = get_n(r, 1, 1)
-        nd.bst_c = <int*>xcalloc(n, sizeof(int))
-        nd.bst_w = <double*>xcalloc(n, sizeof(double))
-        for k in range(n):
-            nd.bst_c[k] = get_i(r, 0, nc)
-            nd.bst_w[k] = get_d(r)
-        nd.n_bst = n
-        n = get_n(r, 3, 0)  # a child takes at least three integers
-        if (nd.kind == SPLIT_NOMINAL_MULTIWAY and n < 1) or (
-                nd.kind != SPLIT_NOMINAL_MULTIWAY and n != 2):
-            raise ValueError("a split with the wrong number of children")
-        nd.cap_ch = grow_cap(0, n)
-        nd.ch = <Node**>xcalloc(nd.cap_ch, sizeof(Node*))
-        if nd.kind == SPLIT_NOMINAL_MULTIWAY:
-            nd.ch_vid = <int*>xcalloc(nd.cap_ch, sizeof(int))
-            get_branches(r, n, nvals[nd.fid], nd.ch_vid, &nd.vmap, &nd.vmap_cap)
-        n_ch[0] = n
-    except BaseException:
-        node_free(nd)
-        raise
-    return nd
-
-
-cdef void node_attach(void* parent, void* child) noexcept:
-    cdef Node* p = <Node*>parent
-    p.ch[p.n_ch] = <Node*>child
-    p.n_ch += 1
-
-
-cdef int tree_read(Rd* r, Tree* t, const Tables* tb) except -1:
-    """Tree t's state from the streams (tree_write's layout), into a fresh tree with its
-    buffers for the tables' features and classes allocated."""
-    cdef int k
-    get_counters(r, &t.n_active, &t.n_inactive, &t.inactive_est, &t.active_est, &t.overhead,
-                 &t.train_weight, &t.growth_allowed)
-    for k in range(tb.nf):
-        t.fstate[k] = <unsigned char>get_i(r, 0, 256)
-    for k in range(tb.nc):
-        t.has_cls[k] = get_i(r, 0, 2)
-    if get_i(r, 0, 2):
-        read_preorder(r, tb, node_read, node_attach, <void**>&t.root)
     return 0

@@ -16,7 +16,7 @@ import pytest
 from river import tree
 
 from river_boost import PickleFormatError
-from river_boost.forest import HoeffdingForest, HoeffdingRegressionForest, _api, _rebuild
+from river_boost.forest import HoeffdingForest, HoeffdingRegressionForest, _face, _rebuild
 
 
 def _grown_forest():
@@ -96,7 +96,7 @@ def _with_int(state: tuple, position: int, value: int) -> tuple:
 def _loads_or_refuses(cls, state, use) -> bool:
     """Whether ``state`` is refused (PickleFormatError); what loads must work."""
     try:
-        loaded = _api.restore(cls, None, state, _stamp())
+        loaded = _face.restore(cls, None, state, _stamp())
     except PickleFormatError:
         return True
     use(loaded)
@@ -134,7 +134,7 @@ def test_a_truncated_or_extended_stream_is_refused(cut):
         (*head, 3, ints, dbls),  # no such width
     ):
         with pytest.raises(PickleFormatError):
-            _api.restore(HoeffdingForest, None, changed, _stamp())
+            _face.restore(HoeffdingForest, None, changed, _stamp())
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ def test_a_truncated_or_extended_stream_is_refused(cut):
 def test_a_changed_table_is_refused(change):
     forest, _ = _grown_forest()
     with pytest.raises(PickleFormatError):
-        _api.restore(HoeffdingForest, None, change(forest._state()), _stamp())
+        _face.restore(HoeffdingForest, None, change(forest._state()), _stamp())
 
 
 def test_a_pickle_of_the_other_byte_order_says_so():
@@ -163,7 +163,7 @@ def test_a_pickle_of_the_other_byte_order_says_so():
     other = "big" if sys.byteorder == "little" else "little"
     state = (*forest._state()[:6], other, *forest._state()[7:])
     with pytest.raises(PickleFormatError, match=f"{other}-endian"):
-        _api.restore(HoeffdingForest, None, state, _stamp())
+        _face.restore(HoeffdingForest, None, state, _stamp())
 
 
 def test_a_regression_forest_changed_loads_or_is_refused_never_a_crash():
@@ -192,7 +192,7 @@ def test_a_regression_forest_changed_loads_or_is_refused_never_a_crash():
             loaded.predict_one(i, x)
             loaded.learn_one(i, x, 1.0)
 
-    loaded = _api.restore(HoeffdingRegressionForest, None, state, _stamp())
+    loaded = _face.restore(HoeffdingRegressionForest, None, state, _stamp())
     assert [loaded.predict_one(i, x) for i in range(3)] == [
         forest.predict_one(i, x) for i in range(3)
     ]
@@ -205,7 +205,7 @@ def test_a_regression_forest_changed_loads_or_is_refused_never_a_crash():
             )
     assert refused > 0
     with pytest.raises(PickleFormatError):
-        _api.restore(HoeffdingRegressionForest, None, (*state[:9], state[9][:-8]), _stamp())
+        _face.restore(HoeffdingRegressionForest, None, (*state[:9], state[9][:-8]), _stamp())
 
 
 # ----------------------------------------------------------------------------- format 1

@@ -27,7 +27,7 @@ from river import base, drift, tree
 from ._pickles import Stateful, seed_or_entropy
 from .core import FeatureSubsets, SizedSubsets, check_sample_weight
 from .engine._gradient import GradientEngine
-from .engine._losses import make_loss
+from .engine._losses import make_loss, softmax
 from .forest import BoundedHoeffdingTreeRegressor
 from .learners import make_learners
 
@@ -626,10 +626,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         if self._binary:
             p = 1.0 / (1.0 + math.exp(-scores[0])) if scores[0] >= -700 else 0.0
             return {False: 1.0 - p, True: p}
-        top = max(scores)
-        exps = [math.exp(s - top) for s in scores]
-        total = sum(exps)
-        return {c: e / total for c, e in zip(self._classes, exps)}
+        return dict(zip(self._classes, softmax(scores)))
 
     def predict_one(self, x, **kwargs):
         """The most probable class (ties: the first known), ``None`` before any label."""

@@ -64,8 +64,9 @@ cdef class Rule:
                             int changed) except NULL
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1
     # What label_steps reads of the potential: row r of its cost matrix (Algorithm 1 of
-    # OnlineMBBM, mbbm_steps) and the bound on its weight, for pot = potential.for_classes(k);
-    # its cost vector (Algorithm 2 of OnlineBMR, bmr_steps).
+    # OnlineMBBM, mbbm_steps) and the bound on its weight, for pot = for_classes(k) (the
+    # potential for k labels); its cost vector (Algorithm 2 of OnlineBMR, bmr_steps).
+    cdef object for_classes(self, int k)
     cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
                       double* row) except -1
     cdef double max_weight(self, object pot, int n_left) except? -1.0

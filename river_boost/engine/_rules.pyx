@@ -68,6 +68,9 @@ cdef class Rule:
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
         raise NotImplementedError(f"{type(self.potential).__name__} has no such form")
 
+    cdef object for_classes(self, int k):
+        return self.potential.for_classes(k)
+
     cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
                       double* row) except -1:
         raise NotImplementedError(f"{type(self.potential).__name__} has no multiclass form")
@@ -554,7 +557,7 @@ cdef int mbbm_steps(Rule rule, const LabelExample* ex, Steps* out) except -1:
     cdef double* row = s + k
     cdef double* diff = s + 2 * k
     cdef double weight, d_yl
-    cdef object pot = rule.potential.for_classes(k)
+    cdef object pot = rule.for_classes(k)
     for j in range(k):
         s[j] = 0.0
     for i in range(n):
@@ -618,6 +621,9 @@ cdef class MBBMRule(Rule):
     cdef double* vote_costs(self, int n_left, const double* s, int k, double* C,
                             int changed) except NULL:
         return self.costs.costs(self.costs.pot_for(k), n_left, s, k, C)
+
+    cdef object for_classes(self, int k):
+        return self.costs.pot_for(k)  # (kept while the labels are k: the tables are its)
 
     cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
                       double* row) except -1:

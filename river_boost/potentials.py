@@ -14,7 +14,7 @@ import math
 import numpy as np
 from river import base
 
-from .core import BoundedCache, check_choice, check_open_unit
+from .core import check_choice, check_open_unit
 from .engine import _costs, _dp, _ranking, _rules
 
 __all__ = [
@@ -581,7 +581,7 @@ class MulticlassZeroOnePotential(Potential):
     gamma
         Edge, in ``(0, 1)``.
     cache_size
-        Maximum number of cached potentials.
+        Maximum number of potentials a booster keeps.
 
     Examples
     --------
@@ -682,8 +682,9 @@ class RankingPairPotential(Potential):
     ``s[r] - s[l]``, so by linearity ``phi^n`` is ``w_Y`` times a sum of pair terms
     ``E f(s[r] - s[l] + D)`` with ``D = X_r - X_l``: a trinomial difference (each draw adds
     ``+1`` with probability ``a``, ``-1`` with ``a + gamma``, else 0) whose law depends only on
-    ``(n, |Y|, k)``. That law is computed exactly (``n`` convolutions) and cached (bounded,
-    oldest dropped first) with its suffix sums, so every pair term is O(1):
+    ``(n, |Y|, k)``. That law is computed exactly (``n`` convolutions) with its suffix sums, and
+    kept by the engine's cost object (``river_boost.engine._costs.PairCosts``: bounded, oldest
+    dropped first), so every pair term is O(1):
 
     - rank loss, ``f(g) = 1[g > 0] + 1/2 1[g = 0]``: ``P(D > -g) + 1/2 P(D = -g)``;
     - hinge loss, ``f(g) = (1 + g)_+``: ``(1 + g) P(D >= d0) + E[D; D >= d0]`` with ``d0`` the
@@ -702,7 +703,7 @@ class RankingPairPotential(Potential):
         ``"hinge"`` (for distribution-valued weak predictions, the paper's choice with VFDT) or
         ``"rank"`` (single-label weak predictions).
     cache_size
-        Maximum number of cached difference laws.
+        Maximum number of difference laws a booster keeps.
 
     Examples
     --------
@@ -724,7 +725,6 @@ class RankingPairPotential(Potential):
         self.gamma = check_open_unit("gamma", gamma)
         self.loss = loss
         self.cache_size = cache_size
-        self._cache = BoundedCache(cache_size)  # recomputed exactly on demand, not pickled
 
     @property
     def cost_bound(self) -> float:
@@ -741,12 +741,8 @@ class RankingPairPotential(Potential):
     def difference_law(self, n: int, n_relevant: int, n_labels: int) -> tuple:
         """``(P, SP, SD)`` of ``D = X_r - X_l`` on ``d = -n..n``: its probabilities and their
         suffix sums of ``P`` and of ``d P`` (one extra 0 at the end)."""
-        key = (n, n_relevant, n_labels)
-        law = self._cache.get(key)
-        if law is None:
-            p_l, p_r = self.baseline(n_relevant, n_labels)  # d = -1, +1
-            law = self._cache.put(key, _dp.difference_law(n, p_l, p_r))
-        return law
+        p_l, p_r = self.baseline(n_relevant, n_labels)  # d = -1, +1
+        return _dp.difference_law(n, p_l, p_r)
 
     def pair_terms(self, gaps, n: int, n_relevant: int, n_labels: int) -> np.ndarray:
         """``E f(g + D)`` for every gap ``g = s[r] - s[l]`` in ``gaps`` (any shape)."""

@@ -68,6 +68,8 @@ cdef class PairCosts:
     cdef object laws_rule
     cdef int laws_k
     cdef Py_ssize_t laws_bytes  # the arrays the table holds (bounded)
+    cdef readonly object known  # the laws by (n_left, nr, k), at most `size` (OrderedDict)
+    cdef Py_ssize_t size
     cdef int _scratch(self, int k) except -1
     cdef int rank_terms(self, const double* g, int q, int n, const double* P, const double* SP,
                         double shift, double* out) except -1

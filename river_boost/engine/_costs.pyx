@@ -614,6 +614,8 @@ cdef class PairCosts:
         self.rule = rule
         self.n = n
         self.hinge = rule.loss == "hinge"
+        self.known = OrderedDict()
+        self.size = max(1, rule.cache_size)
 
     def __dealloc__(self):
         free(self.kb)
@@ -680,8 +682,9 @@ cdef class PairCosts:
         return 0
 
     cdef PairLaw law(self, int n_left, int nr, int k):
-        """The rule's difference law for (n_left, nr, k), from this table (asked of the
-        rule, which caches it too, on the first request)."""
+        """The rule's difference law for (n_left, nr, k), from this table, else from the laws
+        known (at most the rule's ``cache_size``, the oldest dropped first), else computed by
+        the rule."""
         cdef Py_ssize_t idx
         cdef PairLaw law
         if (self.laws is None or self.laws_rule is not self.rule
@@ -696,7 +699,12 @@ cdef class PairCosts:
         found = self.laws[idx]
         if found is not None:
             return <PairLaw>found
-        law = PairLaw(tuple(self.rule.difference_law(n_left, nr, k)), n_left)
+        key = (n_left, nr, k)
+        arrays = self.known.get(key)
+        if arrays is None:
+            arrays = tuple(self.rule.difference_law(n_left, nr, k))
+            _put(self.known, self.size, key, arrays)
+        law = PairLaw(arrays, n_left)
         self.laws[idx] = law
         self.laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
         return law

@@ -152,8 +152,9 @@ class Potential(base.Base):
     surrogate = False
     #: binary form: whether :meth:`advance` reads the learners' running edges
     needs_edges = True
-    #: the compiled rule (``river_boost.engine._rules``) of exactly this class; None: the walk
-    #: calls the hooks (a subclass changes some hook, so it runs its hooks too)
+    #: the compiled rule (``river_boost.engine._rules``) of exactly this class, which runs
+    #: without calling the hooks; elsewhere (None, or a subclass: it may change any hook) the
+    #: walk calls the hooks
     rule = None
 
     # -------------------------------------------------------------- binary form
@@ -204,7 +205,7 @@ class Potential(base.Base):
 
     def cost_row(self, n: int, s, r: int) -> list:
         """Multiclass: row ``r`` of :meth:`cost_matrix`."""
-        raise NotImplementedError
+        return [float(c) for c in self.cost_matrix(n, s)[r]]
 
     def max_weight(self, n: int) -> float:
         """Multiclass: a bound on ``sum_l (C[y, l] - C[y, y])`` with ``n`` votes left."""

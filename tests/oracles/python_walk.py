@@ -8,10 +8,10 @@ draws, so that a booster can be copied mid-stream and the copy stepped here:
 with it, within 1e-9 relative. It is not a second implementation to keep equal to the last
 bit: it follows the documented math in its own order.
 
-The rules' steps are the readable rules of ``rules.py`` for the library's potentials (whose
-own steps are compiled), and a rule of your own's Python methods (which it also runs on in the
-compiled walk); this module adds what the tasks, the weak-learner pool and the experts do
-around them:
+The rules' steps are the readable rules of ``rules.py``: the library's potentials' (whose
+steps the package runs compiled only), and the papers' steps on the hooks of a rule of your own
+(``rules.Hooks``, as the compiled walk runs them); this module adds what the tasks, the
+weak-learner pool and the experts do around them:
 
 - the *prediction walk* (:func:`walk`): each learner's ``predict_proba_one`` read as a vote,
   the experts' scores (the first ``i`` votes weighted by ``alpha``), and for cost-sensitive

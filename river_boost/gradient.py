@@ -29,7 +29,7 @@ from ._params import clone as _clone
 from ._pickles import Stateful, seed_or_entropy
 from .engine._contract import check_sample_weight
 from .engine._gradient import GradientEngine
-from .engine._losses import make_loss
+from .engine._losses import make_loss, softmax
 from .forest import BoundedHoeffdingTreeRegressor
 from .learners import make_learners
 from .subsets import FeatureSubsets, SizedSubsets
@@ -612,10 +612,7 @@ class SGBTClassifier(_GradientBooster, base.Classifier):
         if self._binary:
             p = 1.0 / (1.0 + math.exp(-scores[0])) if scores[0] >= -700 else 0.0
             return {False: 1.0 - p, True: p}
-        top = max(scores)
-        exps = [math.exp(s - top) for s in scores]
-        total = sum(exps)
-        return {c: e / total for c, e in zip(self._classes, exps)}
+        return dict(zip(self._classes, softmax(scores)))
 
     def predict_one(self, x, **kwargs):
         """The most probable class (ties: the first known), ``None`` before any label."""

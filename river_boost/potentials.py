@@ -15,9 +15,7 @@ import numpy as np
 from river import base
 
 from ._params import check_choice, check_open_unit
-from .core import BoundedCache
-from .engine import _costs, _dp, _rules
-from .engine import laws as _laws
+from .engine import _costs, _dp, _ranking, _rules
 
 __all__ = [
     "Potential",
@@ -39,15 +37,12 @@ __all__ = [
     "logistic_rank_gradient",
 ]
 
-# Potentials are exact up to float rounding (~1e-16); a weight below this is an exact zero.
-ZERO_WEIGHT = 1e-12
-
 
 def binomial_log_pmf(n: int, k: int, q: float) -> float:
     """Natural log of ``P(Binomial(n, q) = k)``; ``-inf`` outside ``0 <= k <= n``.
 
     Computed with ``lgamma`` so it stays finite for ``n`` in the thousands and ``q`` close to
-    1/2, where the probability itself may underflow.
+    1/2, where the probability itself may underflow (compiled: Online BBM's tables' own).
 
     Examples
     --------
@@ -56,13 +51,7 @@ def binomial_log_pmf(n: int, k: int, q: float) -> float:
     0.375
 
     """
-    if k < 0 or k > n:
-        return -math.inf
-    log_choose = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-    # q is strictly inside (0, 1) for every caller; guard the edges anyway (0 * log 0 = 0).
-    log_q = k * math.log(q) if k else 0.0
-    log_1q = (n - k) * math.log1p(-q) if n - k else 0.0
-    return log_choose + log_q + log_1q
+    return _rules.binomial_log_pmf(n, k, q)
 
 
 def logistic_weight(s: float) -> float:
@@ -148,11 +137,12 @@ class Potential(base.Base):
       ``(max(c) - c[l]) / cost_bound`` (Jung & Tewari 2018, Algorithm 2;
       :class:`RankingPairPotential`).
 
-    The ``*_step`` methods turn these into what the walk needs, in the papers' terms; a
-    surrogate loss (:class:`LogisticLoss`) overrides them, since the adaptive algorithms also
-    learn the learners' vote weights ``alpha`` from its gradient (``surrogate = True``). A new
-    potential is one class (``docs/new-booster.md``). The library's potentials compute with the
-    walk's compiled rules (``engine._rules``), a subclass's ``super()`` calls included.
+    These are the hooks: the walk (``river_boost.engine._rules``) runs the papers' steps in C
+    around them. Each of the library's potentials names its compiled rule (:attr:`rule`),
+    which computes the same math without calling back; a potential of your own, or a subclass
+    of ours, runs its hooks on the same walk. A surrogate loss (:class:`LogisticLoss`,
+    ``surrogate = True``), whose gradient also moves the learners' vote weights ``alpha``, is
+    its compiled rule. A new potential is one class (``docs/new-booster.md``).
 
     """
 
@@ -162,6 +152,10 @@ class Potential(base.Base):
     surrogate = False
     #: binary form: whether :meth:`advance` reads the learners' running edges
     needs_edges = True
+    #: the compiled rule (``river_boost.engine._rules``) of exactly this class, which runs
+    #: without calling the hooks; elsewhere (None, or a subclass: it may change any hook) the
+    #: walk calls the hooks
+    rule = None
 
     # -------------------------------------------------------------- binary form
 
@@ -211,7 +205,7 @@ class Potential(base.Base):
 
     def cost_row(self, n: int, s, r: int) -> list:
         """Multiclass: row ``r`` of :meth:`cost_matrix`."""
-        raise NotImplementedError
+        return [float(c) for c in self.cost_matrix(n, s)[r]]
 
     def max_weight(self, n: int) -> float:
         """Multiclass: a bound on ``sum_l (C[y, l] - C[y, y])`` with ``n`` votes left."""
@@ -224,91 +218,8 @@ class Potential(base.Base):
     #: ranking: a bound on ``max(c) - min(c)``
     cost_bound = 1.0
 
-    # -------------------------------------------------------------- what the walk asks
-    #
-    # ``ex`` is the walk's view of one labelled example (river_boost.tasks.Example): its
-    # label, sample weight ``w``, the learners' votes and the experts' scores. A step returns
-    # ``(teach, edge, next state, alpha gradient)``: what learner i is taught (a probability,
-    # or for ranking the costs and their bound), its contribution to the learner's edge
-    # ``(numerator, denominator)`` or None, and the gradient of the loss in alpha_i (None
-    # unless ``surrogate``).
-
-    def binary_start(self, ex):
-        s = self.start()
-        return s, s  # (state, the all-wrong state)
-
-    def binary_step(self, i: int, state, ex):
-        state, worst = state
-        z = ex.sign * ex.votes[i]
-        p = self.sampling_probability(i + 1, state, worst)
-        edge = ex.edges[i]
-        return (
-            p,
-            binary_edge(ex.w, p, z),
-            (self.advance(state, z, edge), self.advance(worst, -1, edge)),
-            None,
-        )
-
-    def multiclass_start(self, ex):
-        return np.zeros(ex.k, dtype=int)
-
-    def multiclass_vote_costs(self, n: int, s, k: int) -> tuple:
-        """``(C, D)``: the cost matrix with ``n`` votes left and its normalised form (5),
-        ``D[r] = (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])``, for cost-sensitive votes."""
-        C = self.for_classes(k).cost_matrix(n, s)
-        D = C - np.diag(C)[:, None]
-        w = D.sum(axis=1, keepdims=True)
-        return C, np.divide(D, w, out=np.zeros_like(D), where=w > 0)
-
-    def multiclass_step(self, i: int, s, ex):
-        """Algorithm 1 of Jung, Goetz & Tewari (2017): weight ``sum_l (C[y, l] - C[y, y])``
-        over its bound; edge ``1 - k D[y, l_i]`` weighted by it (condition (1))."""
-        pot = self.for_classes(ex.k)
-        n = ex.n_models - (i + 1)
-        yi, k = ex.yi, ex.k
-        row = ex.costs[i][yi].tolist() if ex.costs is not None else pot.cost_row(n, s, yi)
-        weight = math.fsum(c - row[yi] for c in row)
-        if weight < ZERO_WEIGHT:  # an exact 0 (decided example) seen through float noise
-            weight, edge = 0.0, None
-        else:
-            d_yl = (row[ex.votes[i]] - row[yi]) / weight
-            edge = (ex.w * weight * (1.0 - k * d_yl), ex.w * weight)
-        return min(1.0, weight / pot.max_weight(n)), edge, ex.scores[i], None
-
-    def ranking_start(self, ex):
-        return np.zeros(ex.k)
-
-    def ranking_step(self, i: int, s, ex):
-        """Algorithm 2 of Jung & Tewari (2018); the edge is the learner's cost-weighted
-        advantage over a uniform vote, ``(mean(c) - c . h) / (max(c) - min(c))``."""
-        cost = self.cost_vector(s, ex.relevant, ex.n_models - i - 1)
-        spread = float(cost.max() - cost.min())
-        h = ex.rows[i]
-        edge = (ex.w * float(cost.mean() - cost @ h), ex.w * spread)
-        return (cost, self.cost_bound), edge, s + h, None
-
 
 _LOG2 = math.log(2.0)
-
-
-def _compiled_steps(cls, potential, ex) -> list:
-    """The steps of the example ``ex`` by the compiled rule of the library's class ``cls``
-    (``river_boost.engine._rules``), run with ``potential``'s parameters: the state the
-    Python ``*_step`` methods of ``cls`` pass along (one code for the math: the walk's)."""
-    return _rules.compiled_rule(cls, potential, ex.n_models).steps(ex)
-
-
-def _replay(i: int, steps: list) -> tuple:
-    """Learner ``i``'s step from :func:`_compiled_steps`, as a ``*_step`` method returns it."""
-    teach, edge, gradient = steps[i]
-    return teach, edge, steps, gradient
-
-
-def binary_edge(w: float, p: float, z: int) -> tuple:
-    """The binary papers' edge ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``: one example's share
-    ``(w p z, 2 w p)``, ``z = +1/-1`` for a right/wrong vote before learning."""
-    wp = w * p
-    return wp * z, 2.0 * wp
 
 
 class BinomialPotential(Potential):
@@ -348,6 +259,7 @@ class BinomialPotential(Potential):
     """
 
     needs_edges = False
+    rule = _rules.BinomialRule
 
     def __init__(self, n_models: int, gamma: float):
         if n_models < 1:
@@ -427,6 +339,8 @@ class NormalHedgePotential(Potential):
     0.1162
 
     """
+
+    rule = _rules.NormalHedgeRule
 
     def advance(self, s, z, edge):
         return _rules.nh_advance(s, z, edge)
@@ -508,6 +422,8 @@ class SquintPotential(Potential):
 
     """
 
+    rule = _rules.SquintRule
+
     def __init__(self, prior: str = "improper"):
         squint_log_integral(0.0, 0.0, prior)  # validates
         self.prior = prior
@@ -544,6 +460,7 @@ class OSBoostPotential(Potential):
     """
 
     needs_edges = False
+    rule = _rules.OSBoostRule
 
     def __init__(self, gamma: float):
         self.gamma = check_open_unit("gamma", gamma)
@@ -583,31 +500,20 @@ class OSBoostOCPPotential(OSBoostPotential):
     Examples
     --------
 
-    Two learners, vote weights ``(0.5, 0.5)``, a positive example the first gets right and the
-    second wrong: the margin ``F = 0`` is below ``theta = 1/21``, so ``alpha_1`` gets
-    gradient ``-1`` and ``alpha_2`` ``+1``; the weights are OSBoost's.
+    The weights are OSBoost's; the vote weights learn in the compiled rule:
 
-    >>> from river_boost.tasks import Example, Walk
     >>> pot = OSBoostOCPPotential(gamma=0.1)
-    >>> walk = Walk([0.9, 0.2], [1, -1], [0.5, 0.0])  # P(True), votes, the experts' margins
-    >>> ex = Example(walk, 1.0, 2, [0.5, 0.5], [0.0, 0.0], y=True, sign=1)
-    >>> state = pot.binary_start(ex)
-    >>> p1, _, state, g1 = pot.binary_step(0, state, ex)
-    >>> p2, _, state, g2 = pot.binary_step(1, state, ex)
-    >>> (p1, round(p2, 4)), (g1, g2)
-    ((1.0, 0.9511), (-1.0, 1.0))
+    >>> pot.sampling_probability(2, 2.0) == OSBoostPotential(gamma=0.1).sampling_probability(2, 2.0)
+    True
+    >>> pot.surrogate, pot.simplex, pot.rule.__name__
+    (True, True, 'OSBoostOCPRule')
 
     """
 
     surrogate = True
     #: the vote weights live on the probability simplex (:class:`~river_boost.core.SimplexOGD`)
     simplex = True
-
-    def binary_start(self, ex):
-        return _compiled_steps(OSBoostOCPPotential, self, ex)
-
-    def binary_step(self, i, state, ex):
-        return _replay(i, state)
+    rule = _rules.OSBoostOCPRule
 
 
 class LogisticLoss(Potential):
@@ -643,33 +549,12 @@ class LogisticLoss(Potential):
     tasks = ("binary", "multiclass", "ranking")
     surrogate = True
     needs_edges = False
-
-    def binary_start(self, ex):
-        return _compiled_steps(LogisticLoss, self, ex)
-
-    def binary_step(self, i, state, ex):
-        return _replay(i, state)
+    rule = _rules.LogisticRule
 
     @staticmethod
     def cost_matrix_of(s):
         """(9): ``C[r, l] = 1 / (1 + exp(s[r] - s[l]))`` off the diagonal, rows sum to 0."""
         return np.array(_costs.LogisticCosts().logistic_cost_matrix([float(v) for v in s]))
-
-    def multiclass_start(self, ex):
-        return _compiled_steps(LogisticLoss, self, ex)
-
-    def multiclass_vote_costs(self, n, s, k):
-        C = self.cost_matrix_of(s)
-        return C, C
-
-    def multiclass_step(self, i, s, ex):
-        return _replay(i, s)
-
-    def ranking_start(self, ex):
-        return _compiled_steps(LogisticLoss, self, ex)
-
-    def ranking_step(self, i, state, ex):
-        return _replay(i, state)
 
 
 class MulticlassZeroOnePotential(Potential):
@@ -680,26 +565,15 @@ class MulticlassZeroOnePotential(Potential):
     ``(1 - gamma)/k``), some wrong label ties or beats ``r``: the expected final 0-1 loss of a
     majority vote that currently stands at ``s``.
 
-    **Exact computation, no Monte Carlo.** Condition on the number ``m`` of votes ``r``
-    receives (``Binomial(n, p_r)``); the other ``n - m`` votes are uniform over the ``k - 1``
-    wrong labels and ``r`` wins iff every wrong label ``l`` gets at most
-    ``cap_l = m + s[r] - s[l] - 1`` of them. Up to ``n = TENSOR_MAX_N`` (40) that capped
-    multinomial probability is the original dynamic program over "votes left", label by label,
-    for every ``m`` at once: ``O(n^3)`` per binding label. Above, the wrong
-    labels' votes are seen as independent Poisson counts conditioned on their sum (exact), so
-    one truncated Poisson kernel serves every ``m`` and a binding label costs ``O(rows x
-    band x width)``, about ``O(n^2)`` (``_compute_poisson``); terms below ``1e-30`` are left
-    out, far below the float64 rounding of ``1 - P(win)``. A potential that is decided to
-    within ``2^-60`` (one wrong label's gap law, a union bound) is exactly 1 or 0 without a DP.
-    Everything is a sum of non-negative terms, with exact binomial coefficients up to
-    ``TENSOR_MAX_N`` and Loader's accurate binomial and Poisson pmfs above (``exp(lgamma
-    ...)`` loses ~1e-13 at ``n = 1000``). Both DPs are compiled (``river_boost.engine._dp``, the
-    one code every walk calls; NumPy oracles in the tests). At ``n = 999`` one potential
-    takes about 0.05-0.3 s (7 or 30 classes) instead of tens of seconds.
+    **Exact computation, no Monte Carlo**: a dynamic program up to ``TENSOR_MAX_N`` (40)
+    votes left, a banded one above (``river_boost.engine._costs.MBBMCosts.value``, where the
+    method is described); at ``n = 999`` one potential takes about 0.05-0.3 s.
 
-    Potentials depend on ``s`` only through ``n`` and the sorted gaps ``s[r] - s[l]``; results
-    are cached under that key in a bounded cache (``cache_size`` entries, oldest dropped
-    first; not pickled: they are recomputed, exactly, on demand).
+    Potentials depend on ``s`` only through ``n`` and the sorted gaps ``s[r] - s[l]``. The
+    computation is the engine's cost object's (``river_boost.engine._costs.MBBMCosts``), which
+    keeps a booster's potentials under that key in a bounded cache (``cache_size`` entries,
+    oldest dropped first; not pickled: they are recomputed, exactly, on demand), with the gap
+    laws and bounds below; called here, the potential computes afresh.
 
     Parameters
     ----------
@@ -708,7 +582,7 @@ class MulticlassZeroOnePotential(Potential):
     gamma
         Edge, in ``(0, 1)``.
     cache_size
-        Maximum number of cached potentials.
+        Maximum number of potentials a booster keeps.
 
     Examples
     --------
@@ -722,6 +596,7 @@ class MulticlassZeroOnePotential(Potential):
     """
 
     tasks = ("multiclass",)
+    rule = _rules.MBBMRule
 
     def __init__(self, n_classes: int, gamma: float, cache_size: int = 100_000):
         if n_classes < 2:
@@ -730,19 +605,12 @@ class MulticlassZeroOnePotential(Potential):
         self.gamma = check_open_unit("gamma", gamma)
         self.cache_size = cache_size
         self.p_right = (1.0 - gamma) / n_classes + gamma
-        self._cache = BoundedCache(cache_size)
-        self._max_weights: dict = {}  # one per number of votes left: at most N
-        self._gap_peaks: dict = {}  # _max_gap_pmf above TENSOR_MAX_N (_gap_pass)
-        self._gap_tails = BoundedCache(100_000)  # laws of one gap (_gap_tail, _gap_pass)
-        self._resized = None
 
     def for_classes(self, n_classes: int) -> MulticlassZeroOnePotential:
         """The same potential for ``n_classes`` labels (classes may join mid-stream)."""
         if n_classes == self.n_classes:
             return self
-        if self._resized is None or self._resized.n_classes != n_classes:
-            self._resized = type(self)(n_classes, self.gamma, self.cache_size)
-        return self._resized
+        return type(self)(n_classes, self.gamma, self.cache_size)
 
     # -------------------------------------------------------------- public
 
@@ -761,19 +629,15 @@ class MulticlassZeroOnePotential(Potential):
         """``phi_n`` given the ``k - 1`` gaps ``s[r] - s[l]`` of the wrong labels."""
         if len(gaps) != self.n_classes - 1:
             raise ValueError(f"expected {self.n_classes - 1} gaps, got {len(gaps)}")
-        key = (n, tuple(sorted(gaps)))
-        out = self._cache.get(key)
-        if out is None:
-            out = self._cache.put(key, self._compute(n, key[1]))
-        return out
+        return _costs.MBBMCosts(self, 1).value(self, n, tuple(sorted(gaps)))
 
     def cost_matrix(self, n: int, s):
         """``C[r, l] = phi_n^r(s + e_l)`` for all labels (a read-only ``k x k`` numpy array).
 
         Labels with equal scores are interchangeable, so a matrix needs only ``G^2 + G``
         potentials for ``G`` distinct scores instead of ``k^2``: the compiled engine's
-        assembly (``river_boost.engine._costs.MBBMCosts``), each potential read from this
-        potential's cache. (The engines keep the matrices they meet in their own table.)
+        assembly (``river_boost.engine._costs.MBBMCosts``). (The engines keep the matrices and
+        potentials they meet in their own tables.)
         """
         scores = [int(v) for v in s]
         if len(scores) != self.n_classes:
@@ -799,65 +663,10 @@ class MulticlassZeroOnePotential(Potential):
         ``D_j`` is 0. Each such event has probability at most ``M_n = max_c P(X_r - X_j =
         c)``, so each of the ``k - 1`` terms of the weight is at most ``min(1, k M_n)``:
         ``||w||_inf <= (k - 1) min(1, k M_n)``. ``M_n`` is computed exactly (the votes of
-        ``r`` and one wrong label are a trinomial pair) and is ``O(1 / sqrt(n))``.
+        ``r`` and one wrong label are a trinomial pair: ``MBBMCosts.max_gap_pmf``) and is
+        ``O(1 / sqrt(n))``.
         """
-        bounds = self._max_weights
-        if n not in bounds:
-            bounds[n] = (self.n_classes - 1) * min(1.0, self.n_classes * self._max_gap_pmf(n))
-        return bounds[n]
-
-    def _max_gap_pmf(self, n: int) -> float:
-        """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``.
-
-        Up to ``TENSOR_MAX_N`` the trinomial sum (``O(n^2)``, compiled:
-        ``river_boost.engine._dp.max_gap_pmf``); above, the law of the gap is built by ``n``
-        convolutions with ``(q, 1 - p - q, p)`` and its maximum recorded for every ``n' <= n``
-        at once (the booster asks ``N - 1`` first).
-        """
-        if n == 0:
-            return 1.0
-        if n > TENSOR_MAX_N:
-            if n not in self._gap_peaks:
-                self._gap_pass(n)
-            return self._gap_peaks[n]
-        return _dp.max_gap_pmf(self.n_classes, self.gamma, self.p_right, n)
-
-    def _gap_tail(self, n: int):
-        """``(P(D >= d), P(D <= d))`` for ``d = -n..n`` at index ``d + n`` (the first with one
-        extra 0 at the end), ``D`` the gap ``X_r - X_l`` to one wrong label after ``n`` votes."""
-        if n not in self._gap_tails:
-            self._gap_pass(n)
-        return self._gap_tails[n]
-
-    def _gap_pass(self, n: int) -> None:
-        """The laws of ``D`` for every ``n' <= n`` come out of one pass of ``n`` convolutions
-        with ``(q, 1 - p - q, p)``: keep their upper tails (``_gap_tail``, a bounded cache that
-        pickles empty) and peaks (``_max_gap_pmf``) for every ``n' > TENSOR_MAX_N``."""
-        for j, law in _laws.gap_laws(n, self.n_classes, self.gamma, self.p_right):
-            if j > TENSOR_MAX_N or j == n:
-                self._gap_peaks[j] = float(law.max())
-                self._gap_tails.put(j, _laws.tails(law))
-
-    # -------------------------------------------------------------- exact computation
-
-    def _compute(self, n: int, gaps: tuple) -> float:
-        """The potential for sorted ``gaps`` (uncached): the dense DP up to ``TENSOR_MAX_N``
-        votes left, the banded one above."""
-        if n <= TENSOR_MAX_N:
-            return self._compute_tensor(n, gaps)
-        return self._compute_poisson(n, gaps)
-
-    def _compute_tensor(self, n: int, gaps: tuple) -> float:
-        """The dense DP, ``O(n^3)`` per binding label (``river_boost.engine._dp.potential``): given
-        ``m`` votes for ``r``, the other ``n - m`` votes are placed label by label, each
-        wrong label ``l`` taking at most ``m + g_l - 1`` of them (a binomial share of the
-        votes left), tightest first; ``1 - sum_m P(m) P(all within caps | m)``."""
-        return _dp.potential(n, self.n_classes, self.p_right, gaps)
-
-    def _compute_poisson(self, n: int, gaps: tuple) -> float:
-        """The banded DP over the binding labels, ``O(n^2)`` per binding label
-        (:func:`river_boost.engine.laws.banded_potential`, where the method is described)."""
-        return _laws.banded_potential(n, self.n_classes, self.p_right, gaps, self._gap_tail(n))
+        return _costs.MBBMCosts(self, 1).bound(self, n)
 
 
 #: ``n`` up to which :class:`MulticlassZeroOnePotential` runs its dense DP (the banded one
@@ -874,8 +683,9 @@ class RankingPairPotential(Potential):
     ``s[r] - s[l]``, so by linearity ``phi^n`` is ``w_Y`` times a sum of pair terms
     ``E f(s[r] - s[l] + D)`` with ``D = X_r - X_l``: a trinomial difference (each draw adds
     ``+1`` with probability ``a``, ``-1`` with ``a + gamma``, else 0) whose law depends only on
-    ``(n, |Y|, k)``. That law is computed exactly (``n`` convolutions) and cached (bounded,
-    oldest dropped first) with its suffix sums, so every pair term is O(1):
+    ``(n, |Y|, k)``. That law is computed exactly (``n`` convolutions) with its suffix sums, and
+    kept by the engine's cost object (``river_boost.engine._costs.PairCosts``: bounded, oldest
+    dropped first), so every pair term is O(1):
 
     - rank loss, ``f(g) = 1[g > 0] + 1/2 1[g = 0]``: ``P(D > -g) + 1/2 P(D = -g)``;
     - hinge loss, ``f(g) = (1 + g)_+``: ``(1 + g) P(D >= d0) + E[D; D >= d0]`` with ``d0`` the
@@ -894,7 +704,7 @@ class RankingPairPotential(Potential):
         ``"hinge"`` (for distribution-valued weak predictions, the paper's choice with VFDT) or
         ``"rank"`` (single-label weak predictions).
     cache_size
-        Maximum number of cached difference laws.
+        Maximum number of difference laws a booster keeps.
 
     Examples
     --------
@@ -909,13 +719,13 @@ class RankingPairPotential(Potential):
 
     LOSSES = ("hinge", "rank")
     tasks = ("ranking",)
+    rule = _rules.PairRule
 
     def __init__(self, gamma: float, loss: str = "hinge", cache_size: int = 10_000):
         check_choice("loss", loss, self.LOSSES)
         self.gamma = check_open_unit("gamma", gamma)
         self.loss = loss
         self.cache_size = cache_size
-        self._cache = BoundedCache(cache_size)  # recomputed exactly on demand, not pickled
 
     @property
     def cost_bound(self) -> float:
@@ -932,12 +742,8 @@ class RankingPairPotential(Potential):
     def difference_law(self, n: int, n_relevant: int, n_labels: int) -> tuple:
         """``(P, SP, SD)`` of ``D = X_r - X_l`` on ``d = -n..n``: its probabilities and their
         suffix sums of ``P`` and of ``d P`` (one extra 0 at the end)."""
-        key = (n, n_relevant, n_labels)
-        law = self._cache.get(key)
-        if law is None:
-            p_l, p_r = self.baseline(n_relevant, n_labels)  # d = -1, +1
-            law = self._cache.put(key, _dp.difference_law(n, p_l, p_r))
-        return law
+        p_l, p_r = self.baseline(n_relevant, n_labels)  # d = -1, +1
+        return _dp.difference_law(n, p_l, p_r)
 
     def pair_terms(self, gaps, n: int, n_relevant: int, n_labels: int) -> np.ndarray:
         """``E f(g + D)`` for every gap ``g = s[r] - s[l]`` in ``gaps`` (any shape)."""
@@ -960,6 +766,8 @@ class RankingPairPotential(Potential):
 def rank_loss(scores, relevant, tie: float = 0.5) -> float:
     """The paper's rank loss: the share of (relevant, irrelevant) pairs ranked the wrong way
     round, ties counting ``tie`` (1/2). ``nan`` when ``relevant`` is empty or full (no pairs).
+    Scores are compared, not subtracted: labels scored -inf (missing from a prediction) tie
+    (compiled, the ranking walk's own).
 
     Examples
     --------
@@ -968,14 +776,7 @@ def rank_loss(scores, relevant, tie: float = 0.5) -> float:
     0.5
 
     """
-    scores, relevant = np.asarray(scores, dtype=float), np.asarray(relevant, dtype=bool)
-    n_rel = int(relevant.sum())
-    if n_rel == 0 or n_rel == len(relevant):
-        return math.nan
-    # compared, not subtracted: labels scored -inf (missing from a prediction) tie
-    rel, irr = scores[relevant][:, None], scores[~relevant][None, :]
-    above = irr > rel
-    return float((above.sum() + tie * (irr == rel).sum()) / above.size)
+    return _ranking.rank_loss(scores, relevant, tie)
 
 
 def logistic_rank_gradient(scores, relevant) -> np.ndarray:
@@ -992,4 +793,4 @@ def logistic_rank_gradient(scores, relevant) -> np.ndarray:
     [-0.5, 0.25, 0.25]
 
     """
-    return _rules.logistic_rank_gradient(scores, relevant)
+    return _costs.logistic_rank_gradient(scores, relevant)

@@ -6,8 +6,7 @@ label, so predicting and then learning the same ``x`` share it), what a learner 
 a labelled example, and how the experts' scores become a prediction: each class's docstring
 gives that math, which the compiled walk (:mod:`river_boost.engine`) computes. The rule
 (:class:`river_boost.potentials.Potential`) says how much the example weighs. The task
-objects keep the label space (labels in order of arrival, their support, the label count);
-:class:`Walk` and :class:`Example` are what a rule written in Python is shown.
+objects keep the label space (labels in order of arrival, their support, the label count).
 
 Binary is the two-class case of multiclass with a fast scalar path: margins and
 ``P(True)`` instead of vectors.
@@ -20,8 +19,6 @@ from .engine._constants import COST_TIE, MIN_SUPPORT
 from .engine._contract import as_binary_label
 
 __all__ = [
-    "Example",
-    "Walk",
     "BinaryTask",
     "MulticlassTask",
     "RankingTask",
@@ -61,31 +58,6 @@ def check_labels(new: list, known: list) -> list:
                 "labels must be of kinds that compare (all strings, or all numbers, ...)"
             ) from None
     return new
-
-
-class Walk:
-    """The label-free part of a walk along the learners for one ``x``.
-
-    ``rows``: each learner's reading of ``x`` (binary: ``P(True)``; otherwise a distribution
-    over the known labels); ``votes``: each learner's vote (binary: ``+1/-1``; multiclass: a
-    label index; ranking: its distribution); ``scores``: each expert's score (the first
-    ``i`` votes, weighted by ``alpha``) or None where the task does not need them; ``costs``:
-    the cost matrices shown to each learner for cost-sensitive votes (multiclass), or None.
-    """
-
-    def __init__(self, rows, votes, scores=None, costs=None):
-        self.rows, self.votes, self.scores, self.costs = rows, votes, scores, costs
-
-
-class Example(Walk):
-    """One labelled example as the rule sees it along the walk (see ``Potential``): the walk,
-    the sample weight ``w``, ``n_models``, the learners' ``alphas`` and ``edges``, and the
-    task's fields for the label (``y``, ``sign``, ``yi``, ``relevant``, ``k``)."""
-
-    def __init__(self, walk: Walk, w: float, n_models: int, alphas, edges, **label):
-        super().__init__(walk.rows, walk.votes, walk.scores, walk.costs)
-        self.w, self.n_models, self.alphas, self.edges = w, n_models, alphas, edges
-        self.__dict__.update(label)
 
 
 def _counts(values) -> list:

@@ -3,6 +3,8 @@
 cdef Py_ssize_t mbbm_cache_bytes() noexcept
 cdef int normalised_costs(const double* C, int k, double* D) except -1
 cdef object label_pairs(object relevant, int k)
+cdef int rank_gradient(const double* s, const char* rel, int k, double* out,
+                       double* work) except -1
 
 
 cdef class LogisticCosts:
@@ -29,12 +31,21 @@ cdef class MBBMCosts:
     cdef Py_ssize_t mc_keys_cap, mc_vals_cap
     cdef long long mc_epoch
     cdef int mc_k  # the labels the table is for (0: no table)
+    # the potentials by (gamma, n_left, sorted gaps), at most `size` (OrderedDict); one gap's
+    # peaks and tails by (gamma, k, n) (gap_pass); the weights' bounds by (gamma, k, n_left);
+    # the rule for the labels known when they are not the rule's (pot_for)
+    cdef readonly object values  # (readable: the tests)
+    cdef object gap_tails, resized
+    cdef dict gap_peaks, bounds
+    cdef Py_ssize_t size
 
     cdef object pot_for(self, int k)
     cdef double* costs(self, object pot, int n_left, const double* s, int k, double* C) except NULL
     cdef int reset(self, int k) except -1
     cdef int matrix(self, object pot, int n_left, const double* s, int k, double* C) except -1
     cdef double max_weight(self, object pot, int n_left) except? -1.0
+    cpdef double value(self, object pot, int n_left, tuple gaps) except? -1.0
+    cpdef double bound(self, object pot, int n_left) except? -1.0
 
 
 cdef class PairLaw:
@@ -57,6 +68,8 @@ cdef class PairCosts:
     cdef object laws_rule
     cdef int laws_k
     cdef Py_ssize_t laws_bytes  # the arrays the table holds (bounded)
+    cdef readonly object known  # the laws by (n_left, nr, k), at most `size` (OrderedDict)
+    cdef Py_ssize_t size
     cdef int _scratch(self, int k) except -1
     cdef int rank_terms(self, const double* g, int q, int n, const double* P, const double* SP,
                         double shift, double* out) except -1

@@ -11,6 +11,9 @@ from libc.math cimport floor, rint, fabs
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 import numpy as _np
 import math as _math
+from collections import OrderedDict
+
+from river_boost.engine import _dp, laws as _laws
 
 from river_boost.engine._dp cimport dense_potential, DENSE_MAX_N
 from river_boost.engine._vec cimport vsum, vtanh, sigmoid, fnv_basis, _fnv, _fnv_slot, _reserve
@@ -167,13 +170,29 @@ cdef class LogisticCosts:
             free(sd)
 
 
+cdef object _put(object cache, Py_ssize_t size, object key, object value):
+    """``cache[key] = value`` in a cache of at most ``size`` entries, the oldest dropped."""
+    if len(cache) >= size:
+        cache.popitem(last=False)  # the oldest entry (insertion order)
+    cache[key] = value
+    return value
+
+
 cdef class MBBMCosts:
     """OnlineMBBM's cost matrices for one rule (a MulticlassZeroOnePotential) and ``n``
-    learners, with their tables."""
+    learners, with their tables: the potentials (by votes left and sorted gaps, at most the
+    rule's ``cache_size``), the laws of one gap above the dense DP, the weights' bounds, and the
+    rule for the labels known (the caches of the rule's potentials: pure functions of their
+    keys, recomputed exactly after unpickling)."""
 
     def __cinit__(self, object rule, int n):
         self.rule = rule
         self.n = n
+        self.values = OrderedDict()
+        self.size = max(1, rule.cache_size)
+        self.gap_peaks = {}
+        self.gap_tails = OrderedDict()
+        self.bounds = {}
 
     def __dealloc__(self):
         free(self.mc_keys)
@@ -184,8 +203,88 @@ cdef class MBBMCosts:
         return (MBBMCosts, (self.rule, self.n))
 
     cdef object pot_for(self, int k):
-        """OnlineMBBM's potential for k labels (the rule itself, or its resized copy)."""
-        return self.rule.for_classes(k)
+        """OnlineMBBM's potential for k labels: the rule itself, or its copy for k labels
+        (kept while the labels are k)."""
+        if k == self.rule.n_classes:
+            return self.rule
+        if self.resized is None or self.resized.n_classes != k:
+            self.resized = self.rule.for_classes(k)
+        return self.resized
+
+    cpdef double value(self, object pot, int n_left, tuple gaps) except? -1.0:
+        """The potential ``phi_n`` of ``pot`` for ``n_left`` votes left and the sorted
+        ``gaps``, cached: the dense DP up to DENSE_MAX_N votes left (``_dp.potential``), the
+        banded one above (:func:`river_boost.engine.laws.banded_potential`).
+
+        **Exact computation, no Monte Carlo.** Condition on the number ``m`` of votes ``r``
+        receives (``Binomial(n, p_r)``); the other ``n - m`` votes are uniform over the ``k -
+        1`` wrong labels and ``r`` wins iff every wrong label ``l`` gets at most ``cap_l = m +
+        s[r] - s[l] - 1`` of them. Up to ``n = TENSOR_MAX_N`` (40) that capped multinomial
+        probability is the original dynamic program over "votes left", label by label, for every
+        ``m`` at once: ``O(n^3)`` per binding label. Above, the wrong labels' votes are seen as
+        independent Poisson counts conditioned on their sum (exact), so one truncated Poisson
+        kernel serves every ``m`` and a binding label costs ``O(rows x band x width)``, about
+        ``O(n^2)`` (``laws.banded_potential``); terms below ``1e-30`` are left out, far below
+        the float64 rounding of ``1 - P(win)``. A potential that is decided to within ``2^-60``
+        (one wrong label's gap law, a union bound) is exactly 1 or 0 without a DP. Everything is
+        a sum of non-negative terms, with exact binomial coefficients up to ``TENSOR_MAX_N`` and
+        Loader's accurate binomial and Poisson pmfs above (``exp(lgamma ...)`` loses ~1e-13 at
+        ``n = 1000``). Both DPs are compiled (``river_boost.engine._dp``, the one code every
+        walk calls; NumPy oracles in the tests). At ``n = 999`` one potential takes about
+        0.05-0.3 s (7 or 30 classes) instead of tens of seconds.
+        """
+        key = (pot.gamma, n_left, gaps)
+        value = self.values.get(key)
+        if value is None:
+            if n_left <= DENSE_MAX_N:
+                value = _dp.potential(n_left, pot.n_classes, pot.p_right, gaps)
+            else:
+                value = _laws.banded_potential(n_left, pot.n_classes, pot.p_right, gaps,
+                                               self.gap_tail(pot, n_left))
+            _put(self.values, self.size, key, value)
+        return value
+
+    cpdef double bound(self, object pot, int n_left) except? -1.0:
+        """``pot.max_weight(n_left)``: ``(k - 1) min(1, k M_n)`` with ``M_n`` the largest
+        probability of one gap (:meth:`max_gap_pmf`), cached."""
+        key = (pot.gamma, pot.n_classes, n_left)
+        value = self.bounds.get(key)
+        if value is None:
+            k = pot.n_classes
+            value = self.bounds[key] = (k - 1) * min(1.0, k * self.max_gap_pmf(pot, n_left))
+        return value
+
+    def max_gap_pmf(self, pot, int n):
+        """``max_c P(X_r - X_l = c)`` after ``n`` votes, for a wrong label ``l``: up to
+        DENSE_MAX_N the trinomial sum (``O(n^2)``, ``_dp.max_gap_pmf``); above, the law of
+        the gap built by ``n`` convolutions, its maximum recorded for every ``n' <= n`` at once
+        (:meth:`gap_pass`: the booster asks ``N - 1`` first)."""
+        if n == 0:
+            return 1.0
+        if n > DENSE_MAX_N:
+            key = (pot.gamma, pot.n_classes, n)
+            if key not in self.gap_peaks:
+                self.gap_pass(pot, n)
+            return self.gap_peaks[key]
+        return _dp.max_gap_pmf(pot.n_classes, pot.gamma, pot.p_right, n)
+
+    def gap_tail(self, pot, int n):
+        """``(P(D >= d), P(D <= d))`` for ``d = -n..n`` at index ``d + n`` (the first with one
+        extra 0 at the end), ``D`` the gap ``X_r - X_l`` to one wrong label after ``n`` votes."""
+        key = (pot.gamma, pot.n_classes, n)
+        if key not in self.gap_tails:
+            self.gap_pass(pot, n)
+        return self.gap_tails[key]
+
+    def gap_pass(self, pot, int n):
+        """The laws of ``D`` for every ``n' <= n`` come out of one pass of ``n`` convolutions
+        with ``(q, 1 - p - q, p)``: keep their tails (:meth:`gap_tail`, at most 100,000) and
+        peaks (:meth:`max_gap_pmf`) for every ``n' > DENSE_MAX_N``."""
+        gamma, k = pot.gamma, pot.n_classes
+        for j, law in _laws.gap_laws(n, k, gamma, pot.p_right):
+            if j > DENSE_MAX_N or j == n:
+                self.gap_peaks[(gamma, k, j)] = float(law.max())
+                _put(self.gap_tails, 100_000, (gamma, k, j), _laws.tails(law))
 
     cdef double* costs(self, object pot, int n_left, const double* s, int k,
                              double* C) except NULL:
@@ -195,7 +294,7 @@ cdef class MBBMCosts:
         Python (a tuple key and a method call per learner and example) and D would be
         computed again each time. The matrices
         are a pure function of the potential, n_left and s: a hit is the same floats, and a
-        miss asks the potential as before (an entry overwritten costs only time).
+        miss assembles them again (an entry overwritten costs only time).
 
         The cache is a direct-mapped table in C (at most MBBM_CACHE_BYTES): slot
         hash(n_left, s) holds that key and its C and D, and a new key takes the slot over.
@@ -255,10 +354,10 @@ cdef class MBBMCosts:
                                double* C) except -1:
         """MulticlassZeroOnePotential.cost_matrix(n_left, s), assembled here from the same
         potentials (its _cost_matrix: labels with equal scores share their entries, G^2 + G
-        potentials for G distinct scores), each read from the potential's own cache under
-        its key (votes left, sorted gaps); on a miss computed by river_boost.engine._dp's dense DP
-        (up to DENSE_MAX_N votes left) or asked of pot.value_from_gaps (which calls _dp's
-        banded DP), and cached, exactly as cost_matrix would. The Python assembly
+        potentials for G distinct scores), each read from this object's cache under its key
+        (votes left, sorted gaps); on a miss computed by river_boost.engine._dp's dense DP (up
+        to DENSE_MAX_N votes left) or by :meth:`value` (the banded DP), and cached. The
+        Python assembly
         (numpy.unique, tuples, a method call per potential) was most of a cold matrix's time
         for small boosters."""
         cdef long long* sv = <long long*>malloc((5 * k + 1) * sizeof(long long))
@@ -271,7 +370,7 @@ cdef class MBBMCosts:
         cdef int r, l, j, G = 0, a, b, c, t, pos
         cdef long long right, g
         cdef double v
-        cdef object cache = pot._cache
+        cdef object cache = self.values, gamma = pot.gamma
         if sv == NULL:
             raise MemoryError()
         u, cnt, inv, kbuf = sv + k, sv + 2 * k, sv + 3 * k, sv + 4 * k
@@ -323,14 +422,14 @@ cdef class MBBMCosts:
                                 kbuf[j] -= 1
                                 break
                     gaps = tuple([kbuf[j] for j in range(1, k)])
-                    key = (n_left, gaps)
+                    key = (gamma, n_left, gaps)
                     value = cache.get(key)
                     if value is None and n_left <= DENSE_MAX_N:
-                        # value_from_gaps's dense DP (river_boost.engine._dp), cached as it would
-                        value = cache.put(key, dense_potential(n_left, k, pot.p_right,
-                                                               kbuf + 1))
-                    elif value is None:  # computed and cached by the potential (_dp's DP)
-                        value = pot.value_from_gaps(n_left, gaps)
+                        # value's dense DP (river_boost.engine._dp), cached as it would be
+                        value = _put(cache, self.size, key,
+                                     dense_potential(n_left, k, pot.p_right, kbuf + 1))
+                    elif value is None:  # the banded DP, computed and cached by value
+                        value = self.value(pot, n_left, gaps)
                     v = <double>value
                     if b == G:
                         diag[a] = v
@@ -346,9 +445,9 @@ cdef class MBBMCosts:
         return 0
 
     cdef double max_weight(self, object pot, int n_left) except? -1.0:
-        """pot.max_weight(n_left), read from the potential's own table of bounds (one per
-        votes left; computed on a miss) once per potential and n_left, then from the table's
-        array: a pure function of both, read for every learner and example."""
+        """pot.max_weight(n_left) (:meth:`bound`), read once per potential and n_left, then
+        from the table's array: a pure function of both, read for every learner and
+        example."""
         cdef int i
         cdef double bound
         if pot is not self.maxw_pot or self.maxw == NULL:
@@ -361,10 +460,7 @@ cdef class MBBMCosts:
             self.maxw_pot = pot
         if 0 <= n_left < self.n and self.maxw[n_left] >= 0.0:
             return self.maxw[n_left]
-        value = (<dict>pot._max_weights).get(n_left)
-        if value is None:
-            value = pot.max_weight(n_left)
-        bound = <double>value
+        bound = self.bound(pot, n_left)
         if 0 <= n_left < self.n and bound >= 0.0:
             self.maxw[n_left] = bound
         return bound
@@ -440,6 +536,44 @@ cdef object label_pairs(object relevant, int k):
     return rel
 
 
+cdef int rank_gradient(const double* s, const char* rel, int k, double* out,
+                       double* work) except -1:
+    """:func:`~river_boost.potentials.logistic_rank_gradient` (8) at the scores ``s``
+    (``work``: k^2 + 3k doubles)."""
+    cdef int a, b, nr, ni
+    cdef double* d = work
+    cdef double* colsum = work + k * k
+    cdef int* ri = <int*>(work + k * k + k)  # k ints fit in k doubles
+    cdef int* ii = ri + k
+    cdef double w
+    nr = split_labels(rel, k, ri, ii)
+    ni = k - nr
+    for a in range(nr):
+        for b in range(ni):
+            d[a * ni + b] = s[ii[b]] - s[ri[a]]
+    sigmoid(d, d, nr * ni)
+    w = 1.0 / (nr * ni)
+    for a in range(nr):
+        out[ri[a]] = -w * vsum(d + a * ni, ni)
+    vsum_axis0(d, nr, ni, colsum)
+    for b in range(ni):
+        out[ii[b]] = w * colsum[b]
+    return 0
+
+
+def logistic_rank_gradient(scores, relevant):
+    """The gradient (8) of the logistic rank surrogate at ``scores``
+    (:func:`river_boost.potentials.logistic_rank_gradient`)."""
+    cdef double[::1] s = _np.ascontiguousarray(scores, dtype=_np.float64)
+    cdef int k = s.shape[0]
+    cdef signed char[::1] r = label_pairs(relevant, k)
+    out = _np.empty(k)
+    work = _np.empty(k * k + 3 * k)
+    cdef double[::1] o = out, wv = work
+    rank_gradient(&s[0], <const char*>&r[0], k, &o[0], &wv[0])
+    return out
+
+
 cdef class PairLaw:
     """A difference law ``(P, SP, SD)`` of :class:`RankingPairPotential` (``difference_law``),
     read through its arrays' buffers, held for as long as this object lives: the ranking walk
@@ -480,6 +614,8 @@ cdef class PairCosts:
         self.rule = rule
         self.n = n
         self.hinge = rule.loss == "hinge"
+        self.known = OrderedDict()
+        self.size = max(1, rule.cache_size)
 
     def __dealloc__(self):
         free(self.kb)
@@ -546,8 +682,9 @@ cdef class PairCosts:
         return 0
 
     cdef PairLaw law(self, int n_left, int nr, int k):
-        """The rule's difference law for (n_left, nr, k), from this table (asked of the
-        rule, which caches it too, on the first request)."""
+        """The rule's difference law for (n_left, nr, k), from this table, else from the laws
+        known (at most the rule's ``cache_size``, the oldest dropped first), else computed by
+        the rule."""
         cdef Py_ssize_t idx
         cdef PairLaw law
         if (self.laws is None or self.laws_rule is not self.rule
@@ -562,7 +699,12 @@ cdef class PairCosts:
         found = self.laws[idx]
         if found is not None:
             return <PairLaw>found
-        law = PairLaw(tuple(self.rule.difference_law(n_left, nr, k)), n_left)
+        key = (n_left, nr, k)
+        arrays = self.known.get(key)
+        if arrays is None:
+            arrays = tuple(self.rule.difference_law(n_left, nr, k))
+            _put(self.known, self.size, key, arrays)
+        law = PairLaw(arrays, n_left)
         self.laws[idx] = law
         self.laws_bytes += (6 * n_left + 5) * sizeof(double) + 200
         return law

@@ -109,8 +109,7 @@ cdef class Engine:
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1
     cdef int _record_edges(self) except -1
     cdef double* _running_edges(self) except NULL
-    cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w,
-                          object y) except -1
+    cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w) except -1
     cdef int _decide(self, object clean) except -1
     cdef int _teach(self, object clean, object y, double sample_weight) except -1
     cdef int _teach_offers(self, object clean, object y, list labels, int* oy, int* oi,

@@ -39,7 +39,7 @@ from river_boost.forest._forest cimport ForestCore
 from river_boost.engine._constants cimport MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT
 from river_boost.engine._clean cimport _cleaned, _learned
 from river_boost.engine._experts cimport Hedge as CHedge, ProjectedOGD as COGD
-from river_boost.engine._rules cimport LabelExample, Steps, PythonRule
+from river_boost.engine._rules cimport LabelExample, Steps
 from river_boost.engine._rules import rule_for
 from river_boost.engine._votes cimport _first_max
 cimport cython
@@ -591,8 +591,7 @@ cdef class Engine:
                 self.edges[i] = 0.0
         return self.edges
 
-    cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w,
-                          object y) except -1:
+    cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w) except -1:
         """The rule's steps along the learners (river_boost.engine._rules) for a multiclass
         label (index yi) or a ranking label set (rel), then the learners' edges."""
         cdef LabelExample ex
@@ -616,8 +615,6 @@ cdef class Engine:
         out.ed = self.ed
         out.has_edge = self.has_edge
         out.grads = self.grads
-        if type(rule) is PythonRule:
-            (<PythonRule>rule).label = y
         rule.label_steps(&ex, &out)
         self._record_edges()
         return 0
@@ -797,12 +794,10 @@ _KINDS = {"BinaryEngine": "binary", "MulticlassEngine": "multiclass",
 cdef int _check_loaded(Engine e) except -1:
     """An unpickled engine's parts agree with one another, before the walk reads them
     without bounds checks (a pickle changed after it was written is an error, not a crash)."""
-    from river_boost.potentials import Potential
-
     cdef int n = e.n
     ok = (
         e.task is not None and e.task.kind == _KINDS.get(type(e).__name__, e.task.kind)
-        and isinstance(e.rule, Potential)
+        and e.task.kind in getattr(e.rule, "tasks", ())  # a rule (a Potential) of the task
         and all(len(a) == n and a.typecode == "q" for a in (e.n_offered, e.n_zero,
                                                              e.n_updates))
         and all(len(a) == n and a.typecode == "d" for a in (e.offered, e.edge_num, e.edge_den))

@@ -13,6 +13,7 @@ definitions.
 from cpython cimport array
 from libc.math cimport exp, log, sqrt
 from libc.stdlib cimport qsort
+from river_boost.engine._vec cimport logistic_weight
 
 import array as _pyarray
 
@@ -354,12 +355,9 @@ cdef class ChainHedge:
         self.m_shallow, self.m_deep = values
 
     cpdef double deep_weight(self):
-        """Hedge's weight ``v`` of the deep chain."""
-        cdef double z = self.eta * (self.m_deep - self.m_shallow), e
-        if z > 0:  # the deep chain erred more: exp(-z) cannot overflow
-            e = exp(-z)
-            return e / (1.0 + e)
-        return 1.0 / (1.0 + exp(z))
+        """Hedge's weight ``v`` of the deep chain, ``1 / (1 + exp(eta (M_deep - M_shallow)))``
+        (the walk's sigmoid, without overflow)."""
+        return logistic_weight(self.eta * (self.m_deep - self.m_shallow))
 
     cpdef record(self, double loss_shallow, double loss_deep, double w, double decay):
         """Each chain's loss in ``[0, 1]`` on an example of sample weight ``w`` it then learned

@@ -49,18 +49,13 @@ level or behind).
 """
 
 from libc.math cimport exp, log, log1p, fabs
+from river_boost.engine._vec cimport logistic_weight
+
+import numpy as _np
 
 #: the floor of a classification loss's Hessian in its Newton step
 MIN_HESSIAN = 0.01
 cdef double _MIN_H = 0.01
-
-
-cdef inline double _sigmoid(double f) noexcept:
-    cdef double e
-    if f >= 0.0:
-        return 1.0 / (1.0 + exp(-f))
-    e = exp(f)
-    return e / (1.0 + e)
 
 
 cdef class Loss:
@@ -231,7 +226,7 @@ cdef class LogLoss(Loss):
 
     cdef void c_derivatives(self, double y, const double* f, int k, double* g,
                             double* h) noexcept:
-        cdef double p = _sigmoid(f[0])
+        cdef double p = logistic_weight(-f[0])  # sigmoid(f)
         g[0] = p - y
         h[0] = p * (1.0 - p)
 
@@ -247,10 +242,7 @@ cdef class SoftmaxLoss(Loss):
 
     cdef double c_value(self, double y, const double* f, int k) noexcept:
         cdef int j, c = <int>y
-        cdef double m = f[0], s = 0.0
-        for j in range(1, k):
-            if f[j] > m:
-                m = f[j]
+        cdef double m = _top(f, k), s = 0.0
         for j in range(k):
             s += exp(f[j] - m)
         return m + log(s) - f[c]
@@ -258,17 +250,44 @@ cdef class SoftmaxLoss(Loss):
     cdef void c_derivatives(self, double y, const double* f, int k, double* g,
                             double* h) noexcept:
         cdef int j, c = <int>y
-        cdef double m = f[0], s = 0.0, p
-        for j in range(1, k):
-            if f[j] > m:
-                m = f[j]
+        cdef double p
+        _softmax(f, k, g)
         for j in range(k):
-            g[j] = exp(f[j] - m)
-            s += g[j]
-        for j in range(k):
-            p = g[j] / s
+            p = g[j]
             g[j] = p - (1.0 if j == c else 0.0)
             h[j] = p * (1.0 - p)
+
+
+cdef inline double _top(const double* f, int k) noexcept:
+    """``max(f)`` (the first of equal maxima, as Python's ``max``)."""
+    cdef int j
+    cdef double m = f[0]
+    for j in range(1, k):
+        if f[j] > m:
+            m = f[j]
+    return m
+
+
+cdef inline void _softmax(const double* f, int k, double* p) noexcept:
+    """``p = softmax(f)``: ``exp(f[j] - max f)`` over their sum, summed in order."""
+    cdef int j
+    cdef double m = _top(f, k), s = 0.0
+    for j in range(k):
+        p[j] = exp(f[j] - m)
+        s += p[j]
+    for j in range(k):
+        p[j] = p[j] / s
+
+
+def softmax(scores) -> list:
+    """``softmax(scores)`` as a list (the probabilities of SGBTClassifier's classes): the
+    softmax loss's own."""
+    cdef int k = len(scores), j
+    cdef double[::1] f = _np.array(scores, dtype=_np.float64)
+    cdef double[::1] p = _np.empty(k)
+    if k:
+        _softmax(&f[0], k, &p[0])
+    return [p[j] for j in range(k)]
 
 
 def make_loss(name: str, delta: float = 1.0, alpha: float = 0.5) -> Loss:

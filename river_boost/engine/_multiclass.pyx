@@ -126,7 +126,7 @@ cdef class MulticlassEngine(Engine):
         if self.adapt is not None:
             errors = self._errors(cw, yi, NULL)
             ensemble_error = self._ensemble_error(cw, yi, NULL)
-        self._label_steps(cw, yi, NULL, wd, y)
+        self._label_steps(cw, yi, NULL, wd)
         if self.ogd is not None:
             self._mc_experts_update(cw, yi, wd)
         self._teach(clean, y, wd)

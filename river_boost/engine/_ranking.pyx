@@ -13,7 +13,39 @@ from river_boost.engine._engine cimport Engine, CWalk, P_RANDOM, _check_w
 from river_boost.engine._vec cimport vsum, vmax, vecmat, vsum_axis0, logistic_weight
 from river_boost.engine._votes cimport py_min, _first_max, _supported
 
+import numpy as _np
 
+
+cdef double rank_loss_of(const double* s, const char* rel, int k, double tie) noexcept:
+    """The rank loss of the scores ``s`` (:func:`rank_loss`) for a label set ``rel`` that is
+    neither empty nor full. Scores are compared, not subtracted: two scored -inf tie."""
+    cdef int a, b, above = 0, ties = 0, nr = 0, ni = 0
+    for a in range(k):
+        if rel[a]:
+            nr += 1
+            for b in range(k):
+                if not rel[b]:
+                    if s[b] > s[a]:
+                        above += 1
+                    elif s[b] == s[a]:
+                        ties += 1
+    ni = k - nr
+    return (above + tie * ties) / (nr * ni)
+
+
+def rank_loss(scores, relevant, double tie=0.5):
+    """The share of (relevant, irrelevant) pairs ranked the wrong way round, ties counting
+    ``tie``; ``nan`` when ``relevant`` is empty or full (no pairs). The experts' losses of the
+    ranking walk (:func:`river_boost.potentials.rank_loss`)."""
+    cdef const double[::1] s = _np.ascontiguousarray(scores, dtype=_np.float64)
+    cdef const signed char[::1] r = _np.ascontiguousarray(relevant, dtype=bool).view(_np.int8)
+    cdef int k = s.shape[0], nr
+    if r.shape[0] != k:
+        raise ValueError("scores and relevant differ in length")
+    nr = int(_np.asarray(r).sum())
+    if nr == 0 or nr == k:
+        return _np.nan
+    return rank_loss_of(&s[0], <const char*>&r[0], k, tie)
 
 cdef class RankingEngine(Engine):
     """The walk of a multi-label ranking booster: label scores, rank losses, offers of every
@@ -56,27 +88,12 @@ cdef class RankingEngine(Engine):
         cdef bint any_loss = False
         self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
         for i in range(self.n):
-            self.tmp[i] = self._rank_loss(cw.scores + i * k, rel, k)
+            self.tmp[i] = rank_loss_of(cw.scores + i * k, rel, k, 0.5)
             if self.tmp[i]:
                 any_loss = True
         if any_loss:
             self.hedge.update_c(self.tmp, w, self.share)
         return 0
-
-    cdef double _rank_loss(self, double* s, char* rel, int k) noexcept:
-        """rank_loss(s, relevant) for a label set that is neither empty nor full."""
-        cdef int a, b, above = 0, ties = 0, nr = 0, ni = 0
-        for a in range(k):
-            if rel[a]:
-                nr += 1
-                for b in range(k):
-                    if not rel[b]:
-                        if s[b] > s[a]:
-                            above += 1
-                        elif s[b] == s[a]:
-                            ties += 1
-        ni = k - nr
-        return (above + 0.5 * ties) / (nr * ni)
 
     cdef int _rk_scores(self, object x) except -1:
         """The label scores (tasks.RankingTask) into self.kb[:k]; returns k (0: no label known
@@ -207,7 +224,7 @@ cdef class RankingEngine(Engine):
         if self.adapt is not None:
             errors = self._errors(cw, 0, rel)
             ensemble_error = self._ensemble_error(cw, 0, rel)
-        self._label_steps(cw, -1, rel, wd, None)  # (each learner's cost bound in teach)
+        self._label_steps(cw, -1, rel, wd)  # (each learner's cost bound in teach)
         if self.ogd is not None:
             self._rk_experts_update(cw, rel, wd)
         # the offers: every relevant label, weight (max c - c[l]) / bound

@@ -49,12 +49,12 @@ cdef class Rule:
     cdef readonly bint surrogate  # alpha follows the loss's gradient (the experts learn)
     cdef readonly bint needs_edges  # the binary state reads the learners' running edges
     cdef readonly int n  # learners
+    cdef readonly double cost_bound  # ranking: the potential's bound on max(c) - min(c)
     cdef const BinaryExample* ex  # the example being walked (binary_begin)
     cdef double* buf  # scratch (scratch())
     cdef Py_ssize_t bufcap
 
     cdef double* scratch(self, Py_ssize_t size) except NULL
-    cdef list _label_steps(self, object ex)
 
     # Multiclass and ranking forms. vote_costs: the cost matrix C for a learner with n_left
     # votes after it and the scores s (``changed``: the label whose score changed since the
@@ -63,6 +63,15 @@ cdef class Rule:
     cdef double* vote_costs(self, int n_left, const double* s, int k, double* C,
                             int changed) except NULL
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1
+    # What label_steps reads of the potential: row r of its cost matrix (Algorithm 1 of
+    # OnlineMBBM, mbbm_steps) and the bound on its weight, for pot = for_classes(k) (the
+    # potential for k labels); its cost vector (Algorithm 2 of OnlineBMR, bmr_steps).
+    cdef object for_classes(self, int k)
+    cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
+                      double* row) except -1
+    cdef double max_weight(self, object pot, int n_left) except? -1.0
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                         double* out) except -1
 
     # Binary form. binary_begin starts the walk of one example; binary_step(i, z, out) is
     # learner i's part (0-based; z = +1 for a right vote, -1 for a wrong one): it returns the
@@ -119,18 +128,13 @@ cdef class MBBMRule(Rule):
 
 cdef class PairRule(Rule):
     cdef PairCosts pcosts
-    cdef double bound
 
 
 cdef class PythonRule(Rule):
-    cdef object step_fn, start_fn, sampling, advance, log_weight, log_max_weight
+    cdef object start_fn, sampling, advance, log_weight, log_max_weight
     cdef object state, worst
     cdef double s, sw  # the state and the all-wrong state, while they are plain margins
     cdef bint c_sampling, c_advance  # Potential's defaults: computed here
-    cdef public object label  # the multiclass label being learned (for its Python steps)
-    cdef object _label_example(self, const LabelExample* ex, object y)
-    cdef object example  # the Python example handed to an overridden binary_step
-    cdef bint own_step
 
 
 cpdef double nh_log_value(int i, double s) noexcept

@@ -5,9 +5,9 @@
 The walk (``river_boost.engine._engine``) asks a booster's rule, learner by learner, how much the
 example weighs for that learner and how the example's state moves; the math is the one the
 rule's :class:`~river_boost.potentials.Potential` documents. :func:`rule_for` gives the rule for
-a potential: the library's own potentials run their compiled class here, and any other
-potential (a rule of your own, or a subclass of one of ours) runs in :class:`PythonRule`, which
-calls its Python methods on the same walk.
+a potential: each of the library's potentials names its compiled class here (its ``rule``),
+and any other potential (a rule of your own, or a subclass of one of ours) runs in
+:class:`PythonRule`, where the same steps call its hooks.
 """
 
 from libc.math cimport exp, log, log1p, expm1, pow, floor, sqrt, erf, fabs, copysign, isnan
@@ -15,9 +15,9 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport malloc, free
 cimport scipy.special.cython_special as csc
 
-from river_boost.engine._vec cimport vsum, vmax, vmin, vsum_axis0, sigmoid, split_labels
+from river_boost.engine._vec cimport vsum, vmax, vmin, sigmoid
 from river_boost.engine._vec cimport logistic_weight as c_logistic_weight
-from river_boost.engine._costs cimport label_pairs
+from river_boost.engine._costs cimport normalised_costs, rank_gradient
 
 import functools as _functools
 import math as _math
@@ -25,7 +25,7 @@ import math as _math
 import numpy as _np
 
 cdef double NEG_INF = -INFINITY
-cdef double ZERO_WEIGHT = 1e-12  # potentials.ZERO_WEIGHT: an exact 0 seen through float noise
+cdef double ZERO_WEIGHT = 1e-12  # OnlineMBBM's weight below this: an exact 0 seen through rounding
 cdef double LOG2 = _math.log(2.0)
 cdef double SQRT_PI = _math.sqrt(_math.pi)
 
@@ -38,6 +38,7 @@ cdef class Rule:
         self.n = n
         self.surrogate = bool(getattr(potential, "surrogate", False))
         self.needs_edges = bool(getattr(potential, "needs_edges", True))
+        self.cost_bound = getattr(potential, "cost_bound", 1.0)
 
     def __dealloc__(self):
         free(self.buf)
@@ -67,25 +68,36 @@ cdef class Rule:
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
         raise NotImplementedError(f"{type(self.potential).__name__} has no such form")
 
+    cdef object for_classes(self, int k):
+        return self.potential.for_classes(k)
+
+    cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
+                      double* row) except -1:
+        raise NotImplementedError(f"{type(self.potential).__name__} has no multiclass form")
+
+    cdef double max_weight(self, object pot, int n_left) except? -1.0:
+        raise NotImplementedError(f"{type(self.potential).__name__} has no multiclass form")
+
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                         double* out) except -1:
+        raise NotImplementedError(f"{type(self.potential).__name__} has no ranking form")
+
     def __reduce__(self):  # built again from the potential (rule_for)
         return (rule_for, (self.potential, self.n))
 
     def steps(self, object ex):
-        """Every learner's step of one labelled example, as the compiled walk takes them.
+        """A test hook: every learner's step of one binary example, as the walk takes them.
 
-        ``ex`` is the walk's Python view of the example (:class:`river_boost.tasks.Example`);
-        returns one ``(teach, edge, gradient)`` per learner in the terms of the
-        :class:`~river_boost.potentials.Potential` steps: ``teach`` the probability (ranking:
-        the cost vector and its bound), ``edge`` the share ``(numerator, denominator)`` or
-        None, ``gradient`` the loss's gradient in ``alpha_i`` (None unless a surrogate). The
-        library's potentials answer their Python ``*_step`` methods from here: one code.
+        ``ex`` has the example's ``n_models``, ``sign`` (+1 / -1), sample weight ``w``, each
+        learner's ``votes`` (+1 / -1), ``rows`` (P(True)) and running ``edges``, and the
+        experts' ``scores`` and ``alphas`` (or None); returns one ``(p, edge, gradient)`` per
+        learner: the probability of teaching, the edge share ``(numerator, denominator)`` or
+        None, the loss's gradient in ``alpha_i`` (None unless a surrogate).
         """
         cdef int i, n = ex.n_models
         cdef double[3] out
         cdef BinaryExample bex
         cdef double p
-        if getattr(ex, "sign", None) is None:
-            return self._label_steps(ex)
         votes = _np.ascontiguousarray(ex.votes, dtype=_np.intc)
         cdef int[::1] v = votes
         cdef double[::1] rows = _doubles(ex.rows)
@@ -111,56 +123,10 @@ cdef class Rule:
                            out[2] if self.surrogate else None))
         return result
 
-    cdef list _label_steps(self, object ex):
-        """:meth:`steps` of a multiclass or ranking example."""
-        cdef int i, j, n = ex.n_models, k = ex.k
-        cdef LabelExample lex
-        cdef Steps st
-        ranking = getattr(ex, "relevant", None) is not None
-        H = _np.ascontiguousarray(_np.asarray(ex.rows, dtype=_np.float64).reshape(n, k))
-        S = (_np.zeros((n, k)) if ex.scores is None
-             else _np.ascontiguousarray(_np.asarray(ex.scores, dtype=_np.float64).reshape(n, k)))
-        weak_cost = not ranking and ex.costs is not None
-        C = (_np.ascontiguousarray(_np.asarray(ex.costs, dtype=_np.float64).reshape(n, k, k))
-             if weak_cost else _np.zeros((1, 1, 1)))
-        votes = _np.ascontiguousarray(_np.zeros(n) if ranking else ex.votes, dtype=_np.intc)
-        rel = _np.ascontiguousarray(ex.relevant if ranking else _np.zeros(k), dtype=_np.int8)
-        edges = _doubles(ex.edges)
-        alphas = None if ex.alphas is None else _doubles(ex.alphas)
-        teach, en, ed, grads = _np.zeros(n), _np.zeros(n), _np.zeros(n), _np.zeros(n)
-        costs = _np.zeros((n + 1, k))  # one row more: Ada.OLMR's last gradient
-        has_edge = _np.zeros(n, dtype=_np.int8)
-        cdef double[:, ::1] Hv = H, Sv = S, costs_v = costs
-        cdef double[:, :, ::1] Cv = C
-        cdef int[::1] vv = votes
-        cdef signed char[::1] relv = rel, hev = has_edge
-        cdef double[::1] ev = edges, av = alphas, tv = teach, env = en, edv = ed, gv = grads
-        if n == 0:
-            return []
-        lex.n, lex.k, lex.w = n, k, ex.w
-        lex.yi = -1 if ranking else ex.yi
-        lex.weak_cost = weak_cost
-        lex.votes = &vv[0]
-        lex.vec = &Hv[0, 0]
-        lex.scores = &Sv[0, 0]
-        lex.costs = &Cv[0, 0, 0]
-        lex.alphas = NULL if alphas is None else &av[0]
-        lex.edges = &ev[0]
-        lex.relevant = <const char*>&relv[0] if ranking else NULL
-        st.teach, st.costs, st.en, st.ed = &tv[0], &costs_v[0, 0], &env[0], &edv[0]
-        st.has_edge, st.grads = <char*>&hev[0], &gv[0]
-        self.label_steps(&lex, &st)
-        result = []
-        for i in range(n):
-            t = (costs[i].copy(), float(teach[i])) if ranking else float(teach[i])
-            result.append((t, (float(en[i]), float(ed[i])) if has_edge[i] else None,
-                           float(grads[i]) if self.surrogate else None))
-        return result
-
 
 cdef inline double binary_edge(const BinaryExample* ex, double p, int z, double* out) noexcept:
-    """The binary papers' edge share of one example, ``(w p z, 2 w p)``
-    (:func:`river_boost.potentials.binary_edge`); returns ``p``."""
+    """The binary papers' edge ``gamma_i = (w^i . z^i) / (2 ||w^i||_1)``: one example's share
+    ``(w p z, 2 w p)``, ``z = +1/-1`` for a right/wrong vote before learning; returns ``p``."""
     cdef double wp = ex.w * p
     out[0] = wp * z
     out[1] = 2.0 * wp
@@ -168,6 +134,13 @@ cdef inline double binary_edge(const BinaryExample* ex, double p, int z, double*
 
 
 # ----------------------------------------------------------------------------- boost by majority
+
+cdef inline double _log_pmf(double log_fact_n, double log_fact_k, double log_fact_nk, int k,
+                            double log_q, int nk, double log_1q) noexcept:
+    """``log P(Binomial(n, q) = k)`` from ``log n!``, ``log k!``, ``log (n - k)!`` and
+    ``nk = n - k``: ``log C(n, k) + k log q + (n - k) log(1 - q)``."""
+    return log_fact_n - log_fact_k - log_fact_nk + k * log_q + nk * log_1q
+
 
 cdef class BinomialTables:
     """Online BBM's tables for ``N`` learners and edge ``gamma``
@@ -199,8 +172,8 @@ cdef class BinomialTables:
         """``log P(Binomial(n, q) = k)``; ``-inf`` outside ``0 <= k <= n``."""
         if k < 0 or k > n:
             return NEG_INF
-        return (self.log_fact[n] - self.log_fact[k] - self.log_fact[n - k]
-                + k * self.log_q + (n - k) * self.log_1q)
+        return _log_pmf(self.log_fact[n], self.log_fact[k], self.log_fact[n - k], k,
+                        self.log_q, n - k, self.log_1q)
 
     cpdef int k_at(self, int i, double s) noexcept:
         """``k = floor((N - i - s + 1) / 2)`` for learner ``i`` (1-based) at margin ``s``."""
@@ -573,37 +546,74 @@ cdef class LogisticRule(Rule):
         return 0
 
 
-cdef int rank_gradient(const double* s, const char* rel, int k, double* out,
-                       double* work) except -1:
-    """:func:`~river_boost.potentials.logistic_rank_gradient` (8) at the scores ``s``
-    (``work``: k^2 + 3k doubles)."""
-    cdef int a, b, nr, ni
-    cdef double* d = work
-    cdef double* colsum = work + k * k
-    cdef int* ri = <int*>(work + k * k + k)  # k ints fit in k doubles
-    cdef int* ii = ri + k
-    cdef double w
-    nr = split_labels(rel, k, ri, ii)
-    ni = k - nr
-    for a in range(nr):
-        for b in range(ni):
-            d[a * ni + b] = s[ii[b]] - s[ri[a]]
-    sigmoid(d, d, nr * ni)
-    w = 1.0 / (nr * ni)
-    for a in range(nr):
-        out[ri[a]] = -w * vsum(d + a * ni, ni)
-    vsum_axis0(d, nr, ni, colsum)
-    for b in range(ni):
-        out[ii[b]] = w * colsum[b]
+# ----------------------------------------------------------------------------- OnlineMBBM, OnlineBMR
+
+cdef int mbbm_steps(Rule rule, const LabelExample* ex, Steps* out) except -1:
+    """OnlineMBBM (Jung, Goetz & Tewari 2017, Algorithm 1) on the rule's cost rows and
+    bounds: learner i's weight ``sum_l (C[y, l] - C[y, y])`` over its bound, its edge
+    ``1 - k D[y, l_i]`` weighted by it (condition (1))."""
+    cdef int i, j, n = ex.n, k = ex.k, yi = ex.yi, n_left
+    cdef double* s = rule.scratch(3 * k + k * k)
+    cdef double* row = s + k
+    cdef double* diff = s + 2 * k
+    cdef double weight, d_yl
+    cdef object pot = rule.for_classes(k)
+    for j in range(k):
+        s[j] = 0.0
+    for i in range(n):
+        n_left = n - (i + 1)
+        if ex.weak_cost:
+            for j in range(k):
+                row[j] = ex.costs[i * k * k + yi * k + j]
+        else:  # the potential's cost matrix, row y
+            rule.cost_row(pot, n_left, s, k, yi, row)
+        for j in range(k):
+            diff[j] = row[j] - row[yi]
+        weight = vsum(diff, k)
+        if weight < ZERO_WEIGHT:
+            weight = 0.0
+            out.has_edge[i] = 0
+        else:
+            out.has_edge[i] = 1
+            d_yl = (row[ex.votes[i]] - row[yi]) / weight
+            out.en[i] = ex.w * weight * (1.0 - k * d_yl)
+            out.ed[i] = ex.w * weight
+        out.teach[i] = min(1.0, weight / rule.max_weight(pot, n_left))
+        for j in range(k):
+            s[j] = ex.scores[i * k + j]
     return 0
 
 
-# ----------------------------------------------------------------------------- OnlineMBBM, OnlineBMR
+cdef int bmr_steps(Rule rule, const LabelExample* ex, Steps* out) except -1:
+    """OnlineBMR (Jung & Tewari 2018, Algorithm 2) on the rule's cost vectors: learner i's
+    edge ``(mean(c) - c . h) / (max(c) - min(c))``; the state moves by the learner's vote h."""
+    cdef int i, j, n = ex.n, k = ex.k
+    cdef double* s = rule.scratch(k)
+    cdef double* cost
+    cdef const double* h
+    cdef double dot
+    for j in range(k):
+        s[j] = 0.0
+    for i in range(n):
+        cost = out.costs + i * k
+        rule.cost_vector(s, ex.relevant, k, n - i - 1, cost)
+        h = ex.vec + i * k
+        dot = 0.0
+        for j in range(k):
+            dot += cost[j] * h[j]
+        out.has_edge[i] = 1
+        out.en[i] = ex.w * (vsum(cost, k) / k - dot)
+        out.ed[i] = ex.w * (vmax(cost, k) - vmin(cost, k))
+        out.teach[i] = rule.cost_bound
+        for j in range(k):
+            s[j] = s[j] + h[j]
+    return 0
+
 
 cdef class MBBMRule(Rule):
-    """:class:`~river_boost.potentials.MulticlassZeroOnePotential` (OnlineMBBM, Jung, Goetz &
-    Tewari 2017, Algorithm 1): learner i's weight ``sum_l (C[y, l] - C[y, y])`` over its
-    bound, its edge ``1 - k D[y, l_i]`` weighted by it (condition (1))."""
+    """:class:`~river_boost.potentials.MulticlassZeroOnePotential` (OnlineMBBM): Algorithm 1
+    (:func:`mbbm_steps`) on the exact potentials' cost matrices and bounds, kept in the
+    engine's tables (``river_boost.engine._costs.MBBMCosts``)."""
 
     def __init__(self, object potential, int n):
         self.costs = MBBMCosts(potential, n)
@@ -612,140 +622,79 @@ cdef class MBBMRule(Rule):
                             int changed) except NULL:
         return self.costs.costs(self.costs.pot_for(k), n_left, s, k, C)
 
+    cdef object for_classes(self, int k):
+        return self.costs.pot_for(k)  # (kept while the labels are k: the tables are its)
+
+    cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
+                      double* row) except -1:
+        cdef int j
+        cdef double* C = self.scratch(3 * k + k * k) + 3 * k  # (after mbbm_steps' part)
+        self.costs.costs(pot, n_left, s, k, C)
+        for j in range(k):
+            row[j] = C[r * k + j]
+        return 0
+
+    cdef double max_weight(self, object pot, int n_left) except? -1.0:
+        return self.costs.max_weight(pot, n_left)
+
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
-        cdef int i, j, n = ex.n, k = ex.k, yi = ex.yi, n_left
-        cdef double* s = self.scratch(3 * k + k * k)
-        cdef double* row = s + k
-        cdef double* diff = s + 2 * k
-        cdef double* C = s + 3 * k
-        cdef double weight, d_yl
-        cdef object pot = self.costs.pot_for(k)
         if ex.relevant != NULL:
             raise NotImplementedError("MulticlassZeroOnePotential has no ranking form")
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            n_left = n - (i + 1)
-            if ex.weak_cost:
-                for j in range(k):
-                    row[j] = ex.costs[i * k * k + yi * k + j]
-            else:  # the potential's cost matrix, row y (from the cost tables)
-                self.costs.costs(pot, n_left, s, k, C)
-                for j in range(k):
-                    row[j] = C[yi * k + j]
-            for j in range(k):
-                diff[j] = row[j] - row[yi]
-            weight = vsum(diff, k)
-            if weight < ZERO_WEIGHT:
-                weight = 0.0
-                out.has_edge[i] = 0
-            else:
-                out.has_edge[i] = 1
-                d_yl = (row[ex.votes[i]] - row[yi]) / weight
-                out.en[i] = ex.w * weight * (1.0 - k * d_yl)
-                out.ed[i] = ex.w * weight
-            out.teach[i] = min(1.0, weight / self.costs.max_weight(pot, n_left))
-            for j in range(k):
-                s[j] = ex.scores[i * k + j]
-        return 0
+        return mbbm_steps(self, ex, out)
 
 
 cdef class PairRule(Rule):
-    """:class:`~river_boost.potentials.RankingPairPotential` (OnlineBMR, Jung & Tewari 2018,
-    Algorithm 2): each learner's cost vector from the potential's difference laws, its edge
-    ``(mean(c) - c . h) / (max(c) - min(c))``; the state moves by the learner's vote h."""
+    """:class:`~river_boost.potentials.RankingPairPotential` (OnlineBMR): Algorithm 2
+    (:func:`bmr_steps`) on the cost vectors of the potential's difference laws."""
 
     def __init__(self, object potential, int n):
         self.pcosts = PairCosts(potential, n)
-        self.bound = potential.cost_bound
+
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                         double* out) except -1:
+        return self.pcosts.cost_vector(s, rel, k, n_left, out)
 
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
-        cdef int i, j, n = ex.n, k = ex.k
-        cdef double* s = self.scratch(k)
-        cdef double* cost
-        cdef const double* h
-        cdef double dot
         if ex.relevant == NULL:
             raise NotImplementedError("RankingPairPotential has no multiclass form")
-        for j in range(k):
-            s[j] = 0.0
-        for i in range(n):
-            cost = out.costs + i * k
-            self.pcosts.cost_vector(s, ex.relevant, k, n - i - 1, cost)
-            h = ex.vec + i * k
-            dot = 0.0
-            for j in range(k):
-                dot += cost[j] * h[j]
-            out.has_edge[i] = 1
-            out.en[i] = ex.w * (vsum(cost, k) / k - dot)
-            out.ed[i] = ex.w * (vmax(cost, k) - vmin(cost, k))
-            out.teach[i] = self.bound
-            for j in range(k):
-                s[j] = s[j] + h[j]
-        return 0
+        return bmr_steps(self, ex, out)
 
 
 # ----------------------------------------------------------------------------- any Potential
 
 cdef class PythonRule(Rule):
-    """A :class:`~river_boost.potentials.Potential` of your own on the compiled walk: its
-    Python methods are called where the compiled rules compute. A rule that keeps the default
-    ``binary_step`` is asked for ``sampling_probability`` and ``advance`` learner by learner;
-    where it keeps those defaults too, the walk asks ``log_weight`` and ``log_max_weight``
-    and does the rest (``min(1, exp(log_weight - log_max_weight))``, ``state + z``) in C."""
+    """A :class:`~river_boost.potentials.Potential` of your own on the compiled walk: the
+    library's steps, with its hooks called where the compiled rules compute. Binary: the walk
+    asks ``sampling_probability`` and ``advance`` learner by learner, and where the rule keeps
+    those defaults, ``log_weight`` and ``log_max_weight``, doing the rest
+    (``min(1, exp(log_weight - log_max_weight))``, ``state + z``) in C. Multiclass: Algorithm
+    1 (:func:`mbbm_steps`) on ``cost_row`` and ``max_weight``, and ``cost_matrix`` for
+    cost-sensitive votes. Ranking: Algorithm 2 (:func:`bmr_steps`) on ``cost_vector`` and
+    ``cost_bound``. The label vectors are NumPy arrays (scores as ints)."""
 
     def __init__(self, object potential, int n):
-        from river_boost.potentials import Potential
-
         cls = type(potential)
-        self.own_step = (cls.binary_step is not Potential.binary_step
-                         or cls.binary_start is not Potential.binary_start)
-        self.step_fn = potential.binary_step
-        self.start_fn = potential.binary_start if self.own_step else potential.start
-        self.c_sampling = cls.sampling_probability is Potential.sampling_probability
-        self.c_advance = cls.advance is Potential.advance and cls.start is Potential.start
+        if self.surrogate:
+            raise TypeError(f"{cls.__name__} is a surrogate loss: its steps are its compiled "
+                            "rule's (its class's own `rule`), which hooks cannot change")
+        # the class that declares the hooks (Potential): where a rule keeps its defaults, C
+        root = next(c for c in reversed(cls.__mro__) if "log_max_weight" in vars(c))
+        self.c_sampling = cls.sampling_probability is root.sampling_probability
+        self.c_advance = cls.advance is root.advance and cls.start is root.start
+        self.start_fn = potential.start
         self.sampling = potential.sampling_probability
         self.log_weight = potential.log_weight
         self.log_max_weight = potential.log_max_weight
         self.advance = potential.advance
 
     cdef int binary_begin(self, const BinaryExample* ex) except -1:
-        cdef int i
         self.ex = ex
-        if not self.own_step:
-            self.state = self.worst = self.start_fn()
-            self.s = self.sw = 0.0
-            return 0
-        from river_boost.tasks import Example as TaskExample, Walk
-
-        walk = Walk(
-            [ex.p_true[i] for i in range(ex.n)],
-            [ex.votes[i] for i in range(ex.n)],
-            None if ex.scores == NULL else [ex.scores[i] for i in range(ex.n)],
-        )
-        self.example = TaskExample(
-            walk,
-            ex.w,
-            ex.n,
-            None if ex.alphas == NULL else [ex.alphas[i] for i in range(ex.n)],
-            [ex.edges[i] for i in range(ex.n)],
-            y=ex.sign > 0,
-            sign=ex.sign,
-        )
-        self.state = self.start_fn(self.example)
+        self.state = self.worst = self.start_fn()
+        self.s = self.sw = 0.0
         return 0
 
     cdef double binary_step(self, int i, int z, double* out) except? -1.0:
         cdef double p, edge, log_w
-        if self.own_step:
-            p, share, self.state, gradient = self.step_fn(i, self.state, self.example)
-            if share is None:
-                out[1] = -1.0
-            else:
-                out[0], out[1] = share
-            if gradient is not None:
-                out[2] = gradient
-            return p
         if self.c_advance:  # the state is the margin s, moving by z: kept as a double
             self.state, self.worst = self.s, self.sw
             self.s += z
@@ -762,128 +711,71 @@ cdef class PythonRule(Rule):
             self.worst = self.advance(self.worst, -1, edge)
         return binary_edge(self.ex, p, z, out)
 
-    # The label-vector forms: the rule's multiclass_vote_costs, multiclass_start/_step and
-    # ranking_start/_step, with the example as river_boost.tasks.Example holds it (NumPy).
-
     cdef double* vote_costs(self, int n_left, const double* s, int k, double* C,
                             int changed) except NULL:
-        cdef int r, j
         cdef double* D = self.scratch(k * k)
-        sv = _np.array([s[j] for j in range(k)], dtype=float if self.surrogate else int)
-        CC, DD = self.potential.multiclass_vote_costs(n_left, sv, k)
-        CC = _np.asarray(CC, dtype=float)
-        DD = _np.asarray(DD, dtype=float)
-        for r in range(k):
-            for j in range(k):
-                C[r * k + j] = CC[r, j]
-                D[r * k + j] = DD[r, j]
+        _copy_into(self.potential.for_classes(k).cost_matrix(n_left, _votes(s, k)), C, k * k)
+        normalised_costs(C, k, D)
         return D
 
-    cdef object _label_example(self, const LabelExample* ex, object y):
-        from river_boost.tasks import Example as TaskExample, Walk
+    cdef int cost_row(self, object pot, int n_left, const double* s, int k, int r,
+                      double* row) except -1:
+        return _copy_into(pot.cost_row(n_left, _votes(s, k), r), row, k)
 
-        cdef int i, j, r, n = ex.n, k = ex.k
-        H = _np.array([[ex.vec[i * k + j] for j in range(k)] for i in range(n)])
-        S = _np.array([[ex.scores[i * k + j] for j in range(k)] for i in range(n)])
-        edges = [ex.edges[i] for i in range(n)]
-        alphas = None if ex.alphas == NULL else [ex.alphas[i] for i in range(n)]
-        if ex.relevant == NULL:
-            costs = None
-            if ex.weak_cost:
-                costs = [_np.array([[ex.costs[(i * k + r) * k + j] for j in range(k)]
-                                    for r in range(k)]) for i in range(n)]
-            scores = list(S) if self.surrogate else list(S.astype(int))
-            walk = Walk(list(H), [ex.votes[i] for i in range(n)], scores, costs)
-            return TaskExample(walk, ex.w, n, alphas, edges, y=y, yi=ex.yi, k=k)
-        relevant = _np.array([bool(ex.relevant[j]) for j in range(k)])
-        walk = Walk(H, H, S if self.surrogate else None)
-        return TaskExample(walk, ex.w, n, alphas, edges, relevant=relevant, k=k)
+    cdef double max_weight(self, object pot, int n_left) except? -1.0:
+        return pot.max_weight(n_left)
+
+    cdef int cost_vector(self, const double* s, const char* rel, int k, int n_left,
+                         double* out) except -1:
+        cdef int j
+        scores = _np.array([s[j] for j in range(k)])
+        relevant = _np.array([bool(rel[j]) for j in range(k)])
+        return _copy_into(self.potential.cost_vector(scores, relevant, n_left), out, k)
 
     cdef int label_steps(self, const LabelExample* ex, Steps* out) except -1:
-        cdef int i, j, k = ex.k
-        example = self._label_example(ex, self.label)
-        pot = self.potential
         if ex.relevant == NULL:
-            state = pot.multiclass_start(example)
-            for i in range(ex.n):
-                p, edge, state, gradient = pot.multiclass_step(i, state, example)
-                out.teach[i] = p
-                _python_share(out, i, edge, gradient)
-            return 0
-        state = pot.ranking_start(example)
-        for i in range(ex.n):
-            (cost, bound), edge, state, gradient = pot.ranking_step(i, state, example)
-            cost = _np.asarray(cost, dtype=float)
-            for j in range(k):
-                out.costs[i * k + j] = cost[j]
-            out.teach[i] = bound
-            _python_share(out, i, edge, gradient)
-        return 0
+            return mbbm_steps(self, ex, out)
+        return bmr_steps(self, ex, out)
 
 
-cdef int _python_share(Steps* out, int i, object edge, object gradient) except -1:
-    """A Python step's edge share (None: none) and gradient (None: 0)."""
-    if edge is None:
-        out.has_edge[i] = 0
-    else:
-        out.has_edge[i] = 1
-        out.en[i], out.ed[i] = edge
-    out.grads[i] = 0.0 if gradient is None else gradient
+cdef object _votes(const double* s, int k):
+    """The vote counts ``s`` as a NumPy vector of ints (the multiclass hooks' ``s``)."""
+    cdef int j
+    return _np.array([<long long>s[j] for j in range(k)])
+
+
+cdef int _copy_into(object values, double* out, Py_ssize_t size) except -1:
+    """A hook's answer (any array-like of ``size`` numbers, flattened) into ``out``."""
+    cdef Py_ssize_t j
+    cdef const double[::1] v = _np.ascontiguousarray(values, dtype=_np.float64).ravel()
+    if v.shape[0] != size:
+        raise ValueError(f"a hook answered {v.shape[0]} numbers where {size} were expected")
+    for j in range(size):
+        out[j] = v[j]
     return 0
 
 
 # ----------------------------------------------------------------------------- which rule
 
-cdef object _COMPILED = None
-
-
-cdef dict _compiled():
-    global _COMPILED
-    if _COMPILED is None:
-        from river_boost import potentials as P
-
-        _COMPILED = {
-            P.BinomialPotential: BinomialRule,
-            P.NormalHedgePotential: NormalHedgeRule,
-            P.SquintPotential: SquintRule,
-            P.OSBoostPotential: OSBoostRule,
-            P.OSBoostOCPPotential: OSBoostOCPRule,
-            P.LogisticLoss: LogisticRule,
-            P.MulticlassZeroOnePotential: MBBMRule,
-            P.RankingPairPotential: PairRule,
-        }
-    return _COMPILED
-
-
 def rule_for(object potential, int n):
-    """The compiled rule of ``potential``: its own class for the library's potentials (matched
-    by exact type: a subclass may change any method), :class:`PythonRule` otherwise."""
-    return _compiled().get(type(potential), PythonRule)(potential, n)
+    """The compiled rule of ``potential``: the ``rule`` its own class names (exactly its
+    class: a subclass may change any hook), else :class:`PythonRule`."""
+    return (vars(type(potential)).get("rule") or PythonRule)(potential, n)
 
 
-def compiled_rule(object cls, object potential, int n):
-    """The compiled rule of the library's potential class ``cls``, run with ``potential``'s
-    parameters: what ``cls``'s own Python steps answer from (a subclass's ``super()`` calls
-    included)."""
-    return _compiled()[cls](potential, n)
+def binomial_log_pmf(int n, int k, double q):
+    """``log P(Binomial(n, q) = k)`` (:func:`river_boost.potentials.binomial_log_pmf`):
+    :func:`_log_pmf` on Python's ``lgamma``, as :class:`BinomialTables` are built."""
+    if k < 0 or k > n:
+        return NEG_INF
+    # q is strictly inside (0, 1) for every caller; guard the edges anyway (0 * log 0 = 0)
+    return _log_pmf(_math.lgamma(n + 1), _math.lgamma(k + 1), _math.lgamma(n - k + 1), k,
+                    _math.log(q) if k else 0.0, n - k, _math.log1p(-q) if n - k else 0.0)
 
 
 def logistic_weight(double s):
     """``1 / (1 + exp(s))`` (:func:`river_boost.potentials.logistic_weight`)."""
     return c_logistic_weight(s)
-
-
-def logistic_rank_gradient(scores, relevant):
-    """The gradient (8) of the logistic rank surrogate at ``scores``
-    (:func:`river_boost.potentials.logistic_rank_gradient`)."""
-    cdef double[::1] s = _doubles(scores)
-    cdef int k = s.shape[0]
-    cdef signed char[::1] r = label_pairs(relevant, k)
-    out = _np.empty(k)
-    work = _np.empty(k * k + 3 * k)
-    cdef double[::1] o = out, wv = work
-    rank_gradient(&s[0], <const char*>&r[0], k, &o[0], &wv[0])
-    return out
 
 
 cdef double[::1] _doubles(object values):

@@ -13,7 +13,7 @@ import pytest
 from river import base, checks, datasets, evaluate, metrics
 
 import river_boost as rb
-from river_boost import potentials
+from river_boost.engine import _costs, laws
 from river_boost.potentials import BinomialPotential, LogisticLoss, MulticlassZeroOnePotential
 from river_boost.tasks import MulticlassTask
 
@@ -56,14 +56,11 @@ def image_segments(n):
 
 
 @pytest.mark.parametrize(
-    "tensor_max_n, tol, seed",
-    [(potentials.TENSOR_MAX_N, 1e-12, 0), (0, 1e-13, 5)],
-    ids=["dense DP", "Poisson DP"],
+    "banded, tol, seed", [(False, 1e-12, 0), (True, 1e-13, 5)], ids=["dense DP", "Poisson DP"]
 )
-def test_exact_potential_equals_brute_force_enumeration(tensor_max_n, tol, seed, monkeypatch):
-    """Both exact algorithms: the dense DP (small ``n``) and, with ``TENSOR_MAX_N = 0``, the
-    large-``n`` Poisson-conditioned DP for every ``n >= 1``."""
-    monkeypatch.setattr(potentials, "TENSOR_MAX_N", tensor_max_n)
+def test_exact_potential_equals_brute_force_enumeration(banded, tol, seed):
+    """Both exact algorithms: the dense DP (small ``n``, the potential's) and the large-``n``
+    Poisson-conditioned DP (``laws.banded_potential``) for every ``n >= 1``."""
     rng = random.Random(seed)
     for _ in range(80):
         k = rng.randint(2, 4)
@@ -72,9 +69,12 @@ def test_exact_potential_equals_brute_force_enumeration(tensor_max_n, tol, seed,
         r = rng.randrange(k)
         gamma = rng.choice(["0.05", "0.1", "0.3"])
         pot = MulticlassZeroOnePotential(k, float(Fraction(gamma)))
-        assert pot.value(n, s, r) == pytest.approx(
-            float(brute_potential(n, s, r, k, gamma)), abs=tol
-        )
+        got = pot.value(n, s, r)
+        if banded and n:
+            gaps = tuple(sorted(s[r] - v for j, v in enumerate(s) if j != r))
+            tail = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)
+            got = laws.banded_potential(n, k, pot.p_right, gaps, tail)
+        assert got == pytest.approx(float(brute_potential(n, s, r, k, gamma)), abs=tol)
 
 
 @pytest.mark.parametrize("k, n, gamma", [(5, 40, 0.1), (8, 25, 0.2), (26, 19, 0.05)])
@@ -147,13 +147,18 @@ def test_two_classes_weight_is_twice_online_bbm():
 
 
 def test_potential_cache_is_bounded_and_not_pickled():
+    """The engine's cost object keeps the potentials (none on the potential), at most
+    ``cache_size``, and pickles without them."""
     pot = MulticlassZeroOnePotential(4, 0.1, cache_size=50)
+    costs = _costs.MBBMCosts(pot, 3)
     for a, b in itertools.product(range(10), range(10)):
+        costs.value(pot, 5, tuple(sorted([a - b, a, a])))
         pot.value(5, [a, b, 0, 0], 0)
-    assert len(pot._cache) == 50
-    restored = pickle.loads(pickle.dumps(pot))
-    assert restored._cache == {}
-    assert restored.value(5, [3, 1, 0, 0], 0) == pot.value(5, [3, 1, 0, 0], 0)
+    assert len(costs.values) == 50
+    assert not any(isinstance(v, dict) for v in vars(pot).values())
+    restored = pickle.loads(pickle.dumps(costs))
+    assert len(restored.values) == 0
+    assert restored.value(pot, 5, (-1, 0, 0)) == pot.value(5, [0, 1, 0, 0], 0)
 
 
 def test_potential_is_numerically_safe_for_many_votes():

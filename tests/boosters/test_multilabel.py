@@ -300,13 +300,15 @@ def test_exact_pair_potentials_equal_brute_force_enumeration(loss):
 def test_pair_potential_cache_is_bounded_and_not_pickled():
     import pickle
 
+    from river_boost.engine import _costs
     from river_boost.potentials import RankingPairPotential
 
     pot = RankingPairPotential(0.1, cache_size=5)
+    costs = _costs.PairCosts(pot, 20)  # the engine's cost object keeps the laws
     for n in range(20):
-        pot.value([0.0, 1.0, 2.0], [True, False, False], n)
-    assert len(pot._cache) == 5
-    assert pickle.loads(pickle.dumps(pot))._cache == {}
+        costs.pair_terms([0.0, 1.0], n, 1, 3)
+    assert len(costs.known) == 5 and not hasattr(pot, "_cache")
+    assert len(pickle.loads(pickle.dumps(costs)).known) == 0
 
 
 def test_hinge_weights_stay_within_the_papers_bound():

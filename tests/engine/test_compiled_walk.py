@@ -440,16 +440,15 @@ class _Drifted(potentials.NormalHedgePotential):  # a subclass of ours: its own 
         return s + z - edge
 
 
-class _OwnStep(potentials.OSBoostPotential):  # its own binary_step: called with the example
-    def binary_step(self, i, state, ex):
-        p, edge, state, gradient = super().binary_step(i, state, ex)
-        return 0.5 * p, None if i % 2 else edge, state, gradient
+class _OwnSampling(potentials.OSBoostPotential):  # its own sampling_probability is called
+    def sampling_probability(self, i, state, worst=None):
+        return 0.5 * super().sampling_probability(i, state, worst)
 
 
-@pytest.mark.parametrize("rule", [_Exponential, _Drifted, lambda: _OwnStep(gamma=0.1)])
+@pytest.mark.parametrize("rule", [_Exponential, _Drifted, lambda: _OwnSampling(gamma=0.1)])
 def test_rules_of_your_own_run_compiled_as_on_the_python_walk(rule, monkeypatch):
     """A Potential of your own (or a subclass of ours) runs on the compiled walk through its
-    Python methods (river_boost.engine._rules.PythonRule), with the Python walk's results."""
+    hooks (river_boost.engine._rules.PythonRule), with the Python walk's results."""
     booster = rb.PotentialBooster(rule(), n_models=4, seed=5)
     assert booster._engine is not None
     data = _binary_stream(300, seed=3)
@@ -484,16 +483,6 @@ class _Counts(base.Classifier):
         return {y: n / total for y, n in by_colour.items()}
 
 
-class _OwnLogistic(potentials.LogisticLoss):  # a surrogate of your own, in every task
-    def multiclass_step(self, i, s, ex):
-        p, edge, s, gradient = super().multiclass_step(i, s, ex)
-        return 0.5 * p, edge, s, gradient
-
-    def ranking_step(self, i, state, ex):
-        (cost, bound), edge, state, gradient = super().ranking_step(i, state, ex)
-        return (cost, 2.0 * bound), None if i % 2 else edge, state, gradient
-
-
 class _OwnMBBM(potentials.MulticlassZeroOnePotential):  # its own max_weight, so it runs in Python
     def max_weight(self, n):
         return 2.0 * super().max_weight(n)
@@ -503,19 +492,9 @@ class _OwnPair(potentials.RankingPairPotential):
     cost_bound = 3.0
 
 
-class _OLMOwn(rb.AdaBoostOLM):  # boosters of your own (module level: they pickle)
-    def _build(self, rule, params):
-        super()._build(_OwnLogistic(), params)
-
-
-class _MBBMOwn(rb.OnlineMBBM):
+class _MBBMOwn(rb.OnlineMBBM):  # boosters of your own (module level: they pickle)
     def _build(self, rule, params):
         super()._build(_OwnMBBM(2, rule.gamma), params)
-
-
-class _OLMROwn(rb.AdaOLMR):
-    def _build(self, rule, params):
-        super()._build(_OwnLogistic(), params)
 
 
 class _BMROwn(rb.OnlineBMR):
@@ -524,10 +503,8 @@ class _BMROwn(rb.OnlineBMR):
 
 
 OWN_RULES = [
-    (_OLMOwn, {}, "multiclass"),
-    (_OLMOwn, {"weak_prediction": "argmax"}, "multiclass"),
     (_MBBMOwn, {}, "multiclass"),
-    (_OLMROwn, {}, "ranking"),
+    (_MBBMOwn, {"weak_prediction": "argmax"}, "multiclass"),
     (_BMROwn, {}, "ranking"),
 ]
 
@@ -535,7 +512,7 @@ OWN_RULES = [
 @pytest.mark.parametrize("cls, params, stream", OWN_RULES, ids=[_ids(c) for c in OWN_RULES])
 def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stream, monkeypatch):
     """A multiclass or ranking Potential of your own runs on the compiled walk through its
-    Python methods (vote costs and steps), as on the Python walk."""
+    hooks (cost rows and matrices, bounds, cost vectors), as on the Python walk."""
     booster = _build(cls, params)
     assert booster._engine is not None
     data = STREAMS[stream](LENGTHS.get(stream, 200), seed=3)
@@ -544,6 +521,17 @@ def test_multiclass_and_ranking_rules_of_your_own_run_compiled(cls, params, stre
     differ, compiled, python = _compare(compiled, python, data)
     assert differ == 0
     assert max(compiled.learner_updates) > 0
+
+
+def test_a_surrogate_loss_is_its_compiled_rule():
+    """A surrogate's steps (the alpha gradients) are its compiled rule's: a subclass, which
+    may change any hook, is refused rather than run without its gradients."""
+
+    class OwnLogistic(potentials.LogisticLoss):
+        pass
+
+    with pytest.raises(TypeError, match="surrogate"):
+        rb.PotentialBooster(OwnLogistic(), n_models=3)
 
 
 RIVER_LEARNERS = [
@@ -1073,16 +1061,19 @@ def test_the_cost_matrix_table_starts_empty_for_each_potential_and_label_count(b
             _costs._set_mbbm_cache_bytes(old)
 
 
-def test_the_walk_fills_the_potentials_cache_as_value_from_gaps_does():
-    """A cost matrix assembled by the walk on a cold potential cache: the same matrix as the
-    potential's, and afterwards the cache holds what value_from_gaps would have put there."""
-    pot, ref = (potentials.MulticlassZeroOnePotential(5, 0.1) for _ in range(2))
-    engine = rb.OnlineMBBM(n_models=3, seed=1)._engine
+def test_the_walk_fills_its_potentials_cache_as_value_does():
+    """Cost matrices assembled by the walk's cost object on a cold cache: the potential's
+    matrices, and afterwards the cache holds what value would have put there."""
+    from river_boost.engine import _costs
+
+    pot = potentials.MulticlassZeroOnePotential(5, 0.1)
+    costs = _costs.MBBMCosts(pot, 8)
     for n_left, s in [(7, [0, 0, 0, 0, 0]), (3, [2, 0, 1, 1, 0]), (0, [1, 0, 0, 0, 0])]:
-        got = np.array(engine.mbbm_cost_matrix(pot, n_left, s))
-        assert got.tobytes() == np.asarray(ref.cost_matrix(n_left, s)).tobytes()
-    assert dict(pot._cache) == dict(ref._cache)
-    assert len(pot._cache) > 10
+        got = np.array(costs.cost_matrix(pot, n_left, s))
+        assert got.tobytes() == np.asarray(pot.cost_matrix(n_left, s)).tobytes()
+    assert len(costs.values) > 10
+    for (_, n_left, gaps), value in costs.values.items():
+        assert value == pot.value_from_gaps(n_left, gaps)
 
 
 def _drawing_stream(n):
@@ -1386,25 +1377,3 @@ def test_the_ranking_walks_pair_terms_and_costs_are_the_papers(loss):
                 rtol=1e-9,
                 atol=1e-15,
             )
-
-
-def test_onlinembbm_follows_its_rules_resized_potential_when_it_is_replaced(monkeypatch):
-    """The compiled walk keeps the rule's potential for k labels between calls while neither
-    the rule's __dict__ nor the potential's changed: replacing the resized potential (here by
-    one of another edge) mid-stream is seen at once, as the Python walk sees it (the two
-    walks agree all along)."""
-    data = _multiclass_stream(240, 6)
-    outputs = []
-    for compiled in (True, False):
-        booster = rb.OnlineMBBM(n_models=5, seed=2)
-        model = _driven(booster, compiled)
-        out = []
-        for t, (x, y, w) in enumerate(data):
-            if t in (80, 160):  # another potential for the same labels, of another edge
-                k = len(booster._task.classes)
-                booster._engine.rule._resized = potentials.MulticlassZeroOnePotential(
-                    k, 0.3 / (t // 80)
-                )
-            out.append((model.predict_proba_one(x), model.learn_one(x, y, w)))
-        outputs.append(out)
-    assert outputs[0] == outputs[1]

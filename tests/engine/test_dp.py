@@ -11,12 +11,18 @@ import numpy as np
 import pytest
 
 from river_boost import potentials
-from river_boost.engine import _dp, laws
+from river_boost.engine import _costs, _dp, laws
 from river_boost.potentials import MulticlassZeroOnePotential, RankingPairPotential
 
 from ..oracles import dp_oracle
 
 RTOL, ATOL = 1e-12, 1e-15
+
+
+def banded(pot, n: int, gaps: tuple) -> float:
+    """The potential by the banded DP (the engine's above ``TENSOR_MAX_N``), uncached."""
+    tail = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)
+    return laws.banded_potential(n, pot.n_classes, pot.p_right, gaps, tail)
 
 
 def close(got, want) -> bool:
@@ -54,8 +60,9 @@ def test_the_weight_bound_is_the_oracles(k):
         pot = MulticlassZeroOnePotential(k, gamma)
         for n in range(potentials.TENSOR_MAX_N + 1):
             want = dp_oracle.max_gap_pmf(k, gamma, pot.p_right, n)
-            assert close(pot._max_gap_pmf(n), want), (n, gamma)
-            assert pot.max_weight(n) == (k - 1) * min(1.0, k * pot._max_gap_pmf(n))
+            costs = _costs.MBBMCosts(pot, 1)
+            assert close(costs.max_gap_pmf(pot, n), want), (n, gamma)
+            assert pot.max_weight(n) == (k - 1) * min(1.0, k * costs.max_gap_pmf(pot, n))
 
 
 def _banded_cases():
@@ -97,7 +104,7 @@ def test_the_banded_dp_is_the_oracles():
         assert close(got, want), (k, gamma, n, gaps, got, want)
         _dp.capped_rows = checked
         try:
-            assert pot._compute_poisson(n, gaps) == got
+            assert banded(pot, n, gaps) == got
         finally:
             _dp.capped_rows = real
     assert len(rows) > 40 and max(rows) > 100  # most cases ran the DP, some with many rows
@@ -137,9 +144,9 @@ def test_the_banded_dp_does_not_rely_on_numpys_default_int(monkeypatch):
     monkeypatch.setattr(_dp, "capped_rows", lambda *args: calls.append(1) or real(*args))
     k, gamma, n, gaps = 7, 0.1, 60, (0,) * 6
     pot = MulticlassZeroOnePotential(k, gamma)
-    want = pot._compute_poisson(n, gaps)
+    want = banded(pot, n, gaps)
     monkeypatch.setattr(laws, "np", _Int32Default())
-    assert pot._compute_poisson(n, gaps) == want
+    assert banded(pot, n, gaps) == want
     assert len(calls) == 2  # the DP ran, both times
 
 
@@ -167,6 +174,5 @@ def test_the_difference_laws_are_the_oracles(k):
                     np.cumsum((np.abs(np.arange(-n, n + 1)) * want[0])[::-1])[::-1], 0
                 )
                 assert np.all(np.abs(SD - want[2]) <= RTOL * scale + ATOL), (n, nr)
-                assert pot.difference_law(n, nr, k) is pot._cache[(n, nr, k)]
     with pytest.raises(ValueError, match="n >= 0"):
         _dp.difference_law(-1, 0.3, 0.2)

@@ -1,4 +1,4 @@
-"""The large-``n`` algorithm of ``MulticlassZeroOnePotential`` (``_compute_poisson``) against
+"""The large-``n`` algorithm of ``MulticlassZeroOnePotential`` (the banded DP) against
 the dense DP (used up to ``TENSOR_MAX_N``), and the potential's bounds, recursion and
 monotonicity at ``n`` in the hundreds. Against brute force: in ``test_multiclass.py``, for
 both algorithms; both DPs against their NumPy oracles: in ``test_dp.py``."""
@@ -13,12 +13,23 @@ import numpy as np
 import pytest
 
 from river_boost import potentials
-from river_boost.engine import laws
+from river_boost.engine import _costs, _dp, laws
 from river_boost.potentials import MulticlassZeroOnePotential
 
 
 def gaps_of(s, r):
     return tuple(sorted(s[r] - v for j, v in enumerate(s) if j != r))
+
+
+def dense(pot, n: int, gaps: tuple) -> float:
+    """The potential by the dense DP (the engine's up to ``TENSOR_MAX_N``), uncached."""
+    return _dp.potential(n, pot.n_classes, pot.p_right, gaps)
+
+
+def banded(pot, n: int, gaps: tuple) -> float:
+    """The potential by the banded DP (the engine's above ``TENSOR_MAX_N``), uncached."""
+    tail = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)
+    return laws.banded_potential(n, pot.n_classes, pot.p_right, gaps, tail)
 
 
 @pytest.mark.parametrize("k", [2, 3, 5, 7, 10, 30])
@@ -29,28 +40,22 @@ def test_poisson_dp_equals_dense_dp_for_moderate_n(k):
         for _ in range(8):
             spread = rng.choice([2, 6, 15])
             gaps = tuple(sorted(rng.randint(-spread, spread) for _ in range(k - 1)))
-            assert pot._compute_poisson(n, gaps) == pytest.approx(
-                pot._compute_tensor(n, gaps), abs=1e-12
-            )
+            assert banded(pot, n, gaps) == pytest.approx(dense(pot, n, gaps), abs=1e-12)
 
 
 def test_small_n_keeps_the_dense_dp_bit_for_bit():
     pot = MulticlassZeroOnePotential(7, 0.1)
     for n in range(potentials.TENSOR_MAX_N + 1):
         gaps = (-1, 0, 0, 1, 2, 2)
-        assert pot.value_from_gaps(n, gaps) == pot._compute_tensor(n, gaps)
+        assert pot.value_from_gaps(n, gaps) == dense(pot, n, gaps)
 
 
-def test_max_gap_pmf_above_the_threshold_equals_the_trinomial_sum(monkeypatch):
-    new = {}
+def test_max_gap_pmf_above_the_threshold_equals_the_trinomial_sum():
     for k in (2, 7, 30):
         pot = MulticlassZeroOnePotential(k, 0.1)
-        new[k] = [pot._max_gap_pmf(n) for n in range(41, 90)]
-    monkeypatch.setattr(potentials, "TENSOR_MAX_N", 10**9)  # the O(n^2) loop everywhere
-    for k in (2, 7, 30):
-        pot = MulticlassZeroOnePotential(k, 0.1)
-        old = [pot._max_gap_pmf(n) for n in range(41, 90)]
-        assert new[k] == pytest.approx(old, rel=1e-12)
+        new = [_costs.MBBMCosts(pot, 1).max_gap_pmf(pot, n) for n in range(41, 90)]
+        old = [_dp.max_gap_pmf(k, 0.1, pot.p_right, n) for n in range(41, 90)]  # the O(n^2) loop
+        assert new == pytest.approx(old, rel=1e-12)
 
 
 @pytest.mark.parametrize("k, n", [(3, 150), (7, 300), (30, 250)])
@@ -64,7 +69,7 @@ def test_large_n_bounds_monotonicity_and_recursion(k, n):
         v = pot.value(n, s, 0)
         assert 0.0 <= v <= 1.0
         # one label beating r is at most the union over labels, at least the closest one
-        _, lower = pot._gap_tail(n)  # P(X_r - X_l <= d) at d + n
+        _, lower = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)  # P(X_r - X_l <= d) at d + n
         singles = [lower[n - g] for g in gaps_of(s, 0)]
         assert max(singles) - 1e-13 <= v <= math.fsum(singles) + 1e-13
         # a vote for r lowers the potential, a vote for a wrong label raises it
@@ -94,11 +99,11 @@ def test_first_cost_matrices_of_a_thousand_learners_take_seconds(k):
 
 def test_decided_potentials_are_exactly_zero_or_one():
     pot = MulticlassZeroOnePotential(7, 0.1)
-    assert pot._compute_poisson(100, (-200,) + (0,) * 5) == 1.0  # r far behind
-    assert pot._compute_poisson(100, (150,) * 6) == 0.0  # r out of reach
+    assert banded(pot, 100, (-200,) + (0,) * 5) == 1.0  # r far behind
+    assert banded(pot, 100, (150,) * 6) == 0.0  # r out of reach
     # the dense DP gives the same up to its rounding (lgamma: ~1e-13 at n = 100)
-    assert pot._compute_tensor(100, (-200,) + (0,) * 5) == 1.0
-    assert pot._compute_tensor(100, (150,) * 6) == pytest.approx(0.0, abs=1e-13)
+    assert dense(pot, 100, (-200,) + (0,) * 5) == 1.0
+    assert dense(pot, 100, (150,) * 6) == pytest.approx(0.0, abs=1e-13)
 
 
 def test_the_cached_laws_are_the_computed_ones_read_only_and_bounded():

@@ -125,9 +125,10 @@ def test_osboost_ocp_weights_and_hinge_gradients_against_exact_arithmetic(gamma,
     i's weight from s = sum_{j<i} (z_j - theta), 1 if s <= 0 else (1 - gamma)^(s/2); the
     gradient of max(0, theta - y sum_i alpha_i h_i) in alpha_i, -w z_i inside the margin
     and 0 outside, all from exact fractions of the same inputs."""
-    from river_boost.tasks import Example, Walk
+    from ..oracles.python_walk import Example, Walk
 
     pot = OSBoostOCPPotential(gamma)
+    rule = pot.rule(pot, len(alphas))  # the compiled rule's steps, as the walk takes them
     assert pot.surrogate and pot.simplex
     g = Fraction(gamma)
     theta = g / (2 + g)
@@ -140,9 +141,8 @@ def test_osboost_ocp_weights_and_hinge_gradients_against_exact_arithmetic(gamma,
                 Walk([0.5] * n, list(votes), scores), w, n, list(alphas), [0.0] * n, y=y, sign=sign
             )
             margin = sign * sum(Fraction(a) * v for a, v in zip(alphas, votes))
-            state, s = pot.binary_start(ex), Fraction(0)
-            for i in range(n):
-                p, edge, state, gradient = pot.binary_step(i, state, ex)
+            s = Fraction(0)
+            for i, (p, edge, gradient) in enumerate(rule.steps(ex)):
                 z = sign * votes[i]
                 want_p = 1.0 if s <= 0 else float(1 - g) ** float(s / 2)
                 assert p == pytest.approx(want_p, rel=1e-12, abs=0.0)

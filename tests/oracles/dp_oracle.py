@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from river_boost.engine import laws
+from river_boost.engine import _costs, laws
 
 
 def binomial(a: int, x: int, q: float) -> float:
@@ -139,7 +139,7 @@ def poisson_potential(pot, n: int, gaps) -> float:
     """``phi_n`` of ``pot`` (a ``MulticlassZeroOnePotential``) by the banded DP, the rows by
     :func:`capped_rows`, the decided cases and ``P(m)`` as ``_compute_poisson`` has them."""
     K = pot.n_classes - 1
-    upper, lower = pot._gap_tail(n)
+    upper, lower = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)
     if upper[min(2 * n + 1, max(0, n + 1 - gaps[0]))] < laws.DECIDED:
         return 1.0
     if math.fsum(lower[min(2 * n, -g + n)] for g in gaps if -g >= -n) < laws.DECIDED:

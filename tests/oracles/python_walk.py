@@ -8,10 +8,10 @@ draws, so that a booster can be copied mid-stream and the copy stepped here:
 with it, within 1e-9 relative. It is not a second implementation to keep equal to the last
 bit: it follows the documented math in its own order.
 
-The rules' steps are the readable rules of ``rules.py`` for the library's potentials (whose
-own steps are compiled), and a rule of your own's Python methods (which it also runs on in the
-compiled walk); this module adds what the tasks, the weak-learner pool and the experts do
-around them:
+The rules' steps are the readable rules of ``rules.py``: the library's potentials' (whose
+steps the package runs compiled only), and the papers' steps on the hooks of a rule of your own
+(``rules.Hooks``, as the compiled walk runs them); this module adds what the tasks, the
+weak-learner pool and the experts do around them:
 
 - the *prediction walk* (:func:`walk`): each learner's ``predict_proba_one`` read as a vote,
   the experts' scores (the first ``i`` votes weighted by ``alpha``), and for cost-sensitive
@@ -33,9 +33,35 @@ import numpy as np
 from river_boost.engine import _clean
 from river_boost.engine._contract import check_sample_weight
 from river_boost.potentials import rank_loss, sigmoid
-from river_boost.tasks import COST_TIE, MIN_SUPPORT, Example, Walk
+from river_boost.tasks import COST_TIE, MIN_SUPPORT
 
 from .rules import readable
+
+
+class Walk:
+    """The label-free part of a walk along the learners for one ``x``.
+
+    ``rows``: each learner's reading of ``x`` (binary: ``P(True)``; otherwise a distribution
+    over the known labels); ``votes``: each learner's vote (binary: ``+1/-1``; multiclass: a
+    label index; ranking: its distribution); ``scores``: each expert's score (the first
+    ``i`` votes, weighted by ``alpha``) or None where the task does not need them; ``costs``:
+    the cost matrices shown to each learner for cost-sensitive votes (multiclass), or None.
+    """
+
+    def __init__(self, rows, votes, scores=None, costs=None):
+        self.rows, self.votes, self.scores, self.costs = rows, votes, scores, costs
+
+
+class Example(Walk):
+    """One labelled example as the rule sees it along the walk (``rules.py``): the walk, the
+    sample weight ``w``, ``n_models``, the learners' ``alphas`` and ``edges``, and the task's
+    fields for the label (``y``, ``sign``, ``yi``, ``relevant``, ``k``)."""
+
+    def __init__(self, walk: Walk, w: float, n_models: int, alphas, edges, **label):
+        super().__init__(walk.rows, walk.votes, walk.scores, walk.costs)
+        self.w, self.n_models, self.alphas, self.edges = w, n_models, alphas, edges
+        self.__dict__.update(label)
+
 
 # ----------------------------------------------------------------------------- the pool
 #

@@ -1,11 +1,15 @@
 """The library's rules written plainly, step by step, for the Python walk (``python_walk.py``).
 
-The package's potentials answer their steps from their compiled rules
-(``river_boost.engine._rules``); these are the same steps as the papers state them, in Python
-floats and NumPy, so that the walk the tests step through does not share the package's code
-for the math. :func:`readable` gives the readable rule of one of the library's potentials
-(matched by exact type, as the compiled walk matches them), and any other potential itself: a
-rule of your own is its own reference.
+The package's potentials run their compiled rules (``river_boost.engine._rules``); these are
+the same steps as the papers state them, in Python floats and NumPy, so that the walk the
+tests step through does not share the package's code for the math. :func:`readable` gives the
+readable rule of one of the library's potentials (matched by exact type, as the compiled walk
+matches them), and for any other potential the papers' steps on its hooks (:class:`Hooks`).
+
+A step returns ``(teach, edge, next state, alpha gradient)``: what learner ``i`` is taught (a
+probability, or for ranking the cost vector and its bound), its share ``(numerator,
+denominator)`` of the learner's edge or None, and the gradient of the loss in ``alpha_i``
+(None unless a surrogate). ``ex`` is the example as ``python_walk.Example`` holds it.
 """
 
 from __future__ import annotations
@@ -92,17 +96,21 @@ def pair_cost_vector(pot, s, relevant, n: int) -> np.ndarray:
 
 
 class Readable:
-    """A rule's steps, in the terms of ``Potential``'s ``*_start`` and ``*_step``."""
+    """A rule's steps: the binary papers' generic step, with this rule's weights."""
 
     def __init__(self, pot):
         self.pot = pot
         self.needs_edges = pot.needs_edges
         self.surrogate = pot.surrogate
 
-    def multiclass_vote_costs(self, n, s, k):
-        return self.pot.multiclass_vote_costs(n, s, k)
+    def multiclass_vote_costs(self, n, s, k) -> tuple:
+        """``(C, D)``: the cost matrix with ``n`` votes left and its normalised form (5),
+        ``D[r] = (C[r] - C[r, r]) / sum_l (C[r, l] - C[r, r])``, for cost-sensitive votes."""
+        C = np.asarray(self.pot.for_classes(k).cost_matrix(n, s), dtype=float)
+        D = C - np.diag(C)[:, None]
+        w = D.sum(axis=1, keepdims=True)
+        return C, np.divide(D, w, out=np.zeros_like(D), where=w > 0)
 
-    # the generic steps of Potential, with this rule's weights
     def binary_start(self, ex):
         return 0.0, 0.0  # (margin, the all-wrong margin)
 
@@ -246,8 +254,9 @@ class Logistic(Readable):
 
 
 class MBBM(Readable):
-    """OnlineMBBM's Algorithm 1 on the potential's cost matrices (their values are checked
-    against the dynamic programs of ``dp_oracle.py``)."""
+    """OnlineMBBM's Algorithm 1 on the potential's cost rows and bounds (their values are
+    checked against the dynamic programs of ``dp_oracle.py``): ``sum_l (C[y, l] - C[y, y])``
+    over its bound; the edge ``1 - k D[y, l_i]`` weighted by it (condition (1))."""
 
     def multiclass_start(self, ex):
         return np.zeros(ex.k, dtype=int)
@@ -273,11 +282,34 @@ class Pair(Readable):
     def ranking_start(self, ex):
         return np.zeros(ex.k)
 
+    def cost_vector(self, s, relevant, n):
+        return pair_cost_vector(self.pot, s, relevant, n)
+
     def ranking_step(self, i, s, ex):
-        cost = pair_cost_vector(self.pot, s, ex.relevant, ex.n_models - i - 1)
+        cost = self.cost_vector(s, ex.relevant, ex.n_models - i - 1)
         h = ex.rows[i]
         edge = (ex.w * float(cost.mean() - cost @ h), ex.w * float(cost.max() - cost.min()))
         return (cost, self.pot.cost_bound), edge, s + h, None
+
+
+class Hooks(MBBM, Pair):
+    """A potential of your own (or a subclass of ours): the papers' steps on its hooks, as the
+    compiled walk runs it (``PythonRule``): binary with its ``start``, ``advance`` and
+    ``sampling_probability``, Algorithm 1 with its ``cost_row`` and ``max_weight``, Algorithm
+    2 with its ``cost_vector`` and ``cost_bound``."""
+
+    def binary_start(self, ex):
+        s = self.pot.start()
+        return s, s
+
+    def probability(self, i, s, worst, edge):
+        return self.pot.sampling_probability(i, s, worst)
+
+    def advance(self, s, z, edge):
+        return self.pot.advance(s, z, edge)
+
+    def cost_vector(self, s, relevant, n):
+        return np.asarray(self.pot.cost_vector(s, relevant, n), dtype=float)
 
 
 READABLE = {
@@ -293,6 +325,6 @@ READABLE = {
 
 
 def readable(pot):
-    """The readable rule of one of the library's potentials; any other potential itself."""
-    cls = READABLE.get(type(pot))
-    return pot if cls is None else cls(pot)
+    """The readable rule of one of the library's potentials; the papers' steps on the hooks
+    of any other potential."""
+    return READABLE.get(type(pot), Hooks)(pot)

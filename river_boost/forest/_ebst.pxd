@@ -10,7 +10,6 @@ from river_boost.forest._reg_structs cimport RSpl, RSugg, VarS
 
 cdef RSpl* rspl_new(int fid, int nominal) except NULL
 cdef void rspl_free(RSpl* s) noexcept
-cdef RSpl* rspl_copy(RSpl* s) except NULL
 cdef int ebst_update(RSpl* s, double att, double y, double w) except -1
 cdef int rnom_update(RSpl* s, int vid, double y, double w) except -1
 cdef int ebst_best(RSpl* s, VarS* pre, double min_samples, RSugg* out) except -1

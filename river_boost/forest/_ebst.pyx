@@ -9,7 +9,7 @@ here as in River (an E-BST of unrounded values can be as deep as the number of v
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 from river_boost.forest._criteria cimport vr_merit_of_split
 from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
@@ -54,50 +54,6 @@ cdef void rspl_free(RSpl* s) noexcept:
     free(s.st)
     free(s.vpos)
     free(s)
-
-
-cdef EBNode* ebnode_copy(EBNode* src) except? NULL:
-    cdef list stack
-    cdef EBNode* root
-    cdef EBNode* a
-    cdef EBNode* b
-    if src == NULL:
-        return NULL
-    root = <EBNode*>xcalloc(1, sizeof(EBNode))
-    root[0] = src[0]
-    stack = [(<size_t>src, <size_t>root)]
-    while stack:
-        sa, sb = stack.pop()
-        a = <EBNode*><size_t>sa
-        b = <EBNode*><size_t>sb
-        if a.left != NULL:
-            b.left = <EBNode*>xcalloc(1, sizeof(EBNode))
-            b.left[0] = a.left[0]
-            stack.append((<size_t>a.left, <size_t>b.left))
-        if a.right != NULL:
-            b.right = <EBNode*>xcalloc(1, sizeof(EBNode))
-            b.right[0] = a.right[0]
-            stack.append((<size_t>a.right, <size_t>b.right))
-    return root
-
-
-cdef RSpl* rspl_copy(RSpl* s) except NULL:
-    cdef RSpl* d = <RSpl*>xcalloc(1, sizeof(RSpl))
-    d[0] = s[0]
-    d.root = NULL
-    d.vals = NULL
-    d.st = NULL
-    d.vpos = NULL
-    d.root = ebnode_copy(s.root)
-    if s.cap_vals > 0:
-        d.vals = <int*>xcalloc(s.cap_vals, sizeof(int))
-        d.st = <VarS*>xcalloc(s.cap_vals, sizeof(VarS))
-        memcpy(d.vals, s.vals, s.n_vals * sizeof(int))
-        memcpy(d.st, s.st, s.n_vals * sizeof(VarS))
-    if s.vpos_cap > 0:
-        d.vpos = <int*>xcalloc(s.vpos_cap, sizeof(int))
-        memcpy(d.vpos, s.vpos, s.vpos_cap * sizeof(int))
-    return d
 
 
 cdef inline EBNode* ebnode_new(double att, double y, double w) except NULL:

@@ -297,6 +297,18 @@ cdef inline int grow_cap(int cap, int need) noexcept:
     return cap
 
 
+cdef inline int push_ptr(void*** arr, int* n, int* cap, void* p) except -1:
+    """Append p to the growable array of pointers arr[0] (n[0] of cap[0] used): n[0] after."""
+    cdef int nc
+    if n[0] >= cap[0]:
+        nc = grow_cap(cap[0], n[0] + 1)
+        arr[0] = <void**>xrealloc(arr[0], nc * sizeof(void*))
+        cap[0] = nc
+    arr[0][n[0]] = p
+    n[0] += 1
+    return n[0]
+
+
 cdef inline int dists_reset(Dists* d) except -1:
     d.nd = 0
     d.n = 0

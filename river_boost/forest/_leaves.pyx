@@ -11,8 +11,8 @@ from river_boost.forest._criteria cimport entropy_w, range_of_merit
 from river_boost.forest._forest_structs cimport (
     CRIT_INFO_GAIN, DECIDE_NO_SPLIT, DECIDE_PRE_PRUNE, DECIDE_SPLIT, F_NOMATTR,
     LEAF_MAJORITY_CLASS, LEAF_NAIVE_BAYES, LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY,
-    SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, work_votes,
-    xcalloc, xrealloc,
+    SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, push_ptr,
+    work_votes, xcalloc, xrealloc,
 )
 from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_exp, py_log
 from river_boost.forest._pymath cimport py_sqrt, py_sum
@@ -238,7 +238,6 @@ cdef int leaf_learn(Tree* t, const unsigned char* fstate, Leaf* lf, XV* xv, Work
     cdef double best
     cdef double* out
     cdef Spl* s
-    cdef unsigned char st
     if t.leaf_pred == LEAF_NAIVE_BAYES_ADAPTIVE and lf.active:
         # LeafNaiveBayesAdaptive.learn_one: score both predictors before learning
         if lf.n_st == 0 or mc_argmax(lf) == cid:
@@ -274,15 +273,8 @@ cdef int leaf_learn(Tree* t, const unsigned char* fstate, Leaf* lf, XV* xv, Work
         if si < 0:
             continue  # disabled attribute
         if si == 0:
-            if lf.n_spl >= lf.cap_spl:
-                n = grow_cap(lf.cap_spl, lf.n_spl + 1)
-                lf.spl = <Spl**>xrealloc(lf.spl, n * sizeof(Spl*))
-                lf.cap_spl = n
-            st = fstate[fid]
-            s = spl_new(fid, 1 if (st & F_NOMATTR) or not xv.isnum[j] else 0)
-            lf.spl[lf.n_spl] = s
-            lf.n_spl += 1
-            lf.sidx[fid] = lf.n_spl
+            s = spl_new(fid, 1 if (fstate[fid] & F_NOMATTR) or not xv.isnum[j] else 0)
+            lf.sidx[fid] = push_ptr(<void***>&lf.spl, &lf.n_spl, &lf.cap_spl, s)
         else:
             s = lf.spl[si - 1]
         if s.nominal:

@@ -13,7 +13,7 @@ from river_boost.forest._ebst cimport (
     rspl_new,
 )
 from river_boost.forest._forest_structs cimport (
-    F_NOMATTR, SPLIT_NOMINAL_MULTIWAY, XV, Node, grow_cap, in_view, xcalloc, xrealloc,
+    F_NOMATTR, SPLIT_NOMINAL_MULTIWAY, XV, Node, grow_cap, in_view, push_ptr, xcalloc, xrealloc,
 )
 from river_boost.forest._linear cimport lin_bytes, lin_copy, lin_free, lin_learn, lin_predict
 from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
@@ -109,7 +109,7 @@ cdef int rleaf_learn(RTree* t, RLeaf* lf, unsigned char* fstate, XV* xv, double 
                      double w) except -1:
     """LeafAdaptive / LeafModel / LeafMean.learn_one."""
     cdef double pm, pmod
-    cdef int k, j, fid, si, nc, q
+    cdef int k, j, fid, si
     cdef RSpl* s
     if t.leaf_pred == RLEAF_ADAPTIVE:
         pm = lf.st.mean
@@ -127,14 +127,8 @@ cdef int rleaf_learn(RTree* t, RLeaf* lf, unsigned char* fstate, XV* xv, double 
             if si < 0:
                 continue
             if si == 0:
-                if lf.n_spl >= lf.cap_spl:
-                    nc = grow_cap(lf.cap_spl, lf.n_spl + 1)
-                    lf.spl = <RSpl**>xrealloc(lf.spl, nc * sizeof(RSpl*))
-                    lf.cap_spl = nc
                 s = rspl_new(fid, (fstate[fid] & F_NOMATTR) != 0 or not xv.isnum[j])
-                lf.spl[lf.n_spl] = s
-                lf.n_spl += 1
-                lf.sidx[fid] = lf.n_spl
+                lf.sidx[fid] = push_ptr(<void***>&lf.spl, &lf.n_spl, &lf.cap_spl, s)
             else:
                 s = lf.spl[si - 1]
             if s.nominal:

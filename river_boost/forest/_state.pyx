@@ -22,7 +22,7 @@ from river_boost.forest._linear cimport lin_export, lin_import, lin_read, lin_wr
 from river_boost.forest._reg_structs cimport RLeaf, RNode, RSpl, RTree
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._regtrees cimport add_child, rnode_free, rnode_leaf
-from river_boost.forest._splitters cimport cix_set
+from river_boost.forest._splitters cimport cix_set, spl_new
 from river_boost.forest._trees cimport node_free
 
 
@@ -175,13 +175,13 @@ cdef Node* import_node(tuple st, int nf) except NULL:
                 lf.cap_spl = grow_cap(0, len(spls))
                 lf.spl = <Spl**>xcalloc(lf.cap_spl, sizeof(Spl*))
                 for sp in spls:
-                    s = <Spl*>xcalloc(1, sizeof(Spl))
+                    s = spl_new(sp[0], sp[1])
                     lf.spl[lf.n_spl] = s
                     lf.n_spl += 1
-                    s.fid = sp[0]
-                    s.nominal = sp[1]
-                    s.set_n = -1
                     lf.sidx[s.fid] = lf.n_spl
+                    classes = sp[5] if s.nominal else sp[2]
+                    s.n_cls = len(classes)
+                    s.cap_cls = grow_cap(0, s.n_cls)
                     if s.nominal:
                         s.tot_w = sp[2]
                         s.miss_w = sp[3]
@@ -203,9 +203,6 @@ cdef Node* import_node(tuple st, int nf) except NULL:
                             s.ins = <int*>xcalloc(s.n_ins, sizeof(int))
                             for k in range(s.n_ins):
                                 s.ins[k] = ins[k]
-                        classes = sp[5]
-                        s.n_cls = len(classes)
-                        s.cap_cls = grow_cap(0, s.n_cls)
                         s.c = <NCls*>xcalloc(s.cap_cls, sizeof(NCls))
                         for c in range(s.n_cls):
                             cl = &s.c[c]
@@ -223,9 +220,6 @@ cdef Node* import_node(tuple st, int nf) except NULL:
                                 cl.has[p] = 1
                                 cl.w[p] = wv
                     else:
-                        classes = sp[2]
-                        s.n_cls = len(classes)
-                        s.cap_cls = grow_cap(0, s.n_cls)
                         s.g = <GCls*>xcalloc(s.cap_cls, sizeof(GCls))
                         for c in range(s.n_cls):
                             g = &s.g[c]

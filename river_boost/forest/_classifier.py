@@ -13,13 +13,7 @@ from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 from .. import _pickles
-from ._face import (
-    DEFAULT_MAX_SIZE,
-    DEFAULT_MEMORY_ESTIMATE_PERIOD,
-    BoundedLearning,
-    _CompiledForest,
-    river_branch,
-)
+from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
 from ._forest import SPLIT_KINDS as _SPLIT_KINDS
@@ -104,45 +98,7 @@ class BoundedHoeffdingTree(BoundedLearning, _river_tree.HoeffdingTreeClassifier)
 
     __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
-    def __init__(
-        self,
-        grace_period: int = 200,
-        max_depth: int | None = None,
-        split_criterion: str = "info_gain",
-        delta: float = 1e-7,
-        tau: float = 0.05,
-        leaf_prediction: str = "nba",
-        nb_threshold: int = 0,
-        nominal_attributes: list | None = None,
-        splitter=None,
-        binary_split: bool = False,
-        min_branch_fraction: float = 0.01,
-        max_share_to_split: float = 0.99,
-        max_size: float = DEFAULT_MAX_SIZE,
-        memory_estimate_period: float = DEFAULT_MEMORY_ESTIMATE_PERIOD,
-        stop_mem_management: bool = False,
-        remove_poor_attrs: bool = False,
-        merit_preprune: bool = True,
-    ):
-        super().__init__(
-            grace_period=grace_period,
-            max_depth=max_depth,
-            split_criterion=split_criterion,
-            delta=delta,
-            tau=tau,
-            leaf_prediction=leaf_prediction,
-            nb_threshold=nb_threshold,
-            nominal_attributes=nominal_attributes,
-            splitter=splitter,
-            binary_split=binary_split,
-            min_branch_fraction=min_branch_fraction,
-            max_share_to_split=max_share_to_split,
-            max_size=max_size,
-            memory_estimate_period=memory_estimate_period,
-            stop_mem_management=stop_mem_management,
-            remove_poor_attrs=remove_poor_attrs,
-            merit_preprune=merit_preprune,
-        )
+    __init__ = bounded_init(_river_tree.HoeffdingTreeClassifier)
 
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeClassifier, BoundedHoeffdingTree)

@@ -10,6 +10,7 @@ in the order the compiled tree unpacks them; and ``to_river``, its trees as Rive
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 
@@ -41,6 +42,31 @@ def measure_if_crossed(tree, before: float) -> None:
     after, period = tree._train_weight_seen_by_model, tree.memory_estimate_period
     if after % period != 0 and math.floor(after / period) != math.floor(before / period):
         tree._estimate_model_size()
+
+
+def bounded_init(river_tree):
+    """``river_tree.__init__`` with the bounded trees' defaults of ``max_size`` and
+    ``memory_estimate_period`` (:data:`DEFAULT_MAX_SIZE`, :data:`DEFAULT_MEMORY_ESTIMATE_PERIOD`),
+    in its signature too: River reads a model's parameters (``clone``, ``repr``) from it."""
+    defaults = {
+        "max_size": DEFAULT_MAX_SIZE,
+        "memory_estimate_period": DEFAULT_MEMORY_ESTIMATE_PERIOD,
+    }
+    signature = inspect.signature(river_tree.__init__)
+    params = [
+        p.replace(default=defaults.get(p.name, p.default)) for p in signature.parameters.values()
+    ]
+    # each default's place among the positional arguments after self
+    place = {p.name: k - 1 for k, p in enumerate(params) if p.name in defaults}
+
+    def __init__(self, *args, **kwargs):
+        for name, value in defaults.items():
+            if len(args) <= place[name]:
+                kwargs.setdefault(name, value)
+        river_tree.__init__(self, *args, **kwargs)
+
+    __init__.__signature__ = signature.replace(parameters=params)
+    return __init__
 
 
 class BoundedLearning:

@@ -111,13 +111,7 @@ from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
 from river.utils import VectorDict
 
-from ._face import (
-    DEFAULT_MAX_SIZE,
-    DEFAULT_MEMORY_ESTIMATE_PERIOD,
-    BoundedLearning,
-    _CompiledForest,
-    river_branch,
-)
+from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
@@ -160,43 +154,7 @@ class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRe
 
     __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
 
-    def __init__(
-        self,
-        grace_period: int = 200,
-        max_depth: int | None = None,
-        delta: float = 1e-7,
-        tau: float = 0.05,
-        leaf_prediction: str = "adaptive",
-        leaf_model=None,
-        model_selector_decay: float = 0.95,
-        nominal_attributes: list | None = None,
-        splitter=None,
-        min_samples_split: int = 5,
-        binary_split: bool = False,
-        max_size: float = DEFAULT_MAX_SIZE,
-        memory_estimate_period: float = DEFAULT_MEMORY_ESTIMATE_PERIOD,
-        stop_mem_management: bool = False,
-        remove_poor_attrs: bool = False,
-        merit_preprune: bool = True,
-    ):
-        super().__init__(
-            grace_period=grace_period,
-            max_depth=max_depth,
-            delta=delta,
-            tau=tau,
-            leaf_prediction=leaf_prediction,
-            leaf_model=leaf_model,
-            model_selector_decay=model_selector_decay,
-            nominal_attributes=nominal_attributes,
-            splitter=splitter,
-            min_samples_split=min_samples_split,
-            binary_split=binary_split,
-            max_size=max_size,
-            memory_estimate_period=memory_estimate_period,
-            stop_mem_management=stop_mem_management,
-            remove_poor_attrs=remove_poor_attrs,
-            merit_preprune=merit_preprune,
-        )
+    __init__ = bounded_init(_river_tree.HoeffdingTreeRegressor)
 
 
 _TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)

@@ -324,7 +324,6 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
         """
         model = self._river_model(i)
         features, values, labels = self._features, self._values, self._labels
-        scalars = self._tree_scalars(i)
 
         def stats_of(cids, weights):
             return {labels[c]: w for c, w in zip(cids, weights)}
@@ -381,12 +380,5 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
 
         root = self._export_tree(i)
         model._root = None if root is None else build(root)
-        model._n_active_leaves = scalars["n_active_leaves"]
-        model._n_inactive_leaves = scalars["n_inactive_leaves"]
-        model._inactive_leaf_size_estimate = scalars["inactive_leaf_size_estimate"]
-        model._active_leaf_size_estimate = scalars["active_leaf_size_estimate"]
-        model._size_estimate_overhead_fraction = scalars["size_estimate_overhead_fraction"]
-        model._growth_allowed = scalars["growth_allowed"]
-        model._train_weight_seen_by_model = scalars["train_weight_seen_by_model"]
-        model.classes = set(scalars["classes"])
+        model.classes = set(self._tree_scalars(i)["classes"])
         return model

@@ -334,11 +334,15 @@ class _CompiledForest:
         return [self.to_river(i) for i in range(self.n_models)]
 
     def _river_model(self, i: int):
-        """A fresh River model with tree ``i``'s parameters (its model's, with its overrides),
-        for ``to_river`` to fill."""
+        """A fresh River model with tree ``i``'s parameters (its model's, with its overrides)
+        and counters, for ``to_river`` to fill with its nodes."""
         if not 0 <= i < self.n_models:
             raise IndexError(f"tree index {i} out of range")
-        return self._models[i].clone(self._overrides[i] or None)
+        model = self._models[i].clone(self._overrides[i] or None)
+        for name, value in self._tree_scalars(i).items():
+            if name != "classes":  # (the classifier's: not a counter)
+                setattr(model, "_" + name, value)
+        return model
 
     def summary(self, i: int) -> dict:
         """River's ``tree.summary`` of tree ``i``."""

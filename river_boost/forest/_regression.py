@@ -291,7 +291,7 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
         model = self._river_model(i)
         state = self._get_state()
         features, values = state["features"], state["values"]
-        scalars, _, flat = state["trees"][i]
+        flat = state["trees"][i][2]
 
         def var(st):
             v = Var()
@@ -357,14 +357,4 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             return branch, pos
 
         model._root = None if flat is None else build(0)[0]
-        (
-            model._n_active_leaves,
-            model._n_inactive_leaves,
-            model._inactive_leaf_size_estimate,
-            model._active_leaf_size_estimate,
-            model._size_estimate_overhead_fraction,
-            model._growth_allowed,
-            model._train_weight_seen_by_model,
-        ) = scalars
-        model._growth_allowed = bool(model._growth_allowed)
         return model

@@ -14,7 +14,7 @@ from libc.string cimport memset
 from river_boost.forest._criteria cimport vr_merit_of_split
 from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
 from river_boost.forest._forest_structs cimport (
-    SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, grow_cap, xcalloc,
+    SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, make_room, xcalloc,
     xrealloc,
 )
 from river_boost.forest._reg_structs cimport (
@@ -94,15 +94,11 @@ cdef int ebst_update(RSpl* s, double att, double y, double w) except -1:
 
 cdef int rnom_update(RSpl* s, int vid, double y, double w) except -1:
     """NominalSplitterReg.update."""
-    cdef int p, nc, q
+    cdef int p
     grow_imap(&s.vpos, &s.vpos_cap, vid)
     p = s.vpos[vid]
     if p == 0:
-        if s.n_vals >= s.cap_vals:
-            nc = grow_cap(s.cap_vals, s.n_vals + 1)
-            s.vals = <int*>xrealloc(s.vals, nc * sizeof(int))
-            s.st = <VarS*>xrealloc(s.st, nc * sizeof(VarS))
-            s.cap_vals = nc
+        make_room(s.n_vals, &s.cap_vals, <void**>&s.vals, sizeof(int), <void**>&s.st, sizeof(VarS))
         s.vals[s.n_vals] = vid
         memset(&s.st[s.n_vals], 0, sizeof(VarS))
         s.n_vals += 1

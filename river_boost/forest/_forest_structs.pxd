@@ -297,13 +297,23 @@ cdef inline int grow_cap(int cap, int need) noexcept:
     return cap
 
 
+cdef inline int make_room(int n, int* cap, void** a, size_t size_a, void** b,
+                          size_t size_b) except -1:
+    """Room for item n in the growable array a[0] (items of size_a bytes), and in b[0] (of
+    size_b) unless b is NULL, which share the capacity cap[0]."""
+    cdef int nc
+    if n >= cap[0]:
+        nc = grow_cap(cap[0], n + 1)
+        a[0] = xrealloc(a[0], nc * size_a)
+        if b != NULL:
+            b[0] = xrealloc(b[0], nc * size_b)
+        cap[0] = nc
+    return 0
+
+
 cdef inline int push_ptr(void*** arr, int* n, int* cap, void* p) except -1:
     """Append p to the growable array of pointers arr[0] (n[0] of cap[0] used): n[0] after."""
-    cdef int nc
-    if n[0] >= cap[0]:
-        nc = grow_cap(cap[0], n[0] + 1)
-        arr[0] = <void**>xrealloc(arr[0], nc * sizeof(void*))
-        cap[0] = nc
+    make_room(n[0], cap, <void**>arr, sizeof(void*), NULL, 0)
     arr[0][n[0]] = p
     n[0] += 1
     return n[0]
@@ -320,12 +330,7 @@ cdef inline int dists_reset(Dists* d) except -1:
 
 
 cdef inline int dists_push(Dists* d, int c, double w) except -1:
-    cdef int nc
-    if d.n >= d.cap:
-        nc = grow_cap(d.cap, d.n + 1)
-        d.c = <int*>xrealloc(d.c, nc * sizeof(int))
-        d.w = <double*>xrealloc(d.w, nc * sizeof(double))
-        d.cap = nc
+    make_room(d.n, &d.cap, <void**>&d.c, sizeof(int), <void**>&d.w, sizeof(double))
     d.c[d.n] = c
     d.w[d.n] = w
     d.n += 1

@@ -11,8 +11,8 @@ from river_boost.forest._criteria cimport entropy_w, range_of_merit
 from river_boost.forest._forest_structs cimport (
     CRIT_INFO_GAIN, DECIDE_NO_SPLIT, DECIDE_PRE_PRUNE, DECIDE_SPLIT, F_NOMATTR,
     LEAF_MAJORITY_CLASS, LEAF_NAIVE_BAYES, LEAF_NAIVE_BAYES_ADAPTIVE, SPLIT_NOMINAL_BINARY,
-    SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, push_ptr,
-    work_votes, xcalloc, xrealloc,
+    SPLIT_NUMERIC_BINARY, XV, Leaf, Node, Spl, Sugg, Tree, Work, grow_cap, in_view, make_room,
+    push_ptr, work_votes, xcalloc, xrealloc,
 )
 from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_exp, py_log
 from river_boost.forest._pymath cimport py_sqrt, py_sum
@@ -89,15 +89,10 @@ cdef inline int stats_find(Leaf* lf, int cid) noexcept:
 cdef int leaf_update_stats(Leaf* lf, int cid, double w) except -1:
     # LeafMajorityClass.update_stats
     cdef int k = stats_find(lf, cid)
-    cdef int nc
     if k >= 0:
         lf.st_w[k] += w
         return 0
-    if lf.n_st >= lf.cap_st:
-        nc = grow_cap(lf.cap_st, lf.n_st + 1)
-        lf.st_c = <int*>xrealloc(lf.st_c, nc * sizeof(int))
-        lf.st_w = <double*>xrealloc(lf.st_w, nc * sizeof(double))
-        lf.cap_st = nc
+    make_room(lf.n_st, &lf.cap_st, <void**>&lf.st_c, sizeof(int), <void**>&lf.st_w, sizeof(double))
     lf.st_c[lf.n_st] = cid
     lf.st_w[lf.n_st] = w
     lf.n_st += 1

@@ -14,7 +14,7 @@ from libc.stdlib cimport free
 from libc.string cimport memcpy
 
 from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
-from river_boost.forest._forest_structs cimport XV, grow_cap, xcalloc, xrealloc
+from river_boost.forest._forest_structs cimport XV, make_room, xcalloc
 from river_boost.forest._reg_structs cimport Lin, grow_imap
 
 
@@ -68,7 +68,7 @@ cdef double lin_predict(Lin* m, XV* xv) noexcept:
 cdef int lin_learn(Lin* m, XV* xv, double y, double w) except -1:
     """LinearRegression.learn_one(x, y, w) (GLM._fit with SGD)."""
     cdef double g = 2.0 * ((lin_dot(m, xv) + m.intercept) - y)
-    cdef int k, j, fid, p, nc, q
+    cdef int k, j, fid, p
     g *= w
     # utils.math.clamp: max(min(g, 1e12), -1e12)
     if 1e12 < g:
@@ -82,11 +82,7 @@ cdef int lin_learn(Lin* m, XV* xv, double y, double w) except -1:
         grow_imap(&m.wpos, &m.wpos_cap, fid)
         p = m.wpos[fid]
         if p == 0:
-            if m.n_w >= m.cap_w:
-                nc = grow_cap(m.cap_w, m.n_w + 1)
-                m.wf = <int*>xrealloc(m.wf, nc * sizeof(int))
-                m.w = <double*>xrealloc(m.w, nc * sizeof(double))
-                m.cap_w = nc
+            make_room(m.n_w, &m.cap_w, <void**>&m.wf, sizeof(int), <void**>&m.w, sizeof(double))
             m.wf[m.n_w] = fid
             m.w[m.n_w] = 0.0
             m.n_w += 1

@@ -13,7 +13,7 @@ from river_boost.forest._ebst cimport (
     rspl_new,
 )
 from river_boost.forest._forest_structs cimport (
-    F_NOMATTR, SPLIT_NOMINAL_MULTIWAY, XV, Node, grow_cap, in_view, push_ptr, xcalloc, xrealloc,
+    F_NOMATTR, SPLIT_NOMINAL_MULTIWAY, XV, Node, in_view, make_room, push_ptr, xcalloc,
 )
 from river_boost.forest._linear cimport lin_bytes, lin_copy, lin_free, lin_learn, lin_predict
 from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
@@ -363,12 +363,7 @@ cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, doub
 
 cdef int add_child(RNode* nd, int vid, RNode* child) except -1:
     """NominalMultiwayBranch.add_child."""
-    cdef int nc, q
-    if nd.n_ch >= nd.cap_ch:
-        nc = grow_cap(nd.cap_ch, nd.n_ch + 1)
-        nd.ch = <RNode**>xrealloc(nd.ch, nc * sizeof(RNode*))
-        nd.ch_vid = <int*>xrealloc(nd.ch_vid, nc * sizeof(int))
-        nd.cap_ch = nc
+    make_room(nd.n_ch, &nd.cap_ch, <void**>&nd.ch, sizeof(RNode*), <void**>&nd.ch_vid, sizeof(int))
     grow_imap(&nd.vmap, &nd.vmap_cap, vid)
     nd.ch[nd.n_ch] = child
     nd.ch_vid[nd.n_ch] = vid

@@ -12,7 +12,8 @@ import math as _math
 from river_boost.forest._criteria cimport merit_of_split
 from river_boost.forest._forest_structs cimport (
     SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, Dists, GCls, NCls, Spl,
-    Sugg, Tree, Work, dists_close, dists_push, dists_reset, grow_cap, work_ds, xcalloc, xrealloc,
+    Sugg, Tree, Work, dists_close, dists_push, dists_reset, grow_cap, make_room, work_ds,
+    xcalloc, xrealloc,
 )
 from river_boost.forest._pymath cimport PySum, ps_add, ps_init, ps_result, py_div, py_log, py_pow
 
@@ -68,12 +69,8 @@ cdef int cix_set(Spl* s, int cid, int k) except -1:
 
 cdef GCls* gauss_new_class(Spl* s, double x, int cid) except NULL:
     """gauss_update's first value of a class: its Gaussian, empty, at the end of s.g."""
-    cdef int nc
     cdef GCls* g
-    if s.n_cls >= s.cap_cls:
-        nc = grow_cap(s.cap_cls, s.n_cls + 1)
-        s.g = <GCls*>xrealloc(s.g, nc * sizeof(GCls))
-        s.cap_cls = nc
+    make_room(s.n_cls, &s.cap_cls, <void**>&s.g, sizeof(GCls), NULL, 0)
     cix_set(s, cid, s.n_cls)
     g = &s.g[s.n_cls]
     s.n_cls += 1
@@ -129,14 +126,10 @@ cdef int gauss_post(Spl* s, double sv, Dists* out, Dists* tmp) except -1:
 cdef NCls* nom_class(Spl* s, int cid) except NULL:
     """_att_dist_per_class[cid] (a defaultdict: inserts an empty dict for a new class)."""
     cdef int k = gfind(s, cid)
-    cdef int nc
     cdef NCls* c
     if k >= 0:
         return &s.c[k]
-    if s.n_cls >= s.cap_cls:
-        nc = grow_cap(s.cap_cls, s.n_cls + 1)
-        s.c = <NCls*>xrealloc(s.c, nc * sizeof(NCls))
-        s.cap_cls = nc
+    make_room(s.n_cls, &s.cap_cls, <void**>&s.c, sizeof(NCls), NULL, 0)
     cix_set(s, cid, s.n_cls)
     c = &s.c[s.n_cls]
     s.n_cls += 1
@@ -158,10 +151,7 @@ cdef int nom_update(Spl* s, int vid, int cid, double w) except -1:
             for k in range(s.vpos_cap, nc):
                 s.vpos[k] = -1
             s.vpos_cap = nc
-        if s.n_vals >= s.cap_vals:
-            nc = grow_cap(s.cap_vals, s.n_vals + 1)
-            s.vals = <int*>xrealloc(s.vals, nc * sizeof(int))
-            s.cap_vals = nc
+        make_room(s.n_vals, &s.cap_vals, <void**>&s.vals, sizeof(int), NULL, 0)
         p = s.n_vals
         s.vals[p] = vid
         s.vpos[vid] = p
@@ -178,10 +168,7 @@ cdef int nom_update(Spl* s, int vid, int cid, double w) except -1:
     if c.has[p]:
         c.w[p] += w
     else:
-        if c.n_ord >= c.cap_ord:
-            nc = grow_cap(c.cap_ord, c.n_ord + 1)
-            c.ord = <int*>xrealloc(c.ord, nc * sizeof(int))
-            c.cap_ord = nc
+        make_room(c.n_ord, &c.cap_ord, <void**>&c.ord, sizeof(int), NULL, 0)
         c.ord[c.n_ord] = p
         c.n_ord += 1
         c.has[p] = 1

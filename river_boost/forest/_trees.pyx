@@ -10,8 +10,7 @@ from libc.string cimport memset
 from river_boost.forest._forest_structs cimport (
     DECIDE_PRE_PRUNE, DECIDE_SPLIT, SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY,
     SPLIT_NUMERIC_BINARY, XV, Dists, Leaf, Node, Spl, Sugg, Tree, View, Work, grow_cap, in_view,
-    xcalloc,
-    xrealloc,
+    make_room, xcalloc, xrealloc,
 )
 from river_boost.forest._leaves cimport (
     leaf_bytes, leaf_deactivate, leaf_free, leaf_learn, leaf_new, leaf_split_decision, leaf_total,
@@ -480,11 +479,8 @@ cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* w
             if node.kind == SPLIT_NOMINAL_MULTIWAY and in_view(xv, node.fid):
                 # unseen value in a multiway split: River adds a branch
                 leaf = node_new_leaf(node.depth + 1, NULL, NULL, 0)
-                if node.n_ch >= node.cap_ch:
-                    nc = grow_cap(node.cap_ch, node.n_ch + 1)
-                    node.ch = <Node**>xrealloc(node.ch, nc * sizeof(Node*))
-                    node.ch_vid = <int*>xrealloc(node.ch_vid, nc * sizeof(int))
-                    node.cap_ch = nc
+                make_room(node.n_ch, &node.cap_ch, <void**>&node.ch, sizeof(Node*),
+                          <void**>&node.ch_vid, sizeof(int))
                 b = xv.v[xv.vpos[node.fid]]
                 if b >= node.vmap_cap:
                     nc = grow_cap(node.vmap_cap, b + 1)

@@ -5,7 +5,9 @@ Hellinger), bit for bit: see _forest.pyx for how exactness is kept."""
 
 from libc.math cimport INFINITY
 
-from river_boost.forest._forest_structs cimport CRIT_GINI, CRIT_INFO_GAIN, Dists, Leaf, Tree
+from river_boost.forest._forest_structs cimport (
+    CRIT_GINI, CRIT_HELLINGER, CRIT_INFO_GAIN, Dists, Leaf, Tree,
+)
 from river_boost.forest._pymath cimport py_div, py_log2, py_pow, py_sqrt, py_sum
 from river_boost.forest._reg_structs cimport VarS, var_get
 
@@ -49,35 +51,9 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
     cdef double total, acc, g, rel, s
     cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
     cdef int found
-    if t.crit == CRIT_INFO_GAIN:
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        acc = 0.0
-        for i in range(nd):
-            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
-        return pre_entropy - py_div(acc, total)
-    elif t.crit == CRIT_GINI:
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 1) < 2:
-            return NEG_INF
-        total = 0.0
-        for i in range(nd):
-            total += ds[i]
-        g = 0.0
-        for i in range(nd):
-            s = ds[i]
-            acc = 1.0
-            if s != 0.0:
-                for k in range(post.off[i], post.off[i + 1]):
-                    rel = post.w[k] / s
-                    acc -= rel * rel
-            g += py_div(ds[i], total) * acc
-        return 1.0 - g
-    else:  # CRIT_HELLINGER
-        if n_subsets_gt_frac(post, t.min_branch_fraction, ds, 0) < 2:
-            return NEG_INF
+    if n_subsets_gt_frac(post, t.min_branch_fraction, ds, t.crit != CRIT_HELLINGER) < 2:
+        return NEG_INF
+    if t.crit == CRIT_HELLINGER:
         # dist[0][1], dist[0][0], dist[1][1], dist[1][0]; a KeyError gives 0
         if cid_one < 0 or cid_zero < 0:
             return 0.0
@@ -103,6 +79,24 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
         h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
         h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
         return py_sqrt(h)
+    total = 0.0
+    for i in range(nd):
+        total += ds[i]
+    if t.crit == CRIT_INFO_GAIN:
+        acc = 0.0
+        for i in range(nd):
+            acc += ds[i] * entropy_w(post.w + post.off[i], post.off[i + 1] - post.off[i])
+        return pre_entropy - py_div(acc, total)
+    g = 0.0  # CRIT_GINI
+    for i in range(nd):
+        s = ds[i]
+        acc = 1.0
+        if s != 0.0:
+            for k in range(post.off[i], post.off[i + 1]):
+                rel = post.w[k] / s
+                acc -= rel * rel
+        g += py_div(ds[i], total) * acc
+    return 1.0 - g
 
 
 cdef double range_of_merit(Tree* t, Leaf* lf) except? -1.0:

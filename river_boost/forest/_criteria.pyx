@@ -49,7 +49,9 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
                            int cid_one, int cid_zero) except? -1.0:
     cdef int i, k, nd = post.nd
     cdef double total, acc, g, rel, s
-    cdef double lp = 0.0, ln = 0.0, rp = 0.0, rn = 0.0, tn, tp, h
+    cdef double pos[2]  # Hellinger: each branch's weight of class one (dist[i][1])
+    cdef double neg[2]  # and of class zero (dist[i][0])
+    cdef double tn, tp, h
     cdef int found
     if n_subsets_gt_frac(post, t.min_branch_fraction, ds, t.crit != CRIT_HELLINGER) < 2:
         return NEG_INF
@@ -58,26 +60,20 @@ cdef double merit_of_split(Tree* t, double pre_entropy, Dists* post, double* ds,
         if cid_one < 0 or cid_zero < 0:
             return 0.0
         found = 0
-        for k in range(post.off[0], post.off[1]):
-            if post.c[k] == cid_one:
-                lp = post.w[k]
-                found |= 1
-            elif post.c[k] == cid_zero:
-                ln = post.w[k]
-                found |= 2
-        for k in range(post.off[1], post.off[2]):
-            if post.c[k] == cid_one:
-                rp = post.w[k]
-                found |= 4
-            elif post.c[k] == cid_zero:
-                rn = post.w[k]
-                found |= 8
+        for i in range(2):
+            for k in range(post.off[i], post.off[i + 1]):
+                if post.c[k] == cid_one:
+                    pos[i] = post.w[k]
+                    found |= 1 << (2 * i)
+                elif post.c[k] == cid_zero:
+                    neg[i] = post.w[k]
+                    found |= 2 << (2 * i)
         if found != 15:
             return 0.0
-        tn = ln + rn
-        tp = lp + rp
-        h = py_pow(py_sqrt(py_div(ln, tn)) - py_sqrt(py_div(lp, tp)), 2.0)
-        h = h + py_pow(py_sqrt(py_div(rn, tn)) - py_sqrt(py_div(rp, tp)), 2.0)
+        tn = neg[0] + neg[1]
+        tp = pos[0] + pos[1]
+        h = py_pow(py_sqrt(py_div(neg[0], tn)) - py_sqrt(py_div(pos[0], tp)), 2.0)
+        h = h + py_pow(py_sqrt(py_div(neg[1], tn)) - py_sqrt(py_div(pos[1], tp)), 2.0)
         return py_sqrt(h)
     total = 0.0
     for i in range(nd):

@@ -12,7 +12,6 @@ from river import linear_model, tree
 from river_boost.engine._clean import Cleaner
 from river_boost.engine._experts import Hedge, ProjectedOGD
 
-from river_boost.core import BoundedCache
 from river_boost.engine._contract import as_binary_label, check_sample_weight, clean_features
 from river_boost.pool import DIVERSIFY_RANGES, WeakLearnerPool
 from river_boost.subsets import SizedSubsets
@@ -350,18 +349,3 @@ def test_paper_mode_scales_each_learners_weights_by_a_drawn_constant():
     # other modes leave weights alone
     for diversify in (False, True):
         assert make_engine(n_models=3, diversify=diversify).pool.weight_scales == [1.0] * 3
-
-
-def test_bounded_cache_drops_its_oldest_entries_and_pickles_empty():
-    """A full cache drops the oldest entry per insertion, in insertion order, long after it
-    filled (an OrderedDict: a plain dict's first entry is found by skipping the slots of the
-    entries deleted before it); a pickle carries the bound, not the entries."""
-    cache = BoundedCache(3)
-    for i in range(50_000):  # many times the size: the dropped entries' slots pile up
-        assert cache.put(i, -i) == -i
-        assert len(cache) == min(i + 1, 3)
-    assert list(cache.items()) == [(49_997, -49_997), (49_998, -49_998), (49_999, -49_999)]
-    assert cache.get(49_996) is None and cache[49_999] == -49_999
-    copy = pickle.loads(pickle.dumps(cache))
-    assert type(copy) is BoundedCache and copy.size == 3 and len(copy) == 0
-    assert BoundedCache(0).size == 1

@@ -95,6 +95,7 @@ cdef class Engine:
     cdef int _observe(self, list errors, int ensemble_error) except -1
     cdef list _errors(self, CWalk cw, int target, const char* rel)
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1
+    cdef int _experts_update(self, double divisor, double w) except -1
     cdef int _record_edges(self) except -1
     cdef double* _running_edges(self) except NULL
     cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w) except -1

@@ -496,6 +496,16 @@ cdef class Engine:
         (the task engines say how their prediction errs)."""
         raise NotImplementedError
 
+    cdef int _experts_update(self, double divisor, double w) except -1:
+        """The vote weights' OGD step on ``grads`` (its rate divided by ``divisor``), then
+        Hedge on the experts' losses the task left in ``tmp`` (no update while all are 0)."""
+        cdef int i
+        self.ogd.step_all_c(self.grads, divisor, self.adapt is not None)
+        for i in range(self.n):
+            if self.tmp[i]:
+                return self.hedge.update_c(self.tmp, w, self.share)
+        return 0
+
     # -------------------------------------------------------------- the rule's steps
 
     cdef int _record_edges(self) except -1:

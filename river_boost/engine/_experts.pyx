@@ -298,11 +298,7 @@ cdef class SimplexOGD(ProjectedOGD):
         """Coordinate ``i``'s learner was replaced: its rate starts from ``lr`` again and its
         weight from ``1/n``, the weight every learner starts with; the vector is then projected
         back on the simplex (the others give up what it gains, evenly while they can)."""
-        if not 0 <= i < self.n:
-            raise IndexError(f"coordinate {i} of {self.n}")
-        if self.starts is None:
-            self.starts = [0] * self.n
-        self.starts[i] = self._t[0]
+        ProjectedOGD.restart(self, i)
         self.values.data.as_doubles[i] = 1.0 / self.n
         self.project_c()
 

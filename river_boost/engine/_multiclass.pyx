@@ -72,14 +72,6 @@ cdef class MulticlassEngine(Engine):
                 cw.scores[i * k + j] = s[j]
         return 0
 
-    def logistic_cost_matrix(self, s):
-        """A test hook: LogisticCosts's matrix for the scores s (river_boost.engine._costs)."""
-        return LogisticCosts().logistic_cost_matrix(s)
-
-    def logistic_costs_along(self, scores):
-        """A test hook: LogisticCosts's matrices along the score vectors."""
-        return LogisticCosts().logistic_costs_along(scores)
-
     def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
         """A test hook: this engine's MBBMCosts's matrix (and with ``table``, through its
         table)."""

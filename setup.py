@@ -39,7 +39,7 @@ FOREST_MODULES = (
 # _binary, _multiclass, _ranking, the tasks' engines; _gradient, the gradient boosters' walk, and
 # _losses, their losses) and their parts: the constants, the
 # experts, the rules, the cost matrices, the cleaning of x, the exact potentials' dynamic
-# programs
+# programs, the calls into the learners
 ENGINE_MODULES = (
     "_constants",
     "_experts",
@@ -47,6 +47,7 @@ ENGINE_MODULES = (
     "_costs",
     "_clean",
     "_dp",
+    "_learners",
     "_engine",
     "_binary",
     "_multiclass",
@@ -86,7 +87,7 @@ def long_description(root: pathlib.Path = pathlib.Path(__file__).parent) -> str:
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     source = project.get("urls", {}).get("Source", "").rstrip("/")
     version = re.search(
-        r'__version__ = "([^"]+)"', (root / "river_boost" / "_version.py").read_text()
+        r'__version__ = "([^"]+)"', (root / "river_boost" / "engine" / "_format.py").read_text()
     ).group(1)
 
     def absolute(match):

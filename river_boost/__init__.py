@@ -15,7 +15,6 @@ except ImportError as _e:
 
 from . import booster, core, metrics, potentials, tasks
 from ._pickles import PickleFormatError
-from ._version import __version__
 from .binary import (
     AdaBoostOL,
     NHBoostDT,
@@ -25,6 +24,7 @@ from .binary import (
     PotentialBooster,
     SquintBoost,
 )
+from .engine._format import __version__
 from .gradient import OnlineGradientBoostRegressor, SGBTClassifier, SGBTRegressor
 from .martingale import MartingaleBooster
 from .multiclass import AdaBoostOLM, OnlineMBBM

@@ -1,9 +1,10 @@
 """The parameters every booster preset shares, written once.
 
 Every preset (``OnlineBBM``, ``AdaBoostOL``, ``AdaBoostOLM``, ``AdaOLMR``, ...) takes the ten
-parameters in :data:`SHARED` (the binary, multiclass and ranking ones also ``deep_scale``). Its
-numpy docstring lists all its parameters in the signature's order, River's way, but for a
-shared one it writes a marker line where the entry goes::
+parameters in :data:`SHARED` (the binary, multiclass and ranking ones also ``deep_scale``, the
+multiclass ones ``weight_scale``). Its numpy docstring lists all its parameters in the
+signature's order, River's way, but for a shared one it writes a marker line where the entry
+goes::
 
     Parameters
     ----------
@@ -123,6 +124,12 @@ TEXTS = {
     "memory/simplex": _MEMORY.format(also=f", {_RATE_FLOOR}"),
     "memory/potential": _MEMORY.format(
         also=f"; with a surrogate potential also {_RATE_FLOOR} and {_FIXED_SHARE}"
+    ),
+    "weight_scale": (
+        "Every weight a learner is taught with is multiplied by this: Hoeffding trees count "
+        "summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower). It "
+        "helps on stationary streams and hurts on drifting ones (the multiclass guide has the "
+        "measurements)."
     ),
     "deep_scale": (
         "1 (the default): one chain of learners. Above 1: a second chain of ``ceil(n_models / "

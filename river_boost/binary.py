@@ -454,7 +454,7 @@ class OSBoostOCP(BinaryBooster):
     ``{-1, +1}``, the votes before learning): while an example's margin is below ``theta``,
     ``alpha_i <- alpha_i + rate * w y h_i`` for every learner, then the Euclidean projection
     on the simplex (:class:`~river_boost.potentials.OSBoostOCPPotential`,
-    :class:`~river_boost.core.SimplexOGD`). Prediction is the weighted vote
+    :class:`~river_boost.engine._experts.SimplexOGD`). Prediction is the weighted vote
     ``sign(sum_i alpha_i h_i)`` (ties to ``True``); ``predict_proba_one`` is the
     ``alpha``-weighted share of True votes, ``P(True) = (1 + sum_i alpha_i h_i) / 2``.
 
@@ -556,7 +556,7 @@ class AdaBoostOL(BinaryBooster):
     weights ``alpha_i`` follow online gradient descent on the logistic loss with rate
     ``4 / sqrt(t)``, projected on ``[-2, 2]``, and the ``N`` experts (expert ``i`` votes
     ``sign(sum_{j<=i} alpha_j h_j)``) are weighted by Hedge, ``v_i <- v_i exp(-1[mistake])``
-    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.core.Hedge`).
+    (:class:`~river_boost.potentials.LogisticLoss`, :class:`~river_boost.engine._experts.Hedge`).
     With ``weighting="sampling"`` this is AdaBoost.OL.S.
 
     **Prediction.** The paper draws an expert from the Hedge distribution. Three options:

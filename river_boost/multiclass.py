@@ -76,11 +76,7 @@ class AdaBoostOLM(MulticlassBooster):
     [shared: diversify]
     [shared: feature_fraction]
     [shared: min_weight]
-    weight_scale
-        Every weight a learner is taught with is multiplied by this: Hoeffding trees count
-        summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
-        It helps on stationary streams and hurts on drifting ones (the multiclass guide has
-        the measurements).
+    [shared: weight_scale]
     deep_scale
         1 (the default): off. Otherwise a second chain of ``ceil(n_models / 2)`` learners, the
         same booster taught with its weights multiplied by ``deep_scale`` (deeper trees), runs
@@ -193,11 +189,7 @@ class OnlineMBBM(MulticlassBooster):
     [shared: diversify]
     [shared: feature_fraction]
     [shared: min_weight]
-    weight_scale
-        Every weight a learner is taught with is multiplied by this: Hoeffding trees count
-        summed weight before they split, so ``c > 1`` grows deeper trees (larger, slower).
-        It helps on stationary streams and hurts on drifting ones (the multiclass guide has
-        the measurements).
+    [shared: weight_scale]
     [shared: seed]
     [shared: drift_detector]
     [shared: warning_detector]

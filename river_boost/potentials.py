@@ -485,9 +485,9 @@ class OSBoostOCPPotential(OSBoostPotential):
 
     The examples weigh for the learners exactly as in :class:`OSBoostPotential`. The learners'
     vote weights ``alpha`` live on the probability simplex (``simplex = True``: the booster's
-    vote weights run :class:`~river_boost.core.SimplexOGD`, starting from ``1/N`` each) and
-    follow projected online gradient descent (Zinkevich 2003) on the hinge loss of the
-    weighted vote at the margin ``theta = gamma / (2 + gamma)``,
+    vote weights run :class:`~river_boost.engine._experts.SimplexOGD`, starting from ``1/N``
+    each) and follow projected online gradient descent (Zinkevich 2003) on the hinge loss of
+    the weighted vote at the margin ``theta = gamma / (2 + gamma)``,
 
         ``l(alpha) = max(0, theta - y sum_i alpha_i h_i)``,   ``y, h_i`` in ``{-1, +1}``,
 
@@ -511,7 +511,8 @@ class OSBoostOCPPotential(OSBoostPotential):
     """
 
     surrogate = True
-    #: the vote weights live on the probability simplex (:class:`~river_boost.core.SimplexOGD`)
+    #: the vote weights live on the probability simplex
+    #: (:class:`~river_boost.engine._experts.SimplexOGD`)
     simplex = True
     rule = _rules.OSBoostOCPRule
 
@@ -522,7 +523,8 @@ class LogisticLoss(Potential):
     In every task, learner ``i`` is weighted by the gradient of the logistic loss at the
     state the earlier learners left, and the learners' vote weights ``alpha_i`` follow
     projected online gradient descent on that loss (``surrogate = True``), with Hedge over the
-    ``N`` experts (:class:`~river_boost.core.ProjectedOGD`, :class:`~river_boost.core.Hedge`):
+    ``N`` experts (:class:`~river_boost.engine._experts.ProjectedOGD`,
+    :class:`~river_boost.engine._experts.Hedge`):
 
     - **binary** (AdaBoost.OL, Beygelzimer, Kale & Luo 2015, Algorithm 2): along the learners
       the weighted margin ``s^i = s^{i-1} + alpha_i z_i``; learner ``i`` gets the example with

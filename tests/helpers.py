@@ -13,7 +13,7 @@ import river_boost
 # tools/check_dist.py --full runs the tests from a copy without them, where the documentation
 # site (built from the sources) and setup.py's readers cannot run.
 _PACKAGE_SOURCES = pathlib.Path(__file__).resolve().parents[1] / "river_boost"
-SOURCES_HERE = (_PACKAGE_SOURCES / "_version.py").is_file()
+SOURCES_HERE = (_PACKAGE_SOURCES / "engine" / "_format.py").is_file()
 NO_SOURCES = "the package's sources are not beside the tests (an installed package is tested)"
 
 # The presets by task (the martingale booster has its own tests).

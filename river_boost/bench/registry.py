@@ -39,10 +39,9 @@ class Entry:
     library: str | None = None
 
     @property
-    def in_default_run(self) -> bool:
-        if self.kind in ("ablation", "drift", "drift-anchor"):
-            return False
-        return self.library is None or anchors.available(self.library)
+    def on_request(self) -> bool:
+        """Whether it runs only when asked for (an ablation) or in the drift suite."""
+        return self.kind in ("ablation", "drift", "drift-anchor")
 
 
 BINARY, MULTICLASS, MULTILABEL, REGRESSION = (
@@ -317,7 +316,7 @@ REGISTRY: dict[str, Entry] = {
 DEFAULT_MODELS = [
     name
     for name, entry in REGISTRY.items()
-    if entry.kind not in ("ablation", "drift", "drift-anchor") and "regression" not in entry.tasks
+    if not entry.on_request and "regression" not in entry.tasks
 ]
 # ``river-boost bench --task regression``: every entry of the "regression" task (River's
 # regressors, MOA's when capymoa is installed, and river_boost's regressors, which need one
@@ -326,7 +325,7 @@ REGRESSION_MODELS = sorted(
     (
         name
         for name, entry in REGISTRY.items()
-        if entry.kind not in ("ablation", "drift", "drift-anchor") and "regression" in entry.tasks
+        if not entry.on_request and "regression" in entry.tasks
     ),
     key=lambda name: REGISTRY[name].kind == "anchor",  # River's, ours, then the outside ones
 )

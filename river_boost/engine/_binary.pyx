@@ -136,15 +136,9 @@ cdef class BinaryEngine(Engine):
     cdef int _binary_experts_update(self, CWalk cw, int sign, double w) except -1:
         """Binary: the vote weights' OGD step, Hedge on the experts' 0-1 losses."""
         cdef int i, n = self.n
-        cdef bint any_loss = False
-        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
         for i in range(n):  # expert i predicts sign(F_i), sign(0) = +1
             if sign > 0:
                 self.tmp[i] = 1.0 if cw.scores[i] < 0 else 0.0
             else:
                 self.tmp[i] = 1.0 if cw.scores[i] >= 0 else 0.0
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
-        return 0
+        return self._experts_update(1.0, w)

@@ -35,6 +35,7 @@ cdef class KeyOrder:
     cdef void _snap_drop(self) noexcept
     cdef int _snap_take(self, dict x, object clean) except -1
     cdef bint _snap_holds(self, dict x) noexcept
+    cdef void _free_rows(self) noexcept
     cdef int _grow(self, Py_ssize_t n) except -1
     cdef bint all_learned(self, object clean, object nominal)
 

@@ -69,6 +69,10 @@ cdef class KeyOrder:
     def __dealloc__(self):
         self._snap_drop()
         free(self.snap_kv)
+        self._free_rows()
+
+    cdef void _free_rows(self) noexcept:
+        """The per-key arrays (_grow makes them)."""
         free(self.perm)
         free(self.vals)
         free(self.keep)
@@ -124,12 +128,7 @@ cdef class KeyOrder:
     cdef int _grow(self, Py_ssize_t n) except -1:
         if n <= self.cap:
             return 0
-        free(self.perm)
-        free(self.vals)
-        free(self.keep)
-        free(self.kinds)
-        free(self.sel)
-        free(self.pkeep)
+        self._free_rows()
         self.sel_ok = False
         self.perm = <int*>calloc(n, sizeof(int))
         self.vals = <PyObject**>calloc(n, sizeof(PyObject*))

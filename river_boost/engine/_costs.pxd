@@ -11,7 +11,7 @@ cdef class LogisticCosts:
     cdef double* T  # the pairs' tanh (T[r, l] for r < l), then their inputs g and places at
     cdef double* g
     cdef int* at
-    cdef int cap
+    cdef Py_ssize_t cap  # doubles at T
     cdef int _scratch(self, int k) except -1
     cdef int along(self, const double* s, int k, double* C, int changed) except -1
 
@@ -59,9 +59,10 @@ cdef class PairLaw:
 
 cdef class PairCosts:
     cdef object rule
-    cdef int n, cap
+    cdef int n
     cdef bint hinge
     cdef double* kb  # scratch (_scratch)
+    cdef Py_ssize_t cap  # doubles at kb
     # the rule's difference laws (PairLaw) by n_left * (k + 1) + relevant labels, for the
     # rule and number of labels they were read for (pure functions of those: never stale)
     cdef list laws

@@ -5,7 +5,7 @@ logistic costs (9), computed along the learners, and OnlineMBBM's exact potentia
 (Jung, Goetz & Tewari 2017, (4) and (5)), assembled from the potentials and kept in bounded
 direct-mapped tables, since the same matrices come back example after example."""
 
-from libc.stdlib cimport malloc, free, calloc
+from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.math cimport floor, rint, fabs
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
@@ -63,13 +63,7 @@ cdef class LogisticCosts:
         return (LogisticCosts, ())
 
     cdef int _scratch(self, int k) except -1:
-        if k > self.cap:
-            free(self.T)
-            self.T = <double*>calloc(3 * k * k + 1, sizeof(double))
-            if self.T == NULL:
-                self.cap = 0
-                raise MemoryError()
-            self.cap = k
+        _reserve(<void**>&self.T, &self.cap, 3 * k * k + 1, sizeof(double), 1)
         self.g = self.T + k * k
         self.at = <int*>(self.g + k * k)
         return 0
@@ -656,14 +650,7 @@ cdef class PairCosts:
 
     cdef int _scratch(self, int k) except -1:
         """Room for the gaps and their three terms (4 k^2 doubles) and 6 k more."""
-        if k > self.cap:
-            free(self.kb)
-            self.kb = <double*>calloc(5 * k * k + 6 * k + 2, sizeof(double))
-            if self.kb == NULL:
-                self.cap = 0
-                raise MemoryError()
-            self.cap = k
-        return 0
+        return _reserve(<void**>&self.kb, &self.cap, 5 * k * k + 6 * k + 2, sizeof(double), 1)
 
     cdef int rank_terms(self, const double* g, int q, int n, const double* P,
                          const double* SP, double shift, double* out) except -1:

@@ -231,7 +231,7 @@ cdef Py_ssize_t _above(const double* a, Py_ssize_t n, double t, Py_ssize_t* last
 def capped_rows(int K, object caps_off, object mr, object Tr, object p_r, object pmf_range,
                 object pmf_at, double drop):
     """``P(m) Q(m)`` for the binding rows of the banded DP of
-    :meth:`~river_boost.potentials.MulticlassZeroOnePotential._compute_poisson`.
+    :func:`~river_boost.engine.laws.banded_potential`.
 
     ``mr``: the rows' right votes ``m`` (ascending), ``Tr``: their wrong votes ``n - m``,
     ``p_r``: their ``P(m)``; ``caps_off``: the ``K`` sorted gaps minus 1 (a label's cap is

@@ -5,6 +5,7 @@ from cpython cimport array
 
 from river_boost.engine._clean cimport KeyOrder
 from river_boost.engine._experts cimport Hedge as CHedge, ProjectedOGD as COGD
+from river_boost.engine._learners cimport Learners
 from river_boost.engine._rules cimport Rule
 
 
@@ -18,19 +19,6 @@ cdef enum:
 
 
 cdef double _check_w(object w) except? -1.0
-
-
-cdef class Learners:
-    cdef object forest
-    cdef bint compiled
-    cdef long long loaded_version
-    cdef object loaded_clean
-    cdef list row_ids
-
-    cdef int load(self, object clean) except -1
-    cdef int rows(self, object labels, int n, int k, double* out) except -1
-    cdef int learn(self, int i, object label, double w) except -1
-    cdef int forget_loaded(self) except -1
 
 
 cdef class CWalk:
@@ -107,6 +95,7 @@ cdef class Engine:
     cdef int _observe(self, list errors, int ensemble_error) except -1
     cdef list _errors(self, CWalk cw, int target, const char* rel)
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1
+    cdef int _experts_update(self, double divisor, double w) except -1
     cdef int _record_edges(self) except -1
     cdef double* _running_edges(self) except NULL
     cdef int _label_steps(self, CWalk cw, int yi, const char* rel, double w) except -1

@@ -5,8 +5,8 @@
 A booster holds one :class:`Engine` (:class:`BinaryEngine`, :class:`MulticlassEngine`,
 :class:`RankingEngine`), built by ``Booster._build``, and its ``learn_one`` and predictions
 are one call each into it: input checks, cleaning ``x`` (river_boost.engine._clean), reading
-the learners' probabilities (the compiled forest through its C entry points, River
-classifiers through their Python methods), the task's votes and the experts' scores, the
+the learners' probabilities (river_boost.engine._learners: the compiled forest through its C
+entry points, River classifiers through their Python methods), the task's votes and the experts' scores, the
 rule's steps along the learners (river_boost.engine._rules: one class per rule, cost matrices
 in river_boost.engine._costs), the experts' update (river_boost.engine._experts), the pool's
 offers (importance weights, thinning, sampling) and the calls that teach the learners.
@@ -31,11 +31,8 @@ import array as _pyarray
 
 from cpython cimport array
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_C_CONTIGUOUS, PyBUF_FORMAT
 from libc.stdlib cimport free, calloc
-from libc.string cimport memcpy
 
-from river_boost.forest._forest cimport ForestCore
 from river_boost.engine._constants cimport MAX_SAMPLE_WEIGHT, MIN_SAMPLE_WEIGHT
 from river_boost.engine._clean cimport _cleaned, _learned
 from river_boost.engine._experts cimport Hedge as CHedge, ProjectedOGD as COGD
@@ -76,7 +73,6 @@ def forest_seconds():
     return _forest_seconds
 
 
-
 # ----------------------------------------------------------------------------- the Python side
 
 cdef double _check_w(object w) except? -1.0:
@@ -98,67 +94,6 @@ cdef inline double _draw(object random) except? -1.0:
 
 PREDICTIONS = {None: P_VOTE_SHARE, "hedge": P_HEDGE, "vote": P_VOTE, "random": P_RANDOM,
                "final": P_FINAL}
-
-
-cdef class Learners:
-    """The engine's calls into its weak learners: the compiled forest through its C entry
-    points (``ForestCore``'s cdef methods, ``river_boost.forest._forest.pxd``), anything else
-    with the forest's interface (River classifiers,
-    :class:`~river_boost.learners.ClassifierLearners`) through its Python methods.
-    It remembers which clean x the forest has loaded, so that a prediction's conversion serves
-    the learning that follows."""
-
-    def __cinit__(self, object forest, int n):
-        self.forest = forest
-        self.compiled = isinstance(forest, ForestCore)
-        self.row_ids = list(range(n))
-        self.loaded_version = -1
-
-    cdef int load(self, object clean) except -1:
-        """forest.load(clean), unless the forest still holds this very clean x, converted
-        last (no conversion since, and still loaded)."""
-        if not self.compiled:
-            self.forest.load(clean)
-            return 0
-        cdef ForestCore core = <ForestCore>self.forest
-        if (self.loaded_clean is clean and self.loaded_version >= 0
-                and core.loaded_version_c() == self.loaded_version):
-            return 0
-        self.loaded_clean = None
-        core.load_c(clean)
-        self.loaded_version = core.loaded_version_c()
-        self.loaded_clean = clean
-        return 0
-
-    cdef int rows(self, object labels, int n, int k, double* out) except -1:
-        """The first n learners' probabilities of the loaded x at ``labels`` (n x k)."""
-        cdef Py_buffer view
-        if self.compiled:
-            (<ForestCore>self.forest).loaded_matrix_c(labels, n, out)
-            return 0
-        M = self.forest.predict_loaded_matrix(labels, self.row_ids)
-        # an (n, k) C-contiguous float64 array: its buffer, without a typed memoryview
-        PyObject_GetBuffer(M, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-        try:
-            if view.len != n * k * <Py_ssize_t>sizeof(double) or view.format != b"d":
-                raise ValueError("predict_loaded_matrix returned an unexpected array")
-            memcpy(out, view.buf, n * k * sizeof(double))
-        finally:
-            PyBuffer_Release(&view)
-        return 0
-
-    cdef int learn(self, int i, object label, double w) except -1:
-        """forest.learn_loaded(i, label, w)."""
-        if self.compiled:
-            return (<ForestCore>self.forest).learn_loaded_c(i, label, w)
-        self.forest.learn_loaded(i, label, w)
-        return 0
-
-    cdef int forget_loaded(self) except -1:
-        """The forest's trees changed outside the walk (drift adaptation): load x again."""
-        self.loaded_clean = None
-        self.loaded_version = -1
-        return 0
 
 
 cdef class CWalk:
@@ -560,6 +495,16 @@ cdef class Engine:
         """The booster's own 0/1 error on the example, from the walk before anything learns
         (the task engines say how their prediction errs)."""
         raise NotImplementedError
+
+    cdef int _experts_update(self, double divisor, double w) except -1:
+        """The vote weights' OGD step on ``grads`` (its rate divided by ``divisor``), then
+        Hedge on the experts' losses the task left in ``tmp`` (no update while all are 0)."""
+        cdef int i
+        self.ogd.step_all_c(self.grads, divisor, self.adapt is not None)
+        for i in range(self.n):
+            if self.tmp[i]:
+                return self.hedge.update_c(self.tmp, w, self.share)
+        return 0
 
     # -------------------------------------------------------------- the rule's steps
 

@@ -179,11 +179,6 @@ cdef class ProjectedOGD:
     def t(self, long long value):
         self._t[0] = value
 
-    def tick(self):
-        """Advance to the next example and return its learning rate."""
-        self._t.data.as_longlongs[0] += 1
-        return self.lr / sqrt(<double>self._t.data.as_longlongs[0])
-
     cdef double rate_c(self, int i) except? -1.0:
         cdef long long t = self._t.data.as_longlongs[0]
         if self.starts is not None:
@@ -193,12 +188,8 @@ cdef class ProjectedOGD:
         return self.lr / sqrt(<double>(t if t > 1 else 1))
 
     def rate(self, int i):
-        """The current step's rate for coordinate ``i`` (after :meth:`tick`)."""
+        """The current step's rate for coordinate ``i``."""
         return self.rate_c(i)
-
-    def step(self, int i, double gradient, double rate):
-        cdef double* v = self.values.data.as_doubles
-        v[i] = _min(self.bound, _max(-self.bound, v[i] - rate * gradient))
 
     cdef int step_all_c(self, const double* gradients, double divisor,
                         bint per_learner) except -1:
@@ -209,7 +200,7 @@ cdef class ProjectedOGD:
         cdef long long* t = self._t.data.as_longlongs
         cdef double rate
         cdef int i
-        t[0] += 1  # tick()
+        t[0] += 1  # the next example
         rate = (self.lr / sqrt(<double>t[0])) / divisor
         for i in range(self.n):
             if per_learner:
@@ -303,19 +294,11 @@ cdef class SimplexOGD(ProjectedOGD):
             self.project_c()
         return 0
 
-    def step(self, int i, double gradient, double rate):
-        """A step of one coordinate alone would leave the simplex: use :meth:`step_all`."""
-        raise NotImplementedError("SimplexOGD moves all coordinates at once: use step_all")
-
     def restart(self, int i):
         """Coordinate ``i``'s learner was replaced: its rate starts from ``lr`` again and its
         weight from ``1/n``, the weight every learner starts with; the vector is then projected
         back on the simplex (the others give up what it gains, evenly while they can)."""
-        if not 0 <= i < self.n:
-            raise IndexError(f"coordinate {i} of {self.n}")
-        if self.starts is None:
-            self.starts = [0] * self.n
-        self.starts[i] = self._t[0]
+        ProjectedOGD.restart(self, i)
         self.values.data.as_doubles[i] = 1.0 / self.n
         self.project_c()
 

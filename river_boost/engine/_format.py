@@ -1,7 +1,7 @@
 """What a pickle says it is, at the bottom with the engines and forests that pickle: the stamp
-``(FORMAT, version)`` every pickled state carries and its check (:class:`PickleFormatError`),
-and a random generator's state as the pickles hold it. How the estimators pickle is
-:mod:`river_boost._pickles`'s.
+``(FORMAT, version)`` every pickled state carries (the package's version is this module's),
+its check (:class:`PickleFormatError`), and a random generator's state as the pickles hold
+it. How the estimators pickle is :mod:`river_boost._pickles`'s.
 
 ``FORMAT`` changes whenever what an estimator pickles changes shape; the CHANGELOG says so,
 and the golden pickles under ``tests/golden/`` show which formats load.
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from array import array
 
-# (the version is a leaf module's constant: it imports nothing)
-from river_boost._version import __version__
-
+#: the package's version (``pyproject.toml`` reads it here), stamped on every pickle
+__version__ = "0.2.0"
 #: the format of the state that pickled estimators hold
 FORMAT = 2
 #: the formats this version loads: 1, 0.2.0's (converted on loading), and this one

@@ -72,14 +72,6 @@ cdef class MulticlassEngine(Engine):
                 cw.scores[i * k + j] = s[j]
         return 0
 
-    def logistic_cost_matrix(self, s):
-        """A test hook: LogisticCosts's matrix for the scores s (river_boost.engine._costs)."""
-        return LogisticCosts().logistic_cost_matrix(s)
-
-    def logistic_costs_along(self, scores):
-        """A test hook: LogisticCosts's matrices along the score vectors."""
-        return LogisticCosts().logistic_costs_along(scores)
-
     def mbbm_cost_matrix(self, pot, int n_left, s, bint table=False):
         """A test hook: this engine's MBBMCosts's matrix (and with ``table``, through its
         table)."""
@@ -139,16 +131,10 @@ cdef class MulticlassEngine(Engine):
         """The experts' update for the multiclass task: OGD at rate / (k - 1), Hedge on the
         experts' 0-1 losses."""
         cdef int i, k = cw.k
-        cdef bint any_loss = False
         cdef list rank = self.task._rank
-        self.ogd.step_all_c(self.grads, k - 1, self.adapt is not None)
         for i in range(self.n):
             self.tmp[i] = 0.0 if _argbest(cw.scores + i * k, k, True, rank) == yi else 1.0
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
-        return 0
+        return self._experts_update(k - 1, w)
 
     cdef int _ensemble_error(self, CWalk cw, int target, const char* rel) except -1:
         """Whether the most probable label (with random expert draws, of their expectation,

@@ -85,15 +85,9 @@ cdef class RankingEngine(Engine):
     cdef int _rk_experts_update(self, CWalk cw, char* rel, double w) except -1:
         """The experts' update for the ranking task: OGD, Hedge on the experts' rank losses."""
         cdef int i, k = cw.k
-        cdef bint any_loss = False
-        self.ogd.step_all_c(self.grads, 1.0, self.adapt is not None)
         for i in range(self.n):
             self.tmp[i] = rank_loss_of(cw.scores + i * k, rel, k, 0.5)
-            if self.tmp[i]:
-                any_loss = True
-        if any_loss:
-            self.hedge.update_c(self.tmp, w, self.share)
-        return 0
+        return self._experts_update(1.0, w)
 
     cdef int _rk_scores(self, object x) except -1:
         """The label scores (tasks.RankingTask) into self.kb[:k]; returns k (0: no label known

@@ -12,10 +12,10 @@ and any other potential (a rule of your own, or a subclass of one of ours) runs 
 
 from libc.math cimport exp, log, log1p, expm1, pow, floor, sqrt, erf, fabs, copysign, isnan
 from libc.math cimport INFINITY
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport free
 cimport scipy.special.cython_special as csc
 
-from river_boost.engine._vec cimport vsum, vmax, vmin, sigmoid
+from river_boost.engine._vec cimport vsum, vmax, vmin, sigmoid, _reserve
 from river_boost.engine._vec cimport logistic_weight as c_logistic_weight
 from river_boost.engine._costs cimport normalised_costs, rank_gradient
 
@@ -45,13 +45,7 @@ cdef class Rule:
 
     cdef double* scratch(self, Py_ssize_t size) except NULL:
         """A buffer of at least ``size`` doubles, the rule's own (kept between calls)."""
-        if size > self.bufcap:
-            free(self.buf)
-            self.buf = <double*>malloc((size + 1) * sizeof(double))
-            if self.buf == NULL:
-                self.bufcap = 0
-                raise MemoryError()
-            self.bufcap = size
+        _reserve(<void**>&self.buf, &self.bufcap, size + 1, sizeof(double), 0)
         return self.buf
 
     cdef int binary_begin(self, const BinaryExample* ex) except -1:

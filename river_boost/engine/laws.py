@@ -95,7 +95,9 @@ class LawCache:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
         self.nbytes = 0
-        self._laws = OrderedDict()  # the oldest dropped in constant time (see BoundedCache)
+        # the oldest dropped in constant time (a plain dict finds its first entry by skipping
+        # the slots its deleted entries left, until it next resizes)
+        self._laws = OrderedDict()
 
     def get(self, key, build):
         law = self._laws.get(key)

@@ -32,7 +32,7 @@ class BoundedHoeffdingTree(BoundedLearning, _river_tree.HoeffdingTreeClassifier)
     weight it has learned reaches *or crosses* a multiple of ``memory_estimate_period``;
     everything else is River's tree (the same splits, statistics and predictions, and
     River's size-limit policy). It is the boosters' default weak learner
-    (:func:`~river_boost.core.default_model`); River's own tree, passed as ``model``,
+    (:func:`~river_boost.pool.default_model`); River's own tree, passed as ``model``,
     keeps River's behaviour.
 
     Once the limit binds, the tree keeps at most as many active leaves as fit in

@@ -37,8 +37,9 @@ def test_the_readme_has_relative_links_that_the_index_page_would_break():
 def test_the_index_page_has_no_relative_link(tmp_path):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, tmp_path / name)
-    (tmp_path / "river_boost").mkdir()
-    shutil.copy(ROOT / "river_boost" / "_version.py", tmp_path / "river_boost" / "_version.py")
+    (tmp_path / "river_boost" / "engine").mkdir(parents=True)
+    version = pathlib.Path("river_boost", "engine", "_format.py")
+    shutil.copy(ROOT / version, tmp_path / version)
     text = _long_description(tmp_path)
     assert all("://" in t or t.startswith("#") for t in _targets(text))
     # with a home for the sources, every link leads into it, at this version's tag

@@ -966,8 +966,9 @@ def test_logistic_cost_matrices_are_the_losss():
     """AdaBoost.OLM's cost matrices (one tanh per pair of labels) are those of
     of the readable (9) (tests/oracles/rules.py), with ties, scores far apart (saturated
     sigmoids), tiny and signed-zero differences."""
-    engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
-    assert engine is not None
+    from river_boost.engine import _costs
+
+    costs = _costs.LogisticCosts()  # the walk's (AdaBoost.OLM's engine holds one)
     rng = np.random.default_rng(7)
     cases = [[0.0], [0.0, 0.0], [1.5, -0.0, 0.0], [800.0, -800.0, 1e-300, 3.0]]
     for k in (2, 3, 7, 12):
@@ -977,7 +978,7 @@ def test_logistic_cost_matrices_are_the_losss():
             cases.append(s.tolist())
     for s in cases:
         expected = oracle_rules.logistic_cost_matrix(s)
-        assert _close_matrix(engine.logistic_cost_matrix(s), expected), s
+        assert _close_matrix(costs.logistic_cost_matrix(s), expected), s
         assert _close_matrix(potentials.LogisticLoss.cost_matrix_of(s), expected), s
 
 
@@ -986,8 +987,9 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
     only the pairs of the label whose score changed: every matrix along a walk is still
     the readable (9) of its scores, with ties made and broken, saturated
     sigmoids, a score that changes by 0 and signed zeros."""
-    engine = rb.AdaBoostOLM(n_models=3, seed=1)._engine
-    assert engine is not None
+    from river_boost.engine import _costs
+
+    costs = _costs.LogisticCosts()
     rng = np.random.default_rng(11)
     walks = []
     for k in (2, 3, 7, 12):
@@ -1003,12 +1005,12 @@ def test_logistic_cost_matrices_along_the_learners_keep_the_unchanged_pairs():
                 scores.append(list(s))
             walks.append(scores)
     for scores in walks:
-        got = engine.logistic_costs_along(scores)
+        got = costs.logistic_costs_along(scores)
         assert len(got) == len(scores)
         for s, matrix in zip(scores, got):
             assert _close_matrix(matrix, oracle_rules.logistic_cost_matrix(s)), s
     with pytest.raises(ValueError, match="one label"):
-        engine.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
+        costs.logistic_costs_along([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
 
 
 @pytest.mark.parametrize("budget", [1, 5000])

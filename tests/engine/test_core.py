@@ -12,7 +12,6 @@ from river import linear_model, tree
 from river_boost.engine._clean import Cleaner
 from river_boost.engine._experts import Hedge, ProjectedOGD
 
-from river_boost.core import BoundedCache
 from river_boost.engine._contract import as_binary_label, check_sample_weight, clean_features
 from river_boost.pool import DIVERSIFY_RANGES, WeakLearnerPool
 from river_boost.subsets import SizedSubsets
@@ -254,14 +253,11 @@ def test_hedge_weights_are_exponential_in_cumulative_loss():
 
 def test_projected_ogd_steps_and_projects():
     ogd = ProjectedOGD(2, lr=4.0, bound=2.0)
-    rate = ogd.tick()
-    assert rate == 4.0
-    ogd.step(0, -0.3, rate)
-    ogd.step(1, 5.0, rate)
+    ogd.step_all([-0.3, 5.0])
+    assert ogd.rate(0) == 4.0
     assert ogd.values == pytest.approx([1.2, -2.0])
-    rate = ogd.tick()
-    assert rate == pytest.approx(4 / math.sqrt(2))
-    ogd.step(0, -1.0, rate)
+    ogd.step_all([-1.0, 0.0])
+    assert ogd.rate(0) == pytest.approx(4 / math.sqrt(2))
     assert ogd.values[0] == 2.0
 
 
@@ -270,15 +266,17 @@ def test_projected_ogd_counts_its_steps_and_pickles():
     a copy goes on from the same count, restarts and rates."""
     ogd = ProjectedOGD(3, lr=1.0)
     for _ in range(5):
-        ogd.tick()
+        ogd.step_all([0.0] * 3)
     assert ogd.t == 5 and type(ogd.t) is int
     ogd.restart(1)
     assert ogd.starts == [0, 5, 0] and ogd.rate(1) == 1.0
     copy = pickle.loads(pickle.dumps(ogd))
-    assert copy.t == 5 and copy.tick() == 1 / math.sqrt(6) and ogd.t == 5
-    assert copy.starts == [0, 5, 0] and copy.rate(1) == ogd.rate(1)
+    assert copy.t == 5 and copy.starts == [0, 5, 0] and copy.rate(1) == ogd.rate(1)
+    copy.step_all([0.0] * 3)
+    assert copy.t == 6 and copy.rate(0) == 1 / math.sqrt(6) and ogd.t == 5
     copy.t = 2
-    assert copy.tick() == 1.0 / math.sqrt(3)
+    copy.step_all([0.0] * 3)
+    assert copy.rate(0) == 1.0 / math.sqrt(3)
 
 
 @pytest.mark.parametrize(
@@ -350,18 +348,3 @@ def test_paper_mode_scales_each_learners_weights_by_a_drawn_constant():
     # other modes leave weights alone
     for diversify in (False, True):
         assert make_engine(n_models=3, diversify=diversify).pool.weight_scales == [1.0] * 3
-
-
-def test_bounded_cache_drops_its_oldest_entries_and_pickles_empty():
-    """A full cache drops the oldest entry per insertion, in insertion order, long after it
-    filled (an OrderedDict: a plain dict's first entry is found by skipping the slots of the
-    entries deleted before it); a pickle carries the bound, not the entries."""
-    cache = BoundedCache(3)
-    for i in range(50_000):  # many times the size: the dropped entries' slots pile up
-        assert cache.put(i, -i) == -i
-        assert len(cache) == min(i + 1, 3)
-    assert list(cache.items()) == [(49_997, -49_997), (49_998, -49_998), (49_999, -49_999)]
-    assert cache.get(49_996) is None and cache[49_999] == -49_999
-    copy = pickle.loads(pickle.dumps(cache))
-    assert type(copy) is BoundedCache and copy.size == 3 and len(copy) == 0
-    assert BoundedCache(0).size == 1

@@ -270,5 +270,3 @@ def test_a_restarted_learner_gets_its_share_back_from_the_others():
     assert ogd.starts == [0, 0, 0, 0]  # restarted at t = 0
     with pytest.raises(IndexError):
         ogd.restart(4)
-    with pytest.raises(NotImplementedError):
-        ogd.step(0, 1.0, 1.0)

@@ -80,7 +80,8 @@ def max_gap_pmf(k: int, gamma: float, p_right: float, n: int) -> float:
 
 
 def capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
-    """``P(m) Q(m)`` for the rows ``mr`` of the banded DP (see ``_compute_poisson``)."""
+    """``P(m) Q(m)`` for the rows ``mr`` of the banded DP (see
+    ``river_boost.engine.laws.banded_potential``)."""
     DROP = laws.DROP
     lam = float(Tr.mean()) / K
     pi = laws.poisson_pmf_range(lam, int(Tr.max()))
@@ -137,7 +138,8 @@ def capped_rows(K: int, caps_off, mr, Tr, p_r) -> list:
 
 def poisson_potential(pot, n: int, gaps) -> float:
     """``phi_n`` of ``pot`` (a ``MulticlassZeroOnePotential``) by the banded DP, the rows by
-    :func:`capped_rows`, the decided cases and ``P(m)`` as ``_compute_poisson`` has them."""
+    :func:`capped_rows`, the decided cases and ``P(m)`` as
+    ``river_boost.engine.laws.banded_potential`` has them."""
     K = pot.n_classes - 1
     upper, lower = _costs.MBBMCosts(pot, 1).gap_tail(pot, n)
     if upper[min(2 * n + 1, max(0, n + 1 - gaps[0]))] < laws.DECIDED:

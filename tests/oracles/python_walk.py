@@ -241,7 +241,7 @@ def weak_matrix(task, dists) -> np.ndarray:
 
 
 def task_walk(task, dists, alphas, rule, n_models) -> Walk:
-    """The label-free walk along the learners (see ``tasks.Walk``)."""
+    """The label-free walk along the learners (see :class:`Walk`)."""
     if task.kind == "binary":
         probas = []
         for proba in dists:

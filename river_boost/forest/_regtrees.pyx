@@ -22,7 +22,7 @@ from river_boost.forest._reg_structs cimport (
 )
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._size cimport max_active_leaves, measure_due, measured, stops_growing
-from river_boost.forest._trees cimport branch_no  # (a split node reads alike in both kinds)
+from river_boost.forest._trees cimport branch_no, subtree_free  # (a split node reads alike)
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -167,19 +167,13 @@ cdef RNode* rnode_leaf(RLeaf* lf) except NULL:
     return nd
 
 
-cdef void rnode_free(RNode* nd) noexcept:
-    cdef int k
-    if nd == NULL:
-        return
+cdef void rnode_own_free(Node* nd) noexcept:
     if nd.is_leaf:
-        rleaf_free(nd.lf)
-    else:
-        for k in range(nd.n_ch):
-            rnode_free(nd.ch[k])
-        free(nd.ch)
-        free(nd.ch_vid)
-        free(nd.vmap)
-    free(nd)
+        rleaf_free((<RNode*>nd).lf)
+
+
+cdef void rnode_free(RNode* nd) noexcept:
+    subtree_free(<Node*>nd, rnode_own_free)
 
 
 cdef double total_weight(RNode* nd) noexcept:

@@ -24,6 +24,8 @@ cdef inline int branch_no(Node* nd, XV* xv) noexcept:
     return nd.vmap[vid] - 1
 
 
+ctypedef void (*OwnFree)(Node* nd) noexcept
+cdef void subtree_free(Node* nd, OwnFree own) noexcept
 cdef void node_free(Node* nd) noexcept
 cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept
 cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,

@@ -23,21 +23,32 @@ from river_boost.forest._splitters cimport spl_allocated
 
 # ----------------------------------------------------------------------------- nodes
 
-cdef void node_free(Node* nd) noexcept:
+cdef void subtree_free(Node* nd, OwnFree own) noexcept:
+    """Free nd and its subtree, of either kind (an RNode begins as a Node): `own` frees what
+    is the kind's own in a node (a leaf's statistics, a classifier branch's stats)."""
     cdef int k
     if nd == NULL:
         return
-    if nd.is_leaf:
-        leaf_free(nd.lf)
-    else:
+    own(nd)
+    if not nd.is_leaf:
         for k in range(nd.n_ch):
-            node_free(nd.ch[k])
+            subtree_free(nd.ch[k], own)
         free(nd.ch)
         free(nd.ch_vid)
         free(nd.vmap)
+    free(nd)
+
+
+cdef void node_own_free(Node* nd) noexcept:
+    if nd.is_leaf:
+        leaf_free(nd.lf)
+    else:
         free(nd.bst_c)
         free(nd.bst_w)
-    free(nd)
+
+
+cdef void node_free(Node* nd) noexcept:
+    subtree_free(nd, node_own_free)
 
 
 cdef Node* node_new_leaf(int depth, int* st_c, double* st_w, int n_st) except NULL:

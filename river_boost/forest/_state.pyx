@@ -29,10 +29,15 @@ from river_boost.forest._trees cimport node_free
 # ----------------------------------------------------------------------------- split nodes
 
 cdef int split_write(Flat* f, Node* nd, bint children) except -1:
-    """A split's head (i kind, feature; d threshold; i value), or its ``children``' part (i
-    their number, the multiway children's values); either kind's node (see the module)."""
+    """A node's head (i is_leaf, depth; a split's i kind, feature; d threshold; i value), or a
+    split's ``children``' part (i their number, the multiway children's values); either kind's
+    node (see the module)."""
     cdef int k
     if not children:
+        put_i(f, nd.is_leaf)
+        put_i(f, nd.depth)
+        if nd.is_leaf:
+            return 0
         put_i(f, nd.kind)
         put_i(f, nd.fid)
         put_d(f, nd.thr)
@@ -64,9 +69,9 @@ cdef int node_start(Rd* r, Node* nd, int* n_ch) except -1:
 
 cdef int split_read(Rd* r, const Tables* tb, Node* nd, bint children,
                     bint rounded) except -1:
-    """split_write's head, or its ``children``' part: the number of children, whose slots it
-    allocates (``rounded``: to a capacity, as the classifier's trees hold them; else
-    exactly, as the regressor's), which it returns."""
+    """split_write's split head (after the node's head: node_start), or its ``children``'
+    part: the number of children, whose slots it allocates (``rounded``: to a capacity, as the
+    classifier's trees hold them; else exactly, as the regressor's), which it returns."""
     cdef int n
     if not children:
         nd.kind = <SplitKind>get_i(r, 0, 3)
@@ -263,8 +268,7 @@ cdef int node_write(Node* nd, Flat* f) except -1:
     cdef Spl* s
     cdef NCls* cl
     cdef int k, c, q
-    put_i(f, nd.is_leaf)
-    put_i(f, nd.depth)
+    split_write(f, nd, False)
     if nd.is_leaf:
         lf = nd.lf
         put_i(f, lf.active)
@@ -310,7 +314,6 @@ cdef int node_write(Node* nd, Flat* f) except -1:
                     put_i(f, cl.ord[q])
                     put_d(f, cl.w[cl.ord[q]])
         return 0
-    split_write(f, nd, False)
     put_i(f, nd.n_bst)
     for k in range(nd.n_bst):
         put_i(f, nd.bst_c[k])
@@ -601,8 +604,7 @@ cdef RNode* rtree_import(list flat, int nf) except? NULL:
 cdef int rnode_write(RNode* nd, Flat* f) except -1:
     cdef RLeaf* lf
     cdef int k, c
-    put_i(f, nd.is_leaf)
-    put_i(f, nd.depth)
+    split_write(f, <Node*>nd, False)
     if nd.is_leaf:
         lf = nd.lf
         put_i(f, lf.active)
@@ -619,7 +621,6 @@ cdef int rnode_write(RNode* nd, Flat* f) except -1:
             for k in range(lf.n_spl):
                 rspl_write(lf.spl[k], f)
         return 0
-    split_write(f, <Node*>nd, False)
     put_d(f, nd.bst.n)
     put_d(f, nd.bst.mean)
     put_d(f, nd.bst.S)

@@ -13,7 +13,7 @@ from river.tree.splitter import GaussianSplitter
 from river.tree.splitter.nominal_splitter_classif import NominalSplitterClassif
 
 from .. import _pickles
-from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch
+from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch, shared_params
 from ._forest import LEAF_PREDICTIONS as _LEAF
 from ._forest import SPLIT_CRITERIA as _CRITERION
 from ._forest import SPLIT_KINDS as _SPLIT_KINDS
@@ -96,8 +96,6 @@ class BoundedHoeffdingTree(BoundedLearning, _river_tree.HoeffdingTreeClassifier)
 
     """
 
-    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
-
     __init__ = bounded_init(_river_tree.HoeffdingTreeClassifier)
 
 
@@ -106,65 +104,6 @@ _SPLITTER_TYPES = (GaussianSplitter,)
 # the codes of the split kinds in a format-1 pickle's nodes (_check_state)
 _NOMINAL_BINARY = _SPLIT_KINDS["NominalBinaryBranch"]
 _NOMINAL_MULTIWAY = _SPLIT_KINDS["NominalMultiwayBranch"]
-
-
-def _unsupported(model) -> str | None:
-    """Why ``model`` cannot be compiled, or None if it can."""
-    if type(model) not in _TREE_TYPES:
-        return f"{type(model).__name__} is not river.tree.HoeffdingTreeClassifier"
-    if type(model.splitter) not in _SPLITTER_TYPES:
-        return f"splitter {type(model.splitter).__name__} is not GaussianSplitter"
-    n_splits = model.splitter.n_splits
-    if not isinstance(n_splits, int) or isinstance(n_splits, bool) or n_splits < 0:
-        return f"splitter n_splits must be an int >= 0, got {n_splits!r}"
-    if model._root is not None:
-        return "the model has already learned: give the forest fresh (unfitted) trees"
-    if model._leaf_prediction not in _LEAF:
-        return f"leaf_prediction {model._leaf_prediction!r} is not supported"
-    if model._split_criterion not in _CRITERION:
-        return f"split_criterion {model._split_criterion!r} is not supported"
-    for name in (
-        "grace_period",
-        "delta",
-        "tau",
-        "nb_threshold",
-        "min_branch_fraction",
-        "max_share_to_split",
-        "_max_byte_size",
-        "memory_estimate_period",
-        "max_depth",
-    ):
-        value = getattr(model, name)
-        try:
-            float(value)
-        except (TypeError, ValueError):
-            return f"{name.lstrip('_')} must be a real number, got {value!r}"
-    if not isinstance(model.max_depth, int):
-        return f"max_depth must be an int or None, got {model.max_depth!r}"
-    return None
-
-
-def _tree_params(model) -> tuple:
-    """The parameters of one tree, in the order _trees.tree_init unpacks them."""
-    return (
-        float(model.grace_period),
-        float(model.delta),
-        float(model.tau),
-        float(model.nb_threshold),
-        _LEAF[model._leaf_prediction],
-        _CRITERION[model._split_criterion],
-        bool(model.binary_split),
-        float(model.min_branch_fraction),
-        float(model.max_share_to_split),
-        float(model._max_byte_size),
-        float(model.memory_estimate_period),
-        bool(model.stop_mem_management),
-        bool(model.remove_poor_attrs),
-        bool(model.merit_preprune),
-        int(model.max_depth),
-        int(model.splitter.n_splits),
-        type(model) is BoundedHoeffdingTree,
-    )
 
 
 def _rebuild(cls, models, feature_filter, state, stamp=None):
@@ -310,11 +249,6 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
 
     """
 
-    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
-
-    _unsupported = staticmethod(_unsupported)
-    _tree_params = staticmethod(_tree_params)
-
     def to_river(self, i: int):
         """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state).
 
@@ -382,3 +316,57 @@ class HoeffdingForest(_CompiledForest, _ForestCore):
         model._root = None if root is None else build(root)
         model.classes = set(self._tree_scalars(i)["classes"])
         return model
+
+    @staticmethod
+    def _tree_params(model) -> tuple:
+        """The parameters of one tree, in the order _trees.tree_init unpacks them."""
+        return (
+            float(model.grace_period),
+            float(model.delta),
+            float(model.tau),
+            float(model.nb_threshold),
+            _LEAF[model._leaf_prediction],
+            _CRITERION[model._split_criterion],
+            bool(model.binary_split),
+            float(model.min_branch_fraction),
+            float(model.max_share_to_split),
+            *shared_params(model),
+            int(model.splitter.n_splits),
+            type(model) is BoundedHoeffdingTree,
+        )
+
+    @staticmethod
+    def _unsupported(model) -> str | None:
+        """Why ``model`` cannot be compiled, or None if it can."""
+        if type(model) not in _TREE_TYPES:
+            return f"{type(model).__name__} is not river.tree.HoeffdingTreeClassifier"
+        if type(model.splitter) not in _SPLITTER_TYPES:
+            return f"splitter {type(model.splitter).__name__} is not GaussianSplitter"
+        n_splits = model.splitter.n_splits
+        if not isinstance(n_splits, int) or isinstance(n_splits, bool) or n_splits < 0:
+            return f"splitter n_splits must be an int >= 0, got {n_splits!r}"
+        if model._root is not None:
+            return "the model has already learned: give the forest fresh (unfitted) trees"
+        if model._leaf_prediction not in _LEAF:
+            return f"leaf_prediction {model._leaf_prediction!r} is not supported"
+        if model._split_criterion not in _CRITERION:
+            return f"split_criterion {model._split_criterion!r} is not supported"
+        for name in (
+            "grace_period",
+            "delta",
+            "tau",
+            "nb_threshold",
+            "min_branch_fraction",
+            "max_share_to_split",
+            "_max_byte_size",
+            "memory_estimate_period",
+            "max_depth",
+        ):
+            value = getattr(model, name)
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                return f"{name.lstrip('_')} must be a real number, got {value!r}"
+        if not isinstance(model.max_depth, int):
+            return f"max_depth must be an int or None, got {model.max_depth!r}"
+        return None

@@ -34,6 +34,16 @@ DEFAULT_MEMORY_ESTIMATE_PERIOD = 1000.0
 TREE_PARAMS = {"grace_period": 0, "delta": 1, "tau": 2}
 
 
+class _Public:
+    """A base of the classes the kinds' modules define and the package exports: they are named
+    ``river_boost.forest.<name>``, as pickles and the docs know them."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ in (f"{__package__}._classifier", f"{__package__}._regression"):
+            cls.__module__ = __package__
+
+
 def measure_if_crossed(tree, before: float) -> None:
     """A River Hoeffding tree measures its size, and applies ``max_size``, only when the weight
     it has learned is an exact multiple of ``memory_estimate_period``: under a booster's
@@ -69,7 +79,7 @@ def bounded_init(river_tree):
     return __init__
 
 
-class BoundedLearning:
+class BoundedLearning(_Public):
     """River's Hoeffding tree (the class after this one in a subclass's bases), measuring its
     size whenever the weight it has learned reaches or crosses a multiple of
     ``memory_estimate_period`` (River: only at exact multiples; see
@@ -90,6 +100,18 @@ def river_branch(kind: int, stats, feature, values: list, thr, vid, ch_vid, dept
     if kind == SPLIT_KINDS["NominalBinaryBranch"]:
         return NominalBinaryBranch(stats, feature, values[vid], depth, *kids)
     return NominalMultiwayBranch(stats, feature, [values[v] for v in ch_vid], depth, *kids)
+
+
+def shared_params(model) -> tuple:
+    """The tree parameters both kinds take, in this order, within their ``_tree_params``."""
+    return (
+        float(model._max_byte_size),
+        float(model.memory_estimate_period),
+        bool(model.stop_mem_management),
+        bool(model.remove_poor_attrs),
+        bool(model.merit_preprune),
+        int(model.max_depth),
+    )
 
 
 def _check_filter(feature_filter) -> None:
@@ -116,7 +138,7 @@ def restore(cls, feature_filter, state, stamp=None):
     return forest
 
 
-class _CompiledForest:
+class _CompiledForest(_Public):
     """``N`` River Hoeffding trees of one kind, compiled: the members both kinds share, over
     their compiled core (``_forest.ForestCore``, ``_regforest.RegressionForestCore``).
 

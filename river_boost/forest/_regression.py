@@ -111,7 +111,7 @@ from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
 from river.utils import VectorDict
 
-from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch
+from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch, shared_params
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
 __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
@@ -152,8 +152,6 @@ class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRe
 
     """
 
-    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
-
     __init__ = bounded_init(_river_tree.HoeffdingTreeRegressor)
 
 
@@ -183,66 +181,6 @@ def _is_default_linear(lm) -> bool:
         and lm.clip_gradient == 1e12
         and type(lm.initializer) is _optim.initializers.Zeros
         and not lm._weights.to_dict()
-    )
-
-
-def _unsupported(model) -> str | None:
-    """Why ``model`` cannot be compiled, or None if it can."""
-    if type(model) not in _TREE_TYPES:
-        return f"{type(model).__name__} is not river.tree.HoeffdingTreeRegressor"
-    sp = model.splitter
-    if type(sp) is TEBSTSplitter:
-        d = sp.digits
-        if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
-            return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
-    elif type(sp) is not EBSTSplitter:
-        return f"splitter {type(sp).__name__} is not TEBSTSplitter or EBSTSplitter"
-    if sp._root is not None:
-        return "the splitter has already learned"
-    if model._root is not None:
-        return "the model has already learned: give the forest fresh (unfitted) trees"
-    if model.leaf_prediction not in _LEAF:
-        return f"leaf_prediction {model.leaf_prediction!r} is not supported"
-    if model.leaf_prediction != "mean":
-        lm = model.leaf_model
-        if not _is_default_linear(lm):
-            return "only River's default, fresh LinearRegression() leaf model is compiled"
-    for name in (
-        "grace_period",
-        "delta",
-        "tau",
-        "model_selector_decay",
-        "min_samples_split",
-        "_max_byte_size",
-        "memory_estimate_period",
-    ):
-        value = getattr(model, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"{name.lstrip('_')} must be a real number, got {value!r}"
-    if not isinstance(model.max_depth, int):
-        return f"max_depth must be an int or None, got {model.max_depth!r}"
-    return None
-
-
-def _tree_params(model) -> tuple:
-    """One tree's parameters, in the order _regtrees.rtree_init unpacks them."""
-    sp = model.splitter
-    return (
-        float(model.grace_period),
-        float(model.delta),
-        float(model.tau),
-        _LEAF[model.leaf_prediction],
-        float(model.model_selector_decay),
-        float(model.min_samples_split),
-        bool(model.binary_split),
-        float(model._max_byte_size),
-        float(model.memory_estimate_period),
-        bool(model.stop_mem_management),
-        bool(model.remove_poor_attrs),
-        bool(model.merit_preprune),
-        int(model.max_depth),
-        sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
-        type(model) is BoundedHoeffdingTreeRegressor,
     )
 
 
@@ -277,11 +215,6 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
     (True, True)
 
     """
-
-    __module__ = "river_boost.forest"  # (its public name: pickles and the docs use it)
-
-    _unsupported = staticmethod(_unsupported)
-    _tree_params = staticmethod(_tree_params)
 
     def to_river(self, i: int):
         """Tree ``i`` as a River object (a clone of model ``i`` carrying the forest's state):
@@ -358,3 +291,58 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
 
         model._root = None if flat is None else build(0)[0]
         return model
+
+    @staticmethod
+    def _tree_params(model) -> tuple:
+        """One tree's parameters, in the order _regtrees.rtree_init unpacks them."""
+        sp = model.splitter
+        return (
+            float(model.grace_period),
+            float(model.delta),
+            float(model.tau),
+            _LEAF[model.leaf_prediction],
+            float(model.model_selector_decay),
+            float(model.min_samples_split),
+            bool(model.binary_split),
+            *shared_params(model),
+            sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
+            type(model) is BoundedHoeffdingTreeRegressor,
+        )
+
+    @staticmethod
+    def _unsupported(model) -> str | None:
+        """Why ``model`` cannot be compiled, or None if it can."""
+        if type(model) not in _TREE_TYPES:
+            return f"{type(model).__name__} is not river.tree.HoeffdingTreeRegressor"
+        sp = model.splitter
+        if type(sp) is TEBSTSplitter:
+            d = sp.digits
+            if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
+                return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
+        elif type(sp) is not EBSTSplitter:
+            return f"splitter {type(sp).__name__} is not TEBSTSplitter or EBSTSplitter"
+        if sp._root is not None:
+            return "the splitter has already learned"
+        if model._root is not None:
+            return "the model has already learned: give the forest fresh (unfitted) trees"
+        if model.leaf_prediction not in _LEAF:
+            return f"leaf_prediction {model.leaf_prediction!r} is not supported"
+        if model.leaf_prediction != "mean":
+            lm = model.leaf_model
+            if not _is_default_linear(lm):
+                return "only River's default, fresh LinearRegression() leaf model is compiled"
+        for name in (
+            "grace_period",
+            "delta",
+            "tau",
+            "model_selector_decay",
+            "min_samples_split",
+            "_max_byte_size",
+            "memory_estimate_period",
+        ):
+            value = getattr(model, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return f"{name.lstrip('_')} must be a real number, got {value!r}"
+        if not isinstance(model.max_depth, int):
+            return f"max_depth must be an int or None, got {model.max_depth!r}"
+        return None

@@ -22,7 +22,9 @@ from river_boost.forest._reg_structs cimport (
 )
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._size cimport max_active_leaves, measure_due, measured, stops_growing
-from river_boost.forest._trees cimport branch_no, subtree_free  # (a split node reads alike)
+from river_boost.forest._trees cimport (  # (a split node reads alike in both kinds)
+    branch_no, heaviest_child, subtree_free,
+)
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -176,14 +178,14 @@ cdef void rnode_free(RNode* nd) noexcept:
     subtree_free(<Node*>nd, rnode_own_free)
 
 
-cdef double total_weight(RNode* nd) noexcept:
+cdef double total_weight(Node* nd) noexcept:
     """The node's total_weight: a leaf's stats.mean.n, a branch's sum() over its children."""
     cdef double buf[16]
     cdef double* v
     cdef double r
     cdef int k
     if nd.is_leaf:
-        return nd.lf.st.n
+        return (<RNode*>nd).lf.st.n
     if nd.n_ch <= 16:
         v = &buf[0]
     else:
@@ -196,20 +198,6 @@ cdef double total_weight(RNode* nd) noexcept:
     if v != &buf[0]:
         free(v)
     return r
-
-
-cdef int most_common_path(RNode* nd) noexcept:
-    cdef int k, best = 0
-    cdef double bw, tw
-    if nd.kind != SPLIT_NOMINAL_MULTIWAY:
-        return 1 if total_weight(nd.ch[0]) < total_weight(nd.ch[1]) else 0
-    bw = total_weight(nd.ch[0])
-    for k in range(1, nd.n_ch):
-        tw = total_weight(nd.ch[k])
-        if tw > bw:
-            bw = tw
-            best = k
-    return best
 
 
 cdef inline RNode* walk_until_stuck(RNode* nd, XV* xv, RNode** parent) noexcept:
@@ -232,7 +220,7 @@ cdef RNode* walk_to_leaf(RNode* nd, XV* xv) noexcept:
     while not nd.is_leaf:
         b = branch_no(<Node*>nd, xv)
         if b < 0:
-            b = most_common_path(nd)
+            b = heaviest_child(<Node*>nd, total_weight)
         nd = nd.ch[b]
     return nd
 
@@ -344,7 +332,7 @@ cdef int rtree_learn(RTree* t, unsigned char* fstate, XV* xv, Registry reg, doub
                 t.n_active += 1
                 nd = leaf
             else:
-                nd = nd.ch[most_common_path(nd)]
+                nd = nd.ch[heaviest_child(<Node*>nd, total_weight)]
                 if not nd.is_leaf:
                     nd = walk_until_stuck(nd, xv, NULL)
             if nd.is_leaf:

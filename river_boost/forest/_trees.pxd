@@ -25,8 +25,10 @@ cdef inline int branch_no(Node* nd, XV* xv) noexcept:
 
 
 ctypedef void (*OwnFree)(Node* nd) noexcept
+ctypedef double (*NodeTotal)(Node* nd) noexcept
 cdef void subtree_free(Node* nd, OwnFree own) noexcept
 cdef void node_free(Node* nd) noexcept
+cdef int heaviest_child(Node* nd, NodeTotal total) noexcept
 cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept
 cdef void count_nodes(Node* nd, long long* n_nodes, long long* n_leaves, long long* height,
                       long long depth) noexcept

@@ -78,21 +78,18 @@ cdef double node_total(Node* nd) noexcept:
     return ps_result(&acc)
 
 
-cdef Node* most_common(Node* nd) noexcept:
-    cdef int k, best
+cdef int heaviest_child(Node* nd, NodeTotal total) noexcept:
+    """Branch.most_common_path, of either kind (``total``: its total_weight): the child of the
+    most weight, the first of equals (a binary split's second only if strictly heavier)."""
+    cdef int k, best = 0
     cdef double bw, w
-    if nd.kind != SPLIT_NOMINAL_MULTIWAY:
-        if node_total(nd.ch[0]) < node_total(nd.ch[1]):
-            return nd.ch[1]
-        return nd.ch[0]
-    best = 0
-    bw = node_total(nd.ch[0])
+    bw = total(nd.ch[0])
     for k in range(1, nd.n_ch):
-        w = node_total(nd.ch[k])
+        w = total(nd.ch[k])
         if w > bw:
             bw = w
             best = k
-    return nd.ch[best]
+    return best
 
 
 cdef Node* walk_partial(Node* nd, XV* xv) noexcept:
@@ -112,7 +109,7 @@ cdef Node* walk_to_leaf(Node* nd, XV* xv) noexcept:
     while not nd.is_leaf:
         b = branch_no(nd, xv)
         if b < 0:
-            nd = most_common(nd)
+            nd = nd.ch[heaviest_child(nd, node_total)]
         else:
             nd = nd.ch[b]
     return nd
@@ -506,7 +503,7 @@ cdef int tree_learn(Tree* t, const unsigned char* fstate, int i, XV* xv, Work* w
                 t.n_leaves += 1
                 node = leaf
             else:
-                node = most_common(node)
+                node = node.ch[heaviest_child(node, node_total)]
                 if not node.is_leaf:
                     node = walk_partial(node, xv)
             if node.is_leaf:

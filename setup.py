@@ -22,6 +22,7 @@ EXACT_FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math", "-fno-builtin-pow"]
 FOREST_MODULES = (
     "_criteria",
     "_linear",
+    "_qo",
     "_ebst",
     "_splitters",
     "_registry",

@@ -1,5 +1,6 @@
 # The regression trees' split observers (_ebst.pyx): River's EBSTSplitter / TEBSTSplitter
-# (numeric features: the extended binary search tree of target statistics) and
+# (numeric features: the extended binary search tree of target statistics; a QOSplitter, _qo,
+# through the same rspl_* functions) and
 # NominalSplitterReg (nominal features), in the RSpl struct of _reg_structs.pxd: update, best
 # split suggestion (variance reduction, from _criteria), the E-BST's removal of bad splits,
 # copies, sizes and state.
@@ -8,7 +9,7 @@ from river_boost.forest._flat cimport Flat, Rd
 from river_boost.forest._reg_structs cimport RSpl, RSugg, VarS
 
 
-cdef RSpl* rspl_new(int fid, int nominal) except NULL
+cdef RSpl* rspl_new(int fid, int kind) except NULL
 cdef void rspl_free(RSpl* s) noexcept
 cdef int ebst_update(RSpl* s, double att, double y, double w) except -1
 cdef int rnom_update(RSpl* s, int vid, double y, double w) except -1

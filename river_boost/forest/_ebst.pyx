@@ -17,15 +17,20 @@ from river_boost.forest._forest_structs cimport (
     SPLIT_NOMINAL_BINARY, SPLIT_NOMINAL_MULTIWAY, SPLIT_NUMERIC_BINARY, make_room, xcalloc,
     xrealloc,
 )
+from river_boost.forest._qo cimport (
+    qspl_bytes, qspl_export, qspl_free, qspl_import, qspl_read, qspl_write,
+)
 from river_boost.forest._reg_structs cimport (
-    EBNode, RSpl, RSugg, VarS, grow_imap, var_iadd, var_isub, var_update,
+    RSPL_NOMINAL, RSPL_QO, EBNode, QSpl, RSpl, RSugg, VarS, grow_imap, var_iadd, var_isub,
+    var_update,
 )
 
 
-cdef RSpl* rspl_new(int fid, int nominal) except NULL:
+cdef RSpl* rspl_new(int fid, int kind) except NULL:
+    """An E-BST (RSPL_EBST) or nominal (RSPL_NOMINAL) splitter; a QO one: _qo.qspl_new."""
     cdef RSpl* s = <RSpl*>xcalloc(1, sizeof(RSpl))
     s.fid = fid
-    s.nominal = nominal
+    s.kind = kind
     return s
 
 
@@ -48,6 +53,9 @@ cdef void ebnode_free(EBNode* root) noexcept:
 
 cdef void rspl_free(RSpl* s) noexcept:
     if s == NULL:
+        return
+    if s.kind == RSPL_QO:
+        qspl_free(<QSpl*>s)
         return
     ebnode_free(s.root)
     free(s.vals)
@@ -298,16 +306,20 @@ cdef int ebst_remove_bad_splits(RSpl* s, VarS* pre, double min_samples, double r
 
 
 cdef long long rspl_bytes(RSpl* s) noexcept:
+    if s.kind == RSPL_QO:
+        return qspl_bytes(<QSpl*>s)
     return (sizeof(RSpl) + s.n_nodes * sizeof(EBNode)
             + s.cap_vals * (sizeof(int) + sizeof(VarS)) + s.vpos_cap * sizeof(int))
 
 
 cdef tuple rspl_export(RSpl* s):
-    """(fid, nominal, E-BST nodes in pre-order as (att, n, mean, S, has_left, has_right),
-    nominal values and their (n, mean, S))."""
+    """(fid, kind, E-BST nodes in pre-order as (att, n, mean, S, has_left, has_right),
+    nominal values and their (n, mean, S)); a QO splitter's: _qo.qspl_export."""
     cdef list nodes = []
     cdef list stack
     cdef EBNode* n
+    if s.kind == RSPL_QO:
+        return qspl_export(<QSpl*>s)
     if s.root != NULL:
         stack = [<size_t>s.root]
         while stack:
@@ -320,7 +332,7 @@ cdef tuple rspl_export(RSpl* s):
                 stack.append(<size_t>n.left)
     vals = [s.vals[k] for k in range(s.n_vals)]
     st = [(s.st[k].n, s.st[k].mean, s.st[k].S) for k in range(s.n_vals)]
-    return (s.fid, s.nominal, nodes, vals, st)
+    return (s.fid, s.kind, nodes, vals, st)
 
 
 cdef RSpl* rspl_import(tuple st) except NULL:
@@ -328,8 +340,10 @@ cdef RSpl* rspl_import(tuple st) except NULL:
     cdef EBNode* n
     cdef EBNode* parent
     cdef int k, nv, vmax
-    fid, nominal, nodes, vals, stats = st
-    s = rspl_new(fid, nominal)
+    fid, kind, nodes, vals, stats = st
+    if kind == RSPL_QO:
+        return qspl_import(st)
+    s = rspl_new(fid, kind)
     # pre-order with child flags: rebuild with a stack of (node, pending right)
     pending = []   # nodes whose right child comes later
     prev_slot = None
@@ -369,15 +383,17 @@ cdef RSpl* rspl_import(tuple st) except NULL:
 # ----------------------------------------------------------------------------- flat state
 
 cdef int rspl_write(RSpl* s, Flat* f) except -1:
-    """A splitter's state (layout: _regtrees.rtree_write): i feature, nominal; an E-BST: i
-    n_nodes, then in pre-order (i child flags: 1 left, 2 right; d att, n, mean, S); a nominal
+    """A splitter's state (layout: _regtrees.rtree_write): i feature, kind (RSplKind); a QO
+    splitter: _qo.qspl_write; an E-BST: i n_nodes, then in pre-order (i child flags: 1 left, 2 right; d att, n, mean, S); a nominal
     splitter: i n_vals, then (i value; d n, mean, S) in insertion order."""
     cdef EBNode* n
     cdef EBNode** stack = NULL
     cdef long long top = 0, cap = 0, k
     put_i(f, s.fid)
-    put_i(f, s.nominal)
-    if s.nominal:
+    put_i(f, s.kind)
+    if s.kind == RSPL_QO:
+        return qspl_write(<QSpl*>s, f)
+    if s.kind == RSPL_NOMINAL:
         put_i(f, s.n_vals)
         for k in range(s.n_vals):
             put_i(f, s.vals[k])
@@ -418,15 +434,18 @@ cdef int rspl_write(RSpl* s, Flat* f) except -1:
 cdef RSpl* rspl_read(Rd* r, int nf, const int* nvals) except NULL:
     """The splitter rspl_write wrote, every id and the E-BST's shape checked."""
     cdef int fid = get_i(r, 0, nf)
-    cdef int nominal = get_i(r, 0, 2)
-    cdef RSpl* s = rspl_new(fid, nominal)
+    cdef int kind = get_i(r, 0, 3)  # (0.2.x's states: 0 and 1)
+    cdef RSpl* s
+    if kind == RSPL_QO:
+        return qspl_read(r, fid)
+    s = rspl_new(fid, kind)
     cdef EBNode* n
     cdef EBNode* prev = NULL  # the node whose left child comes next, if any
     cdef EBNode** pending = NULL  # nodes whose right child comes later
     cdef long long npend = 0, k, m
     cdef int flags, vid
     try:
-        if nominal:
+        if kind == RSPL_NOMINAL:
             m = get_n(r, 1, 3)
             if m > 0:
                 s.vals = <int*>xcalloc(m, sizeof(int))

@@ -1,5 +1,5 @@
 # The compiled regression trees' C structures (River's HoeffdingTreeRegressor: Var statistics,
-# E-BST and nominal regression splitters, the LinearRegression leaf model, leaves, nodes and
+# E-BST, quantization (QO) and nominal regression splitters, the LinearRegression leaf model, leaves, nodes and
 # trees), shared by _linear, _ebst, _criteria (variance reduction) and _regtrees, and the
 # inline arithmetic of river.stats.Var they all use, operation by operation as River's.
 #
@@ -33,10 +33,19 @@ cdef struct EBNode:
     EBNode* right
 
 
+cdef enum RSplKind:
+    # a regression splitter's kind (RSpl.kind; the number the state keeps)
+    RSPL_EBST = 0       # EBSTSplitter / TEBSTSplitter (numeric)
+    RSPL_NOMINAL = 1    # NominalSplitterReg
+    RSPL_QO = 2         # QOSplitter (numeric): a QSpl
+
+
 cdef struct RSpl:
-    # A regression splitter: EBSTSplitter / TEBSTSplitter (numeric) or NominalSplitterReg
+    # A regression splitter: EBSTSplitter / TEBSTSplitter (numeric) or NominalSplitterReg; a
+    # QOSplitter is a QSpl, which begins with the same two fields (a leaf keeps every
+    # splitter through RSpl*, and its kind says which struct it is)
     int fid
-    int nominal
+    int kind            # RSplKind
     EBNode* root        # numeric: the E-BST
     long long n_nodes   # numeric: its nodes
     int n_vals          # nominal: _statistics, values in insertion order
@@ -45,6 +54,25 @@ cdef struct RSpl:
     VarS* st            # Var by position
     int* vpos           # vid -> position + 1 (0: absent)
     int vpos_cap
+
+
+cdef struct QSlot:
+    # river.tree.splitter.qo_splitter.Slot: x_stats (a Mean) and y_stats (a Var). Both are
+    # updated with the same weights from 0, so x_stats.n is y.n: only x_stats._mean is kept
+    double key          # math.floor(x / radius), an integer (exact as a double)
+    double x_mean
+    VarS y
+
+
+cdef struct QSpl:
+    # river.tree.splitter.QOSplitter (its FeatureQuantizer's hash): the slots sorted by key,
+    # the order in which River iterates them
+    int fid
+    int kind            # RSPL_QO
+    double radius
+    int n_slots
+    int cap_slots
+    QSlot* slots
 
 
 cdef struct Lin:
@@ -101,6 +129,7 @@ cdef struct RTree:
     double delta
     double tau
     RegLeafPrediction leaf_pred
+    int growth_allowed      # (state: here, beside leaf_pred, so that radius costs no bytes)
     double decay            # model_selector_decay
     double min_samples      # min_samples_split
     int binary_split
@@ -112,13 +141,13 @@ cdef struct RTree:
     long long max_depth
     int digits              # TEBSTSplitter.digits; -1000: EBSTSplitter (no rounding)
     int mem_crossing        # BoundedHoeffdingTreeRegressor: measure on crossing a multiple
+    double radius           # QOSplitter.radius; 0: the numeric splitters are E-BSTs
     # state
     long long n_active
     long long n_inactive
     double inactive_est
     double active_est
     double overhead
-    int growth_allowed
     double train_weight
 
 

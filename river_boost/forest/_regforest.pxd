@@ -14,6 +14,7 @@ cdef class RegStorage(Storage):
 
     cdef int rlearn(self, int i, object inp, double y, double w) except -1
     cdef double rpredict(self, int i, object inp) except? -1.0
+    cdef int check_quantizable(self, int i, object inp) except -1
 
 
 cdef class RegressionForestCore(ForestBase):

@@ -8,7 +8,7 @@ from libc.stdlib cimport free
 from libc.string cimport memmove, memset
 
 from river_boost.forest._flat cimport Flat, Rd, Tables, get_i, put_i
-from river_boost.forest._forest_structs cimport XV, Node, xrealloc
+from river_boost.forest._forest_structs cimport F_NOMATTR, XV, Node, xrealloc
 from river_boost.forest._core cimport ForestBase
 from river_boost.forest._input cimport Input
 from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
@@ -96,9 +96,39 @@ cdef class RegStorage(Storage):
                         it.feature_filter is None or it.feature_filter.keeps(i, key)
                     ):
                         rtree_check_x(&self.rt[i], NULL)
+        if self.rt[i].radius > 0.0:
+            self.check_quantizable(i, it)
         it.complete()
         it.view(i, True)
         return rtree_learn(&self.rt[i], self.views[i].fstate, xv, self.reg, y, w)
+
+    cdef int check_quantizable(self, int i, object inp) except -1:
+        """A QOSplitter's ``math.floor(x / radius)`` raises for a non-finite quotient (a
+        nan, an infinite or a huge value), after River's tree has partly learned: the forest
+        raises ValueError first, for any numeric feature tree i sees and keeps numeric."""
+        cdef Input it = <Input>inp
+        cdef XV* xv = &it.xv
+        cdef double radius = self.rt[i].radius
+        cdef int j, k
+        cdef bint bad = False
+        for j in range(xv.nx):
+            if xv.isnum[j] and not isfinite(xv.d[j] / radius):
+                bad = True
+        if not bad:
+            return 0
+        it.view(i, False)  # the registered features
+        for k in range(xv.nv):
+            j = xv.vj[k]
+            if (xv.isnum[j] and not (self.views[i].fstate[xv.f[j]] & F_NOMATTR)
+                    and not isfinite(xv.d[j] / radius)):
+                raise_unquantizable(self.reg.fnames[xv.f[j]], xv.d[j], radius)
+        nominal = self.models[i].nominal_attributes or ()
+        for j, key, _ in it.pending:  # the others (key None: a registered feature)
+            if (key is not None and xv.isnum[<int>j] and not isfinite(xv.d[<int>j] / radius)
+                    and key not in nominal
+                    and (it.feature_filter is None or it.feature_filter.keeps(i, key))):
+                raise_unquantizable(key, xv.d[<int>j], radius)
+        return 0
 
     cdef double rpredict(self, int i, object inp) except? -1.0:
         cdef Input it = <Input>inp
@@ -138,6 +168,11 @@ cdef class RegStorage(Storage):
         for k in range(self.reg.nf):
             self.views[i].fstate[k] = <unsigned char>get_i(r, 0, 256)
         return rtree_read(r, &self.rt[i], tb)
+
+
+cdef int raise_unquantizable(object key, double x, double radius) except -1:
+    raise ValueError(f"feature {key!r} = {x!r} cannot be quantized: {x!r} / radius {radius!r} "
+                     "is not finite (River's QOSplitter fails on it)")
 
 
 cdef inline int check_target(double y, double w) except -1:

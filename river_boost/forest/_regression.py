@@ -10,7 +10,8 @@ the per-tree feature views, models and registries, of which ``_regforest.RegStor
 the regression trees), core (``_core.ForestBase``), size policy (``_size.pxd``), state
 (``_state``) and Python face (``_face._CompiledForest``); the regression roles are their own
 modules: ``_reg_structs.pxd`` (structs, ``river.stats.Var`` arithmetic), ``_ebst``
-(``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_criteria``
+(``TEBSTSplitter``/``EBSTSplitter`` and ``NominalSplitterReg``), ``_qo`` (``QOSplitter``,
+the quantization observer of Mastelini & de Carvalho, 2021), ``_criteria``
 (``VarianceReductionSplitCriterion``), ``_linear`` (the default ``LinearRegression`` leaf
 model), ``_regtrees`` (leaves, nodes, learning, growth) and ``_regforest`` (storage and
 core, with the C entry points a Cython booster cimports).
@@ -20,13 +21,16 @@ Exactness
 Bit for bit, checked against River's own tree on every call
 (``tests/forest/test_regression_forest.py``): splits (features, thresholds, nominal values,
 multiway and binary), leaf statistics, and ``predict_one`` for leaf predictions ``"mean"``,
-``"model"`` and ``"adaptive"`` (the default), with River's ``TEBSTSplitter`` (any ``digits``)
-or ``EBSTSplitter``, ``grace_period``, ``delta``, ``tau``, ``max_depth``,
+``"model"`` and ``"adaptive"`` (the default), with River's ``TEBSTSplitter`` (any ``digits``),
+``EBSTSplitter`` or ``QOSplitter`` (any ``radius``; ``tests/forest/test_qo_forest.py``),
+``grace_period``, ``delta``, ``tau``, ``max_depth``,
 ``min_samples_split``, ``model_selector_decay``, ``merit_preprune``, ``remove_poor_attrs``,
 ``binary_split``, sample weights (any finite positive float), missing features, nominal
 features and features first seen mid-stream. The arithmetic is River's operation by
 operation: ``Var``'s Welford updates and its ``+=``/``-=`` (Chan et al.), the E-BST's in-order
 walk with River's auxiliary statistics and its pruning of bad splits after a failed attempt,
+the quantizer's slots ``math.floor(x / radius)`` walked in key order (and River's left
+statistics of a QO split, which are its running sum after the walk: all the slots),
 ``round(x, digits)`` (correctly rounded, as CPython's), ``float.__pow__`` through libm, and
 the leaf model's SGD step. River 0.26's ``VectorDict`` (Rust) sums ``weights.dot(x)`` over
 ``x``'s keys in ``x``'s order from ``0.0``; the forest does the same, so the linear leaf model
@@ -44,7 +48,11 @@ option                                         the forest's tree against River's
 ``"model"`` (default ``LinearRegression()``),  statistics, leaf models, sizes)
 ``"mean"``
 ``splitter`` ``TEBSTSplitter(digits)``         bit for bit
-(default ``digits=1``), ``EBSTSplitter()``
+(default ``digits=1``), ``EBSTSplitter()``,
+``QOSplitter(radius)`` (binary splits)
+``QOSplitter(allow_multiway_splits=True)``     bit for bit with ``binary_split=True``
+                                               (River then never tries a multiway
+                                               split); not compiled otherwise
 ``grace_period``, ``delta``, ``tau``,          bit for bit
 ``max_depth``, ``min_samples_split``,
 ``model_selector_decay``, ``merit_preprune``,
@@ -77,6 +85,11 @@ Differences from River, all deliberate:
   units of weight; in practice never).
 - **Targets and weights** must be finite (and weights positive): ``ValueError`` before any
   state changes (River would propagate ``nan``/``inf`` into its statistics).
+- **Values a QOSplitter cannot quantize.** With ``QOSplitter``, a numeric feature whose
+  ``x / radius`` is not finite (NaN, infinite, or huge over a small radius) makes River's
+  ``math.floor`` raise after its tree has partly learned the example; the forest raises
+  ``ValueError`` before any state changes, for every such feature the tree sees (nominal
+  attributes excepted), also where River's example would not have reached a splitter.
 - Feature values are converted to C doubles once (as in the classifier forest): Python ints
   beyond 2**53, which River's ``round`` keeps exact, may differ, and an infinite or NaN
   feature that a leaf model has no weight for yet adds nothing here where River adds
@@ -102,13 +115,16 @@ uniformly in [0.05, 2] stays at 2.0 MiB of C memory from the 100,000th example o
 
 from __future__ import annotations
 
+import math
+
 from river import linear_model as _linear_model
 from river import optim as _optim
 from river import tree as _river_tree
-from river.stats import Var
-from river.tree.splitter import EBSTSplitter, TEBSTSplitter
+from river.stats import Mean, Var
+from river.tree.splitter import EBSTSplitter, QOSplitter, TEBSTSplitter
 from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
+from river.tree.splitter.qo_splitter import Slot
 from river.utils import VectorDict
 
 from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch, shared_params
@@ -118,6 +134,7 @@ __all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
 
 _LEAF = {"mean": 0, "model": 1, "adaptive": 2}
 _NO_ROUNDING = -1000  # EBSTSplitter: no rounding of the values
+_KIND_NOMINAL, _KIND_QO = 1, 2  # _reg_structs.RSplKind (0: an E-BST)
 
 
 class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRegressor):
@@ -249,6 +266,14 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
                 prev = node if has_l else None
             return root
 
+        def slot(x_mean, n, mean, S):
+            sl = Slot.__new__(Slot)
+            sl.x_stats = Mean()
+            sl.x_stats.n, sl.x_stats._mean = n, x_mean
+            sl.y_stats, sl.is_single_target = var((n, mean, S)), True
+            sl._update_estimator = sl._update_estimator_univariate
+            return sl
+
         def leaf_of(st):
             _, depth, active, last, vs, lm, fmse_mean, fmse_model, spls, disabled = st
             leaf = model._new_leaf(var(vs))
@@ -265,10 +290,13 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             if not active:
                 leaf.splitters = None
                 return leaf
-            for fid, nominal, nodes, vids, stats in spls:
-                if nominal:
+            for fid, kind, nodes, vids, stats in spls:
+                if kind == _KIND_NOMINAL:
                     sp = NominalSplitterReg()
                     sp._statistics = {values[fid][v]: var(t) for v, t in zip(vids, stats)}
+                elif kind == _KIND_QO:
+                    sp = model.splitter.clone()
+                    sp._quantizer.hash = {int(key): slot(*st) for key, *st in nodes[1]}
                 else:
                     sp = model.splitter.clone()
                     sp._root = ebst(nodes)
@@ -307,6 +335,7 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             *shared_params(model),
             sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
             type(model) is BoundedHoeffdingTreeRegressor,
+            float(sp.radius) if type(sp) is QOSplitter else 0.0,
         )
 
     @staticmethod
@@ -319,9 +348,17 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             d = sp.digits
             if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
                 return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
+        elif type(sp) is QOSplitter:
+            r = sp.radius
+            if isinstance(r, bool) or not isinstance(r, (int, float)):
+                return f"QOSplitter radius must be a real number, got {r!r}"
+            if not 0 < r < math.inf or (isinstance(r, int) and r > 2**53):
+                return f"QOSplitter radius must be positive and finite, got {r!r}"
+            if sp.allow_multiway_splits and not model.binary_split:
+                return "QOSplitter's numeric multiway splits are not compiled (binary_split=True)"
         elif type(sp) is not EBSTSplitter:
-            return f"splitter {type(sp).__name__} is not TEBSTSplitter or EBSTSplitter"
-        if sp._root is not None:
+            return f"splitter {type(sp).__name__} is not TEBSTSplitter, EBSTSplitter or QOSplitter"
+        if sp._quantizer.hash if type(sp) is QOSplitter else sp._root is not None:
             return "the splitter has already learned"
         if model._root is not None:
             return "the model has already learned: give the forest fresh (unfitted) trees"

@@ -17,8 +17,10 @@ from river_boost.forest._forest_structs cimport (
 )
 from river_boost.forest._linear cimport lin_bytes, lin_copy, lin_free, lin_learn, lin_predict
 from river_boost.forest._pymath cimport py_div, py_log, py_pow, py_sqrt, py_sum
+from river_boost.forest._qo cimport qo_best, qo_update, qspl_new
 from river_boost.forest._reg_structs cimport (
-    RLEAF_ADAPTIVE, RLEAF_MEAN, RLeaf, RNode, RSpl, RSugg, RTree, VarS, grow_imap, var_update,
+    RLEAF_ADAPTIVE, RLEAF_MEAN, RSPL_EBST, RSPL_NOMINAL, RSPL_QO, QSpl, RLeaf, RNode, RSpl,
+    RSugg, RTree, VarS, grow_imap, var_update,
 )
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._size cimport max_active_leaves, measure_due, measured, stops_growing
@@ -129,12 +131,19 @@ cdef int rleaf_learn(RTree* t, RLeaf* lf, unsigned char* fstate, XV* xv, double 
             if si < 0:
                 continue
             if si == 0:
-                s = rspl_new(fid, (fstate[fid] & F_NOMATTR) != 0 or not xv.isnum[j])
+                if (fstate[fid] & F_NOMATTR) != 0 or not xv.isnum[j]:
+                    s = rspl_new(fid, RSPL_NOMINAL)
+                elif t.radius > 0.0:
+                    s = qspl_new(fid, t.radius)
+                else:
+                    s = rspl_new(fid, RSPL_EBST)
                 lf.sidx[fid] = push_ptr(<void***>&lf.spl, &lf.n_spl, &lf.cap_spl, s)
             else:
                 s = lf.spl[si - 1]
-            if s.nominal:
+            if s.kind == RSPL_NOMINAL:
                 rnom_update(s, xv.v[j], y, w)
+            elif s.kind == RSPL_QO:
+                qo_update(<QSpl*>s, xv.d[j], y, w)
             else:
                 ebst_update(s, py_round(xv.d[j], t.digits), y, w)
     if t.leaf_pred != RLEAF_MEAN:
@@ -253,7 +262,7 @@ cdef int rtree_init(RTree* t, tuple params) except -1:
     memset(t, 0, sizeof(RTree))
     (t.grace_period, t.delta, t.tau, t.leaf_pred, t.decay, t.min_samples, t.binary_split,
      t.max_byte_size, t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-     t.digits, t.mem_crossing) = params
+     t.digits, t.mem_crossing, t.radius) = params
     t.root = NULL
     t.overhead = 1.0
     t.growth_allowed = 1
@@ -382,7 +391,7 @@ cdef bint attempt_split(RTree* t, RNode* nd, RNode* parent, int pbranch,
         orders = {}
         for k in range(lf.n_spl):
             s = lf.spl[k]
-            if s.nominal:
+            if s.kind == RSPL_NOMINAL:
                 o = sorted_positions(s, reg)
                 orders[k] = o
                 free(order)
@@ -391,6 +400,8 @@ cdef bint attempt_split(RTree* t, RNode* nd, RNode* parent, int pbranch,
                 for q in range(s.n_vals):
                     order[q] = o[q]
                 rnom_best(s, &lf.st, t.min_samples, t.binary_split, order, &sug[ns])
+            elif s.kind == RSPL_QO:
+                qo_best(<QSpl*>s, &lf.st, t.min_samples, &sug[ns])
             else:
                 ebst_best(s, &lf.st, t.min_samples, &sug[ns])
             sug[ns].sidx = k
@@ -453,9 +464,9 @@ cdef bint attempt_split(RTree* t, RNode* nd, RNode* parent, int pbranch,
                 replaced = True
             enforce_size_limit(t)
         elif ns >= 2 and sug[srt[ns - 1]].merit > 0 and sug[srt[ns - 2]].merit > 0:
-            # LeafMean.manage_memory
+            # LeafMean.manage_memory (E-BSTs only: not a QOSplitter, nor a nominal one)
             for k in range(lf.n_spl):
-                if not lf.spl[k].nominal:
+                if lf.spl[k].kind == RSPL_EBST:
                     ebst_remove_bad_splits(
                         lf.spl[k], &lf.st, t.min_samples,
                         sug[srt[ns - 2]].merit / sug[srt[ns - 1]].merit,

@@ -125,12 +125,11 @@ def test_real_datasets():
     run([tree.HoeffdingTreeRegressor(grace_period=30, delta=1e-2)], flags)
 
 
-@pytest.mark.parametrize("binary", [False, True])
-def test_nominal_features(binary):
-    stream = with_weights(with_missing(nominal_stream(1500), p=0.1))
-    models = [
+def nominal_models(binary, **kw):
+    """Mean-leaf trees for nominal_stream (kw: e.g. a splitter for the numeric features)."""
+    return [
         tree.HoeffdingTreeRegressor(
-            grace_period=40, leaf_prediction="mean", binary_split=binary, delta=1e-2
+            grace_period=40, leaf_prediction="mean", binary_split=binary, delta=1e-2, **kw
         ),
         tree.HoeffdingTreeRegressor(
             grace_period=40,
@@ -139,9 +138,14 @@ def test_nominal_features(binary):
             nominal_attributes=["k"],
             delta=1e-2,
             remove_poor_attrs=True,
+            **kw,
         ),
     ]
-    run(models, stream)
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_nominal_features(binary):
+    run(nominal_models(binary), with_weights(with_missing(nominal_stream(1500), p=0.1)))
 
 
 def test_model_leaves_reject_nominal_values_before_learning():

@@ -130,7 +130,11 @@ from __future__ import annotations
 
 from ._classifier import BoundedHoeffdingTree, HoeffdingForest
 from ._classifier import _rebuild as _rebuild  # 0.2.0's pickles load through it, by this name
-from ._regression import BoundedHoeffdingTreeRegressor, HoeffdingRegressionForest
+from ._regression import (
+    BoundedHoeffdingTreeRegressor,
+    HoeffdingRegressionForest,
+    MidpointQOSplitter,
+)
 
 __all__ = [
     "ENABLED",
@@ -138,6 +142,7 @@ __all__ = [
     "BoundedHoeffdingTreeRegressor",
     "HoeffdingForest",
     "HoeffdingRegressionForest",
+    "MidpointQOSplitter",
 ]
 
 #: Whether boosters whose weak learners the forest supports use it. Set it to False to run

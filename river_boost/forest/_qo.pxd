@@ -7,7 +7,7 @@ from river_boost.forest._flat cimport Flat, Rd
 from river_boost.forest._reg_structs cimport QSpl, RSpl, RSugg, VarS
 
 
-cdef RSpl* qspl_new(int fid, double radius) except NULL
+cdef RSpl* qspl_new(int fid, double radius, int below) except NULL
 cdef void qspl_free(QSpl* s) noexcept
 cdef int qo_update(QSpl* s, double x, double y, double w) except -1
 cdef int qo_best(QSpl* s, VarS* pre, double min_samples, RSugg* out) except -1

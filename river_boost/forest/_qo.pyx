@@ -14,17 +14,18 @@ from libc.stdlib cimport free
 from libc.string cimport memmove, memset
 
 from river_boost.forest._criteria cimport vr_merit_of_split
-from river_boost.forest._flat cimport Flat, Rd, get_d, get_n, put_d, put_i
+from river_boost.forest._flat cimport Flat, Rd, get_d, get_i, get_n, put_d, put_i
 from river_boost.forest._forest_structs cimport SPLIT_NUMERIC_BINARY, grow_cap, xcalloc, xrealloc
 from river_boost.forest._reg_structs cimport (
     RSPL_QO, QSlot, QSpl, RSpl, RSugg, VarS, var_iadd, var_isub, var_update,
 )
 
 
-cdef RSpl* qspl_new(int fid, double radius) except NULL:
+cdef RSpl* qspl_new(int fid, double radius, int below) except NULL:
     cdef QSpl* s = <QSpl*>xcalloc(1, sizeof(QSpl))
     s.fid = fid
     s.kind = RSPL_QO
+    s.below = below
     s.radius = radius
     return <RSpl*>s
 
@@ -71,9 +72,12 @@ cdef int qo_best(QSpl* s, VarS* pre, double min_samples, RSugg* out) except -1:
     """QOSplitter.best_evaluated_split_suggestion with binary_only (out: merit -inf, fid -1
     for River's null split, a single slot).
 
-    River's left statistics are the running ``aux_stats`` its generator yields and goes on
-    updating in place: a winning suggestion's left child ends up with the sum of every slot
-    (and its merit is that of the split it was evaluated as). So does the forest's."""
+    River's left statistics are the running ``aux_stats`` its generator yields, which already
+    holds the slot above the threshold, and goes on updating in place: a winning suggestion's
+    merit is that of the slots up to the one above its threshold, and its left child ends up
+    with the sum of every slot. So does the forest's. With ``below``
+    (``river_boost.forest.MidpointQOSplitter``) the left side of the threshold between two
+    slots is the slots below it, for the merit and for the left child."""
     cdef VarS aux
     cdef VarS post[2]
     cdef double merit, prev_x = 0.0, x
@@ -85,22 +89,25 @@ cdef int qo_best(QSpl* s, VarS* pre, double min_samples, RSugg* out) except -1:
     memset(&aux, 0, sizeof(VarS))
     for k in range(s.n_slots):
         x = s.slots[k].x_mean
-        var_iadd(&aux, &s.slots[k].y)
-        if k == 0:
-            prev_x = x
-            continue
-        post[0] = aux
-        post[1] = pre[0]
-        var_isub(&post[1], &aux)
-        merit = vr_merit_of_split(pre, post, 2, min_samples)
-        if merit > out.merit:
-            out.merit = merit
-            out.fid = s.fid
-            out.kind = SPLIT_NUMERIC_BINARY
-            out.thr = (prev_x + x) / 2.0
-            out.right = post[1]
+        if not s.below:
+            var_iadd(&aux, &s.slots[k].y)
+        if k > 0:
+            post[0] = aux
+            post[1] = pre[0]
+            var_isub(&post[1], &aux)
+            merit = vr_merit_of_split(pre, post, 2, min_samples)
+            if merit > out.merit:
+                out.merit = merit
+                out.fid = s.fid
+                out.kind = SPLIT_NUMERIC_BINARY
+                out.thr = (prev_x + x) / 2.0
+                out.left = post[0]
+                out.right = post[1]
+        if s.below:
+            var_iadd(&aux, &s.slots[k].y)
         prev_x = x
-    out.left = aux
+    if not s.below:
+        out.left = aux
     return 0
 
 
@@ -111,17 +118,18 @@ cdef long long qspl_bytes(QSpl* s) noexcept:
 
 
 cdef tuple qspl_export(QSpl* s):
-    """(fid, RSPL_QO, (radius, slots as (key, x mean, n, mean, S) in key order), [], [])."""
+    """(fid, RSPL_QO, (radius, below, slots as (key, x mean, n, mean, S) in key order), [],
+    [])."""
     slots = [(s.slots[k].key, s.slots[k].x_mean, s.slots[k].y.n, s.slots[k].y.mean,
               s.slots[k].y.S) for k in range(s.n_slots)]
-    return (s.fid, RSPL_QO, (s.radius, slots), [], [])
+    return (s.fid, RSPL_QO, (s.radius, s.below, slots), [], [])
 
 
 cdef RSpl* qspl_import(tuple st) except NULL:
     cdef QSpl* s
     cdef int k
-    fid, _, (radius, slots), _, _ = st
-    s = <QSpl*>qspl_new(fid, radius)
+    fid, _, (radius, below, slots), _, _ = st
+    s = <QSpl*>qspl_new(fid, radius, below)
     if slots:
         s.slots = <QSlot*>xcalloc(len(slots), sizeof(QSlot))
         s.cap_slots = len(slots)
@@ -133,9 +141,10 @@ cdef RSpl* qspl_import(tuple st) except NULL:
 
 
 cdef int qspl_write(QSpl* s, Flat* f) except -1:
-    """The rest of a QO splitter's state after its feature and kind (_ebst.rspl_write): d
-    radius; i n_slots; then in key order d key, x mean, n, mean, S."""
+    """The rest of a QO splitter's state after its feature and kind (_ebst.rspl_write): i
+    below; d radius; i n_slots; then in key order d key, x mean, n, mean, S."""
     cdef int k
+    put_i(f, s.below)
     put_d(f, s.radius)
     put_i(f, s.n_slots)
     for k in range(s.n_slots):
@@ -149,12 +158,13 @@ cdef int qspl_write(QSpl* s, Flat* f) except -1:
 
 cdef RSpl* qspl_read(Rd* r, int fid) except NULL:
     """The splitter qspl_write wrote, its radius and the order of its keys checked."""
+    cdef int below = get_i(r, 0, 2)
     cdef double radius = get_d(r)
     cdef QSpl* s
     cdef int k, m
     if not radius > 0.0:
         raise ValueError("a QO splitter's radius must be positive")
-    s = <QSpl*>qspl_new(fid, radius)
+    s = <QSpl*>qspl_new(fid, radius, below)
     try:
         m = get_n(r, 0, 5)
         if m > 0:

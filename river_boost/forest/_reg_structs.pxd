@@ -69,6 +69,7 @@ cdef struct QSpl:
     # the order in which River iterates them
     int fid
     int kind            # RSPL_QO
+    int below           # MidpointQOSplitter: a split's left side is the slots below it
     double radius
     int n_slots
     int cap_slots
@@ -133,6 +134,7 @@ cdef struct RTree:
     double decay            # model_selector_decay
     double min_samples      # min_samples_split
     int binary_split
+    int qo_below            # MidpointQOSplitter (beside binary_split: no bytes added)
     double max_byte_size
     double mem_period
     int stop_mem

@@ -115,6 +115,7 @@ uniformly in [0.05, 2] stays at 2.0 MiB of C memory from the 100,000th example o
 
 from __future__ import annotations
 
+import copy
 import math
 
 from river import linear_model as _linear_model
@@ -125,12 +126,13 @@ from river.tree.splitter import EBSTSplitter, QOSplitter, TEBSTSplitter
 from river.tree.splitter.ebst_splitter import EBSTNode
 from river.tree.splitter.nominal_splitter_reg import NominalSplitterReg
 from river.tree.splitter.qo_splitter import Slot
+from river.tree.utils import BranchFactory, combine_stats, update_stats
 from river.utils import VectorDict
 
 from ._face import BoundedLearning, _CompiledForest, bounded_init, river_branch, shared_params
 from ._regforest import RegressionForestCore as _RegressionForestCore
 
-__all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest"]
+__all__ = ["BoundedHoeffdingTreeRegressor", "HoeffdingRegressionForest", "MidpointQOSplitter"]
 
 _LEAF = {"mean": 0, "model": 1, "adaptive": 2}
 _NO_ROUNDING = -1000  # EBSTSplitter: no rounding of the values
@@ -172,6 +174,71 @@ class BoundedHoeffdingTreeRegressor(BoundedLearning, _river_tree.HoeffdingTreeRe
     __init__ = bounded_init(_river_tree.HoeffdingTreeRegressor)
 
 
+class MidpointQOSplitter(QOSplitter):
+    """River's quantization observer whose split at the midpoint between two slots sends the
+    slots below it to the left, as Mastelini & de Carvalho (2021) describe it.
+
+    River's :class:`~river.tree.splitter.QOSplitter` (0.26) scores the threshold between slots
+    ``k - 1`` and ``k`` with slot ``k`` on the left side, and the last threshold with every
+    slot on the left: a feature of two slots (a 0/1 feature, a one-hot category) never
+    splits, and a winning split's left child starts from the statistics of every slot. Here
+    the threshold's left side is the slots below it, for the merit and the child alike;
+    everything else (the slots, the radius, the midpoints) is River's. Binary splits only.
+    The compiled :class:`HoeffdingRegressionForest` runs it, bit for bit.
+
+    Parameters
+    ----------
+    radius
+        The quantization radius: a value ``x`` goes to the slot ``math.floor(x / radius)``.
+
+    Examples
+    --------
+
+    >>> import random
+    >>> from river import tree
+    >>> from river.tree.splitter import QOSplitter
+    >>> from river_boost.forest import MidpointQOSplitter
+    >>> rng = random.Random(1)
+    >>> bits = [rng.randint(0, 1) for _ in range(500)]
+    >>> data = [({"a": b}, 3.0 * b + rng.gauss(0.0, 0.1)) for b in bits]
+    >>> for splitter in (QOSplitter(), MidpointQOSplitter()):
+    ...     model = tree.HoeffdingTreeRegressor(grace_period=50, splitter=splitter)
+    ...     for x, y in data:
+    ...         model.learn_one(x, y)
+    ...     print(type(splitter).__name__, model.n_nodes)
+    QOSplitter 1
+    MidpointQOSplitter 3
+
+    References
+    ----------
+    Mastelini, S. M. and de Carvalho, A. C. P. L. F., 2021. Using dynamical quantization to
+    perform split attempts in online tree regressors. Pattern Recognition Letters, 145.
+
+    """
+
+    def __init__(self, radius: float = 0.25):
+        super().__init__(radius=radius, allow_multiway_splits=False)
+
+    def best_evaluated_split_suggestion(self, criterion, pre_split_dist, att_idx, binary_only=True):
+        candidate = BranchFactory()
+        slots = self._quantizer.hash
+        if len(slots) == 1:
+            return candidate
+        left, prev_x = Var(), None
+        for key in sorted(slots):
+            x = slots[key].x_stats.get()
+            if prev_x is not None:
+                right = combine_stats(pre_split_dist, left, subtract=True)
+                merit = criterion.merit_of_split(pre_split_dist, [left, right])
+                if merit > candidate.merit:
+                    children = [copy.deepcopy(left), right]
+                    candidate = BranchFactory(merit, att_idx, (prev_x + x) / 2.0, children)
+            update_stats(left, slots[key].y_stats)
+            prev_x = x
+        return candidate
+
+
+_QO_SPLITTERS = (QOSplitter, MidpointQOSplitter)
 _TREE_TYPES = (_river_tree.HoeffdingTreeRegressor, BoundedHoeffdingTreeRegressor)
 
 
@@ -296,7 +363,7 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
                     sp._statistics = {values[fid][v]: var(t) for v, t in zip(vids, stats)}
                 elif kind == _KIND_QO:
                     sp = model.splitter.clone()
-                    sp._quantizer.hash = {int(key): slot(*st) for key, *st in nodes[1]}
+                    sp._quantizer.hash = {int(key): slot(*st) for key, *st in nodes[2]}
                 else:
                     sp = model.splitter.clone()
                     sp._root = ebst(nodes)
@@ -335,7 +402,8 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             *shared_params(model),
             sp.digits if type(sp) is TEBSTSplitter else _NO_ROUNDING,
             type(model) is BoundedHoeffdingTreeRegressor,
-            float(sp.radius) if type(sp) is QOSplitter else 0.0,
+            float(sp.radius) if type(sp) in _QO_SPLITTERS else 0.0,
+            type(sp) is MidpointQOSplitter,
         )
 
     @staticmethod
@@ -348,7 +416,7 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
             d = sp.digits
             if not isinstance(d, int) or isinstance(d, bool) or not 0 <= d <= 20:
                 return f"TEBSTSplitter digits must be an int in [0, 20], got {d!r}"
-        elif type(sp) is QOSplitter:
+        elif type(sp) in _QO_SPLITTERS:
             r = sp.radius
             if isinstance(r, bool) or not isinstance(r, (int, float)):
                 return f"QOSplitter radius must be a real number, got {r!r}"
@@ -358,7 +426,7 @@ class HoeffdingRegressionForest(_CompiledForest, _RegressionForestCore):
                 return "QOSplitter's numeric multiway splits are not compiled (binary_split=True)"
         elif type(sp) is not EBSTSplitter:
             return f"splitter {type(sp).__name__} is not TEBSTSplitter, EBSTSplitter or QOSplitter"
-        if sp._quantizer.hash if type(sp) is QOSplitter else sp._root is not None:
+        if sp._quantizer.hash if type(sp) in _QO_SPLITTERS else sp._root is not None:
             return "the splitter has already learned"
         if model._root is not None:
             return "the model has already learned: give the forest fresh (unfitted) trees"

@@ -134,7 +134,7 @@ cdef int rleaf_learn(RTree* t, RLeaf* lf, unsigned char* fstate, XV* xv, double 
                 if (fstate[fid] & F_NOMATTR) != 0 or not xv.isnum[j]:
                     s = rspl_new(fid, RSPL_NOMINAL)
                 elif t.radius > 0.0:
-                    s = qspl_new(fid, t.radius)
+                    s = qspl_new(fid, t.radius, t.qo_below)
                 else:
                     s = rspl_new(fid, RSPL_EBST)
                 lf.sidx[fid] = push_ptr(<void***>&lf.spl, &lf.n_spl, &lf.cap_spl, s)
@@ -262,7 +262,7 @@ cdef int rtree_init(RTree* t, tuple params) except -1:
     memset(t, 0, sizeof(RTree))
     (t.grace_period, t.delta, t.tau, t.leaf_pred, t.decay, t.min_samples, t.binary_split,
      t.max_byte_size, t.mem_period, t.stop_mem, t.remove_poor, t.merit_preprune, t.max_depth,
-     t.digits, t.mem_crossing, t.radius) = params
+     t.digits, t.mem_crossing, t.radius, t.qo_below) = params
     t.root = NULL
     t.overhead = 1.0
     t.growth_allowed = 1

@@ -16,7 +16,11 @@ from river import datasets, tree
 from river.datasets import synth
 from river.tree.splitter import QOSplitter
 
-from river_boost.forest import BoundedHoeffdingTreeRegressor, HoeffdingRegressionForest
+from river_boost.forest import (
+    BoundedHoeffdingTreeRegressor,
+    HoeffdingRegressionForest,
+    MidpointQOSplitter,
+)
 
 from .test_regression_forest import (
     friedman,
@@ -28,9 +32,12 @@ from .test_regression_forest import (
     with_weights,
 )
 
+#: River's observer, and ours whose split sends the slots below the threshold left
+SPLITTERS = pytest.mark.parametrize("qo", [QOSplitter, MidpointQOSplitter])
 
-def qo_tree(radius=0.25, cls=tree.HoeffdingTreeRegressor, **kw):
-    return cls(splitter=QOSplitter(radius=radius), **kw)
+
+def qo_tree(radius=0.25, cls=tree.HoeffdingTreeRegressor, qo=QOSplitter, **kw):
+    return cls(splitter=qo(radius=radius), **kw)
 
 
 def late_and_negative(n, seed=21):
@@ -46,25 +53,27 @@ def late_and_negative(n, seed=21):
     return out
 
 
+@SPLITTERS
 @pytest.mark.parametrize("leaf", ["mean", "model", "adaptive"])
 @pytest.mark.parametrize("radius", [0.02, 0.1, 0.25])
-def test_leaf_predictions_radii_weights_missing(leaf, radius):
+def test_leaf_predictions_radii_weights_missing(leaf, radius, qo):
     stream = with_weights(with_missing(friedman(1500, seed=7)))
     models = [
-        qo_tree(radius, grace_period=50, leaf_prediction=leaf, delta=1e-3),
-        qo_tree(radius, grace_period=80, leaf_prediction=leaf, tau=0.2),
+        qo_tree(radius, grace_period=50, leaf_prediction=leaf, delta=1e-3, qo=qo),
+        qo_tree(radius, grace_period=80, leaf_prediction=leaf, tau=0.2, qo=qo),
     ]
     forest, trees = run(models, stream)
     assert trees[0].n_nodes > 3
 
 
+@SPLITTERS
 @pytest.mark.parametrize("radius", [0.5, 1, 1.5])
-def test_negative_values_and_late_features(radius):
+def test_negative_values_and_late_features(radius, qo):
     stream = with_weights(late_and_negative(2000))
     models = [
-        qo_tree(radius, grace_period=40, leaf_prediction="mean", delta=1e-2),
-        qo_tree(radius, grace_period=40, delta=1e-2, remove_poor_attrs=True),
-        qo_tree(radius, grace_period=40, binary_split=True, min_samples_split=20),
+        qo_tree(radius, grace_period=40, leaf_prediction="mean", delta=1e-2, qo=qo),
+        qo_tree(radius, grace_period=40, delta=1e-2, remove_poor_attrs=True, qo=qo),
+        qo_tree(radius, grace_period=40, binary_split=True, min_samples_split=20, qo=qo),
     ]
     forest, trees = run(models, stream)
     assert trees[0].n_nodes > 3
@@ -87,9 +96,10 @@ def test_options_and_drift():
     run(models, stream)
 
 
+@SPLITTERS
 @pytest.mark.parametrize("binary", [False, True])
-def test_nominal_features_alongside(binary):
-    models = nominal_models(binary, splitter=QOSplitter(radius=0.1))
+def test_nominal_features_alongside(binary, qo):
+    models = nominal_models(binary, splitter=qo(radius=0.1))
     run(models, with_weights(with_missing(nominal_stream(1500), p=0.1)))
 
 
@@ -105,12 +115,13 @@ def test_real_datasets():
     )
 
 
-def test_pickle_deepcopy_copy_tree_and_to_river_continue_identically():
+@SPLITTERS
+def test_pickle_deepcopy_copy_tree_and_to_river_continue_identically(qo):
     data = with_weights(with_missing(late_and_negative(1600, seed=5)))
     models = [
-        qo_tree(0.3, grace_period=30, leaf_prediction="mean", delta=1e-2),
-        qo_tree(0.3, grace_period=30, delta=1e-2),
-        qo_tree(0.3, BoundedHoeffdingTreeRegressor, grace_period=30, max_size=0.01),
+        qo_tree(0.3, grace_period=30, leaf_prediction="mean", delta=1e-2, qo=qo),
+        qo_tree(0.3, grace_period=30, delta=1e-2, qo=qo),
+        qo_tree(0.3, BoundedHoeffdingTreeRegressor, grace_period=30, max_size=0.01, qo=qo),
     ]
     forest = HoeffdingRegressionForest(models)
     for x, y, w in data[:800]:
@@ -180,7 +191,10 @@ def test_supports():
 
 
 def test_state_keeps_the_radius_of_each_tree():
-    models = [qo_tree(r, grace_period=1000) for r in (0.05, 0.5)]
+    models = [
+        qo_tree(0.05, grace_period=1000),
+        qo_tree(0.5, grace_period=1000, qo=MidpointQOSplitter),
+    ]
     forest = HoeffdingRegressionForest(models)
     rng = random.Random(1)
     for _ in range(200):
@@ -188,6 +202,20 @@ def test_state_keeps_the_radius_of_each_tree():
         for i in range(2):
             forest.learn_one(i, x, x["a"] ** 2)
     trees = forest._get_state()["trees"]
-    slots = [t[2][-1][8][0][2] for t in trees]  # the root leaf's splitter: (radius, slots)
-    assert [r for r, _ in slots] == [0.05, 0.5]
-    assert len(slots[0][1]) > 5 * len(slots[1][1])
+    slots = [t[2][-1][8][0][2] for t in trees]  # the root leaf's splitter: (radius, below, slots)
+    assert [(r, below) for r, below, _ in slots] == [(0.05, 0), (0.5, 1)]
+    assert len(slots[0][2]) > 5 * len(slots[1][2])
+
+
+def test_midpoint_splits_two_slot_features_river_never_splits():
+    # a 0/1 feature: River's QOSplitter scores its only threshold with both slots on the
+    # left (merit -inf), ours with slot 0 on the left
+    rng = random.Random(2)
+    data = [
+        ({"a": b, "c": rng.random()}, 3.0 * b + rng.gauss(0, 0.1))
+        for b in [rng.randint(0, 1) for _ in range(800)]
+    ]
+    for qo, splits in ((QOSplitter, False), (MidpointQOSplitter, True)):
+        forest, trees = run([qo_tree(0.25, grace_period=50, leaf_prediction="mean", qo=qo)], data)
+        rows = forest._get_state()["trees"][0][2]
+        assert (rows[0][0] == 1 and forest._get_state()["features"][rows[0][3]] == "a") is splits

@@ -98,7 +98,9 @@ drifting SEA stream its trees stop growing at no cost in accuracy
 Regression
 ----------
 :class:`HoeffdingRegressionForest` compiles River's ``HoeffdingTreeRegressor`` the same way, bit
-for bit, and :class:`BoundedHoeffdingTreeRegressor` is its bounded tree: see
+for bit (with River's E-BST or quantization observers, and :class:`MidpointQOSplitter`, River's
+quantization observer with the paper's split candidates), and
+:class:`BoundedHoeffdingTreeRegressor` is its bounded tree: see
 ``river_boost/forest/_regression.py``.
 
 Converting ``x`` once

@@ -53,6 +53,9 @@ option                                         the forest's tree against River's
 ``QOSplitter(allow_multiway_splits=True)``     bit for bit with ``binary_split=True``
                                                (River then never tries a multiway
                                                split); not compiled otherwise
+:class:`MidpointQOSplitter` ``(radius)``       bit for bit with River's tree running it
+                                               (River's QO, the slots below a threshold
+                                               on its left: see its docstring)
 ``grace_period``, ``delta``, ``tau``,          bit for bit
 ``max_depth``, ``min_samples_split``,
 ``model_selector_decay``, ``merit_preprune``,

@@ -108,6 +108,8 @@ def part_forest(args) -> None:
 def letter(path: str):
     with open(path) as fh:
         for line in fh:
+            if not line.strip():
+                continue
             cls, *feats = line.strip().split(",")
             yield {f"f{k}": float(v) for k, v in enumerate(feats)}, cls
 

@@ -16,6 +16,7 @@ from river import datasets, tree
 from river.datasets import synth
 from river.tree.splitter import QOSplitter
 
+import river_boost as rb
 from river_boost.forest import (
     BoundedHoeffdingTreeRegressor,
     HoeffdingRegressionForest,
@@ -219,3 +220,17 @@ def test_midpoint_splits_two_slot_features_river_never_splits():
         forest, trees = run([qo_tree(0.25, grace_period=50, leaf_prediction="mean", qo=qo)], data)
         rows = forest._get_state()["trees"][0][2]
         assert (rows[0][0] == 1 and forest._get_state()["features"][rows[0][3]] == "a") is splits
+
+
+@SPLITTERS
+def test_a_booster_pickled_mid_stream_predicts_as_the_original(qo):
+    weak = BoundedHoeffdingTreeRegressor(grace_period=20, leaf_prediction="mean", splitter=qo())
+    model = rb.SGBTClassifier(model=weak, n_models=5, seed=1)
+    data = list(synth.Waveform(seed=3).take(900))
+    for x, y in data[:500]:
+        model.learn_one(x, y)
+    clone = pickle.loads(pickle.dumps(model))
+    for x, y in data[500:]:
+        assert clone.predict_proba_one(x) == model.predict_proba_one(x)
+        model.learn_one(x, y)
+        clone.learn_one(x, y)

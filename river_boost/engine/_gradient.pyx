@@ -40,6 +40,26 @@ For each example the walk goes along the ``S`` steps from the base score ``F``
   far (the paper's ``L D``, a bound on that product, which a stream does not give in
   advance).
 
+The regressors (``standardize``) walk in the target's units but teach their learners in units
+of the targets' running weighted standard deviation ``sd`` (1 before two distinct targets):
+a learner learns ``target / sd`` and step ``s`` adds ``learning_rate * sd * p_s``. So what the
+learners see does not depend on the target's scale and offset: a tree's split merit (variance
+reduction, compared with a Hoeffding bound of range 1), the steps' detectors (fed squared
+errors), a linear model's SGD steps (its targets of order 1 against weights starting at 0),
+and ``y`` and ``a y + b`` give the same predictions up to rounding (``a < 0`` negates the
+learners' targets, which trees and SGD from 0 follow exactly). And the learners are bounded:
+step ``s``'s prediction ``p_s`` is clipped to the range of 0 and the targets it learned since
+it was (re)built (``step_lows``, ``step_highs``). A mean leaf never leaves it; a linear leaf or
+learner extrapolating from a diverging fit would (with many rare one-hot columns behind a
+standard scaler, ``||x||^2`` is about their number and an SGD step of rate 0.01 multiplies
+the error by ``1 - 0.02 (||x||^2 + 1)``, beyond -1 past about 100 columns). OGB walks on the
+score centred at the base score, ``u = F - base`` (``u^0 = 0``, the paper's ``y^0``), its
+learners taught the Newton target (``-g`` for the squared and Huber losses), and projects each
+``F`` onto the range of the targets learned (``y_min``, ``y_max``): the paper's projection onto
+a ball (of centre the targets' mid-range and radius half their range), which bounds the
+prediction as the paper assumes. A regressor pickled before these bounds (its state has no
+``bounds`` field) walks as it did: learners in the target's units, no clip, OGB from 0.
+
 A prediction is the same walk without learning. The tests compare it with the plain-Python
 oracle ``tests/oracles/gradient.py`` within 1e-9 relative.
 """
@@ -61,7 +81,8 @@ cdef class GradientEngine:
     """The walk of a gradient booster and the state it changes (see the module)."""
 
     def __init__(self, Loss loss, learners, subsets, int n_steps, double learning_rate,
-                 bint newton, bint use_base, model, detector, detectors, rng):
+                 bint newton, bint use_base, bint standardize, model, detector, detectors,
+                 rng):
         self.loss = loss
         self.learners = learners
         self._compiled()
@@ -71,6 +92,10 @@ cdef class GradientEngine:
         self.learning_rate = learning_rate
         self.newton = newton
         self.use_base = use_base
+        self.standardize = standardize
+        self.y_min = self.y_max = 0.0
+        self.step_lows = [0.0] * n_steps
+        self.step_highs = [0.0] * n_steps
         self.model = model
         self.detector = detector
         self.detectors = detectors  # each step's: clones of detector (None without one)
@@ -96,18 +121,39 @@ cdef class GradientEngine:
         """What learning changed, for the booster's pickle (river_boost._pickles): the
         outputs, the counts and running statistics, the steps' Hessian sums, OGB's
         shrinkage factors, the replacements and the steps' detectors (River objects), the
-        kinds of the features, the generator, the feature subsets and the learners."""
+        kinds of the features, the generator, the feature subsets and the learners; last the
+        regressors' bounds ``(y_min, y_max, step_lows, step_highs)``, or None."""
         return (
             self.n_outputs, self.n_seen, self.sum_w, self.mean, self.m2, self.gradient_bound,
             _pyarray.array("d", self.sigmas), _pyarray.array("d", self.hessian_sums),
             _pyarray.array("d", self.hessian_weights), _pyarray.array("q", self.replacements),
             self.detectors, self.nominal, rng_state(self.rng),
             None if self.subsets is None else self.subsets._state(), self.learners._state(),
+            self._bounds(),
         )
+
+    cdef object _bounds(self):
+        if not self.standardize:
+            return None
+        return (self.y_min, self.y_max, _pyarray.array("d", self.step_lows),
+                _pyarray.array("d", self.step_highs))
 
     def _take(self, tuple state):
         """:meth:`_export`'s state, into an engine just built by the same booster's
-        constructor (TypeError or ValueError for a state it cannot hold)."""
+        constructor (TypeError or ValueError for a state it cannot hold). A regressor's state
+        without bounds (0.2.0's, of 15 fields, or one read from it) is read as the walk it was
+        learned with: learners in the target's units, no clips, OGB from 0 (``standardize``
+        and, for OGB, ``use_base`` off)."""
+        bounds = None
+        if len(state) == 16:
+            bounds = state[15]
+            state = state[:15]
+        if bounds is None and self.standardize:
+            if not self.newton:
+                self.use_base = False
+            self.standardize = False
+        elif bounds is not None and not self.standardize:
+            raise ValueError("bounds that are not the booster's")
         (n_outputs, n_seen, sum_w, mean, m2, gradient_bound, sigmas, hessian_sums,
          hessian_weights, replacements, detectors, nominal, rng, subsets, learners) = state
         # (one output but for a softmax: its loss is set before the state is taken)
@@ -140,6 +186,11 @@ cdef class GradientEngine:
         self.learners._take_state(learners)
         if self.learners.n_models != self.n_steps * n_outputs:
             raise ValueError("learners for another number of steps or outputs")
+        if bounds is not None:
+            y_min, y_max, lows, highs = bounds
+            self.y_min, self.y_max = <double?>y_min, <double?>y_max
+            self.step_lows = _step_values(lows, "d", self.n_steps)
+            self.step_highs = _step_values(highs, "d", self.n_steps)
         self.order = KeyOrder()
         self.changed = True
         self._compiled()
@@ -156,6 +207,13 @@ cdef class GradientEngine:
         """The raw score the steps start from: the targets' running weighted mean
         (regression), else 0."""
         return self.mean if self.use_base else 0.0
+
+    @property
+    def unit(self) -> float:
+        """The unit the learners are taught in: the targets' standard deviation (1 before
+        two distinct targets, and for an engine that does not ``standardize``)."""
+        cdef double scale = self.scale
+        return scale if self.standardize and scale > 0.0 else 1.0
 
     @property
     def scale(self) -> float:
@@ -190,6 +248,11 @@ cdef class GradientEngine:
             # their residuals are then against the base score the next prediction starts
             # from (after the mean, the steps had learned residuals against an older base:
             # on TrumpApproval, whose targets are about 44, the second prediction was 153)
+            if self.standardize:  # (the range OGB projects onto)
+                if self.sum_w == 0.0 or y < self.y_min:
+                    self.y_min = y
+                if self.sum_w == 0.0 or y > self.y_max:
+                    self.y_max = y
             self.sum_w += w
             delta = y - self.mean
             self.mean += w * delta / self.sum_w
@@ -227,17 +290,19 @@ cdef class GradientEngine:
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1:
         cdef int k = self.n_outputs, n = self.n_steps, s, j, i
         cdef double eta = self.learning_rate, base = self.base, scale = self.scale
-        cdef double p, err, gy, sigma, new_sigma, hsum, mean_h = 1.0
+        cdef double p, err, gy, sigma, new_sigma, hsum, mean_h = 1.0, u, t, h
+        cdef double unit = scale if self.standardize and scale > 0.0 else 1.0
         cdef array.array buf = array.clone(_DOUBLES, 3 * k, zero=True)
         cdef double* target = buf.data.as_doubles
         cdef double* weight = target + k
         cdef double* pred = target + 2 * k
         for j in range(k):
             f[j] = base
+        u = 0.0  # (OGB's score centred at the base)
         for s in range(n):
             if self.newton:
                 if learn:
-                    self.loss.c_newton(y, f, k, scale, target, weight)
+                    self._newton(y, f, k, scale, unit, target, weight)
                     hsum = 0.0
                     for j in range(k):
                         hsum += weight[j] * w
@@ -248,13 +313,17 @@ cdef class GradientEngine:
                 for j in range(k):
                     i = s + n * j
                     p = self._predict(i)
+                    if self.standardize:
+                        p = self._bounded(s, p)
                     pred[j] = p
                     if learn:
                         if weight[j] * w > 0.0:
                             self._learn(i, target[j], weight[j] * w / mean_h)
+                            if self.standardize:
+                                self._widen(s, target[j])
                         err += weight[j] * (target[j] - p) * (target[j] - p)
                 for j in range(k):
-                    f[j] += eta * pred[j]
+                    f[j] += eta * (unit * pred[j])
                 if learn and self.detectors is not None:
                     detector = self.detectors[s]
                     # (a detector without an estimate, e.g. Page-Hinkley, replaces on any
@@ -266,10 +335,12 @@ cdef class GradientEngine:
                         self._replace(s)
             else:
                 p = self._predict(s)
+                if self.standardize:
+                    p = self._bounded(s, p)
                 sigma = self.sigmas[s]
                 if learn:
                     self.loss.c_derivatives(y, f, 1, target, weight)
-                    gy = target[0] * f[0]
+                    gy = target[0] * u
                     if gy > self.gradient_bound or -gy > self.gradient_bound:
                         self.gradient_bound = gy if gy > 0.0 else -gy
                     if self.gradient_bound > 0.0:
@@ -279,8 +350,48 @@ cdef class GradientEngine:
                         elif new_sigma > 1.0:
                             new_sigma = 1.0
                         self.sigmas[s] = new_sigma
-                    self._learn(s, -target[0], w)
-                f[0] = (1.0 - sigma * eta) * f[0] + eta * p
+                    if self.standardize:  # (the Newton target: -g but for the quantile)
+                        self._newton(y, f, 1, scale, unit, &t, &h)
+                        self._learn(s, t, w)
+                        self._widen(s, t)
+                    else:
+                        self._learn(s, -target[0], w)
+                u = (1.0 - sigma * eta) * u + eta * (unit * p)
+                if self.standardize:  # the paper's projection
+                    if u < self.y_min - base:
+                        u = self.y_min - base
+                    elif u > self.y_max - base:
+                        u = self.y_max - base
+                f[0] = base + u
+        return 0
+
+    cdef inline void _newton(self, double y, double* f, int k, double scale, double unit,
+                             double* target, double* weight) noexcept:
+        """The loss's Newton step, its target in the learners' unit (the quantile's from its
+        scale in that unit, 1 or 0: its target then does not depend on rounding in ``sd``)."""
+        cdef int j
+        if self.standardize and self.loss.scaled:
+            self.loss.c_newton(y, f, k, scale / unit, target, weight)
+            return
+        self.loss.c_newton(y, f, k, scale, target, weight)
+        if self.standardize:
+            for j in range(k):
+                target[j] = target[j] / unit
+
+    cdef double _bounded(self, int s, double p):
+        """Step ``s``'s prediction within the range of 0 and the targets it learned."""
+        cdef double low = self.step_lows[s], high = self.step_highs[s]
+        if p < low:
+            return low
+        if p > high:
+            return high
+        return p
+
+    cdef int _widen(self, int s, double t) except -1:
+        if t < <double>self.step_lows[s]:
+            self.step_lows[s] = t
+        elif t > <double>self.step_highs[s]:
+            self.step_highs[s] = t
         return 0
 
     # ------------------------------------------------------------------ the learners
@@ -295,6 +406,8 @@ cdef class GradientEngine:
             self.learners.reset(i, refilter=True)  # (with its own parameters: no check)
         self.detectors[s] = self.detector.clone()
         self.replacements[s] += 1
+        if self.standardize:  # (the fresh learner's range)
+            self.step_lows[s] = self.step_highs[s] = 0.0
         return 0
 
     def replace(self, int s):

@@ -50,7 +50,7 @@ SGBT_CASES = {
     "subsets": (FRIEDMAN, {"feature_fraction": 0.5, "seed": 5}),
     "drift": (
         DRIFTING,
-        {"drift_detector": drift.ADWIN(delta=0.5, clock=8), "feature_fraction": 0.6, "seed": 2},
+        {"drift_detector": drift.ADWIN(delta=0.9, clock=4), "feature_fraction": 0.6, "seed": 2},
     ),
     "trump": (TRUMP, {"loss": "huber", "delta": 1.0}),
 }

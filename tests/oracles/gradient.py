@@ -8,6 +8,11 @@ estimator's, and its own drift detectors; only the feature subsets' hash (the pa
 ``FeatureSubsets``, keyed by each learner's salt, which the estimators' learners share) is
 borrowed. The losses are written out below, as the module ``river_boost.engine._losses``
 documents them.
+
+The regressors teach their learners in the unit of the targets' running standard deviation
+``sd`` (1 before two distinct targets) and clip each step's prediction to the range of 0 and
+the targets it learned; OGB walks on the score centred at the targets' running mean and
+projects each ``y^i`` onto the targets' range (``river_boost.engine._gradient``).
 """
 
 from __future__ import annotations
@@ -85,6 +90,41 @@ def newton_step(name, y, f, scale, delta=1.0, alpha=0.5):
     return [-gj / hj for gj, hj in zip(g, hs)], hs
 
 
+def in_units(name, y, f, scale, unit, delta=1.0, alpha=0.5):
+    """The Newton step's target in the learners' unit (the quantile's from its scale in that
+    unit), and its weight."""
+    if name == "quantile":
+        return newton_step(name, y, f, scale / unit, delta, alpha)
+    target, weight = newton_step(name, y, f, scale, delta, alpha)
+    return target / unit, weight
+
+
+class Targets:
+    """The targets' running weighted mean and variance (West), and their range."""
+
+    def __init__(self):
+        self.sum_w = self.mean = self.m2 = self.low = self.high = 0.0
+
+    def learn(self, y, w):
+        if self.sum_w == 0:
+            self.low = self.high = y
+        self.low, self.high = min(self.low, y), max(self.high, y)
+        self.sum_w += w
+        d = y - self.mean
+        self.mean += w * d / self.sum_w
+        self.m2 += w * d * (y - self.mean)
+
+    def scale(self):
+        return math.sqrt(self.m2 / self.sum_w) if self.sum_w > 0 and self.m2 > 0 else 0.0
+
+    def unit(self):
+        return self.scale() or 1.0
+
+
+def clip(value, low, high):
+    return min(max(value, low), high)
+
+
 # ----------------------------------------------------------------------------- SGBT
 
 
@@ -122,7 +162,8 @@ class SGBTOracle:
         self.replacements = [0] * n_models
         self.hsum = [0.0] * n_models
         self.hweight = [0.0] * n_models
-        self.sum_w = self.mean = self.m2 = 0.0
+        self.targets = Targets()
+        self.ranges = [[0.0, 0.0] for _ in range(n_models)]  # each step's (regression)
         self.classes = []
 
     def view(self, i, x):
@@ -146,17 +187,23 @@ class SGBTOracle:
 
     def predict(self, i, x):
         p = self.learners[i].predict_one(self.view(i, x))
-        return 0.0 if p is None else float(p)
+        p = 0.0 if p is None else float(p)
+        if self.outputs == "regression":
+            p = clip(p, *self.ranges[i % self.S])
+        return p
 
     def base(self):
-        return self.mean if self.outputs == "regression" else 0.0
+        return self.targets.mean if self.outputs == "regression" else 0.0
+
+    def unit(self):
+        return self.targets.unit() if self.outputs == "regression" else 1.0
 
     def raw(self, x):
         x = clean_features(x)
         f = [self.base()] * self.K
         for s in range(self.S):
             preds = [self.predict(s + self.S * k, x) for k in range(self.K)]
-            f = [fk + self.lr * p for fk, p in zip(f, preds)]
+            f = [fk + self.lr * self.unit() * p for fk, p in zip(f, preds)]
         return f
 
     def add_class(self):
@@ -179,16 +226,16 @@ class SGBTOracle:
         elif self.outputs == "binary":
             y = float(y)
         if self.outputs == "regression":  # the base score takes y first
-            self.sum_w += w
-            d = y - self.mean
-            self.mean += w * d / self.sum_w
-            self.m2 += w * d * (y - self.mean)
-        scale = math.sqrt(self.m2 / self.sum_w) if self.sum_w > 0 and self.m2 > 0 else 0.0
+            self.targets.learn(y, w)
+        scale, unit = self.targets.scale(), self.unit()
         f = [self.base()] * self.K
         name = {"regression": self.loss, "binary": "log", "softmax": "softmax"}[self.outputs]
         for s in range(self.S):
-            if self.K == 1 and name != "softmax":
-                target, weight = newton_step(name, y, f[0], scale, self.delta, self.alpha)
+            if self.outputs == "regression":
+                target, weight = in_units(name, y, f[0], scale, unit, self.delta, self.alpha)
+                targets, weights = [target], [weight]
+            elif name == "log":
+                target, weight = newton_step(name, y, f[0], scale)
                 targets, weights = [target], [weight]
             else:
                 targets, weights = newton_step(name, y, f, scale)
@@ -205,8 +252,10 @@ class SGBTOracle:
                     self.learners[i].learn_one(
                         self.view(i, x), targets[k], w=weights[k] * w / mean_h
                     )
+                    low, high = self.ranges[s]
+                    self.ranges[s] = [min(low, targets[k]), max(high, targets[k])]
                 err += weights[k] * (targets[k] - p) ** 2
-            f = [fk + self.lr * p for fk, p in zip(f, preds)]
+            f = [fk + self.lr * unit * p for fk, p in zip(f, preds)]
             if self.detectors is not None:
                 before = self.detectors[s].estimation
                 self.detectors[s].update(err)
@@ -218,6 +267,7 @@ class SGBTOracle:
                             self.subsets.reseed(i, self.rng.getrandbits(64))
                     self.detectors[s] = self.detector.clone()
                     self.replacements[s] += 1
+                    self.ranges[s] = [0.0, 0.0]
 
     def predict_one(self, x):
         f = self.raw(x)
@@ -233,39 +283,49 @@ class SGBTOracle:
 
 
 class OGBOracle:
-    """Algorithm 1 of Online Gradient Boosting, the regression reduction of its weak
-    learners (target ``-grad``), and the step size ``1 / (G sqrt(t))``."""
+    """Algorithm 1 of Online Gradient Boosting on the score centred at the targets' running
+    mean, ``u^0 = 0``, each ``y^i`` projected onto the targets' range; the regression
+    reduction of its weak learners (the Newton target ``-grad``, in the unit of the targets'
+    deviation, but the quantile's), and the step size ``1 / (G sqrt(t))``."""
 
     def __init__(self, model, n_models, learning_rate, loss="squared", delta=1.0, alpha=0.5):
         self.learners = [model.clone() for _ in range(n_models)]
         self.eta = learning_rate
         self.loss, self.delta, self.alpha = loss, delta, alpha
         self.sigma = [0.0] * n_models
+        self.ranges = [[0.0, 0.0] for _ in range(n_models)]
+        self.targets = Targets()
         self.G = 0.0
         self.t = 0
 
-    def _ys(self, x):
-        """y^0, ..., y^N and each learner's prediction."""
-        ys, preds = [0.0], []
+    def _us(self, x):
+        """u^0, ..., u^N (``y^i`` minus the base score)."""
+        base, unit, us = self.targets.mean, self.targets.unit(), [0.0]
         for i, a in enumerate(self.learners):
-            p = a.predict_one(x)
-            preds.append(p)
-            ys.append((1 - self.sigma[i] * self.eta) * ys[-1] + self.eta * p)
-        return ys, preds
+            p = clip(float(a.predict_one(x)), *self.ranges[i])
+            u = (1 - self.sigma[i] * self.eta) * us[-1] + self.eta * unit * p
+            us.append(clip(u, self.targets.low - base, self.targets.high - base))
+        return us
 
     def predict_one(self, x):
-        return self._ys(clean_features(x))[0][-1]
+        return self.targets.mean + self._us(clean_features(x))[-1]
 
     def learn(self, x, y, w=1.0):
         if w == 0:
             return
         x = clean_features(x)
         self.t += 1
-        ys, _ = self._ys(x)
+        self.targets.learn(y, w)
+        base, scale, unit = self.targets.mean, self.targets.scale(), self.targets.unit()
+        us = self._us(x)
         for i, a in enumerate(self.learners):
-            g, _ = gradient_hessian(self.loss, y, ys[i], self.delta, self.alpha)
-            self.G = max(self.G, abs(g * ys[i]))
+            f = base + us[i]
+            g, _ = gradient_hessian(self.loss, y, f, self.delta, self.alpha)
+            self.G = max(self.G, abs(g * us[i]))
             if self.G > 0:
-                s = self.sigma[i] + g * ys[i] / (self.G * math.sqrt(self.t))
+                s = self.sigma[i] + g * us[i] / (self.G * math.sqrt(self.t))
                 self.sigma[i] = min(max(s, 0.0), 1.0)
-            a.learn_one(x, -g, w=w)
+            target, _ = in_units(self.loss, y, f, scale, unit, self.delta, self.alpha)
+            a.learn_one(x, target, w=w)
+            low, high = self.ranges[i]
+            self.ranges[i] = [min(low, target), max(high, target)]

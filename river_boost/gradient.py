@@ -139,8 +139,8 @@ class _GradientBooster(Stateful, base.Estimator):
         the repr read them back; ``params`` is the ``__init__``'s ``locals()``), check them
         and build the one engine: on ``loss``, with the weak learner ``model`` (``default()``
         for None), Newton steps (SGBT) or shrinkage (OGB); a regressor (``use_base``) walks
-        from the targets' running mean, its learners taught in units of the targets'
-        standard deviation and bounded (:mod:`river_boost.engine._gradient`), a classifier
+        from the targets' running mean, its steps bounded and its detectors fed errors in
+        units of the targets' deviation (:mod:`river_boost.engine._gradient`), a classifier
         from 0."""
         for name, value in params.items():
             if name != "self":
@@ -244,23 +244,24 @@ class SGBTRegressor(_Regressor):
     and Hessian of the loss at ``F_s``, and ``F_{s+1} = F_s + learning_rate * p_s``, ``p_s``
     its prediction (read before it learns). The prediction is ``F_S``.
 
-    **Bounds and units.** The learners are taught in units of the targets' running weighted
-    standard deviation ``sd`` (the Newton target over ``sd``; 1 before two distinct targets),
-    and step ``s`` adds ``learning_rate * sd * p_s``. What they see then does not depend on the
-    target's scale or offset (the trees' variance-reduction merit, compared with a Hoeffding
-    bound of range 1; the detectors' squared errors; a linear model's SGD), and for the
-    squared loss ``y`` and ``a y + b`` give predictions ``p`` and ``a p + b`` up to rounding, for
-    any ``a != 0``. Huber's ``delta`` is in the target's units (it scales with ``a`` for that
-    to hold); the quantile loss holds it for ``a > 0`` (``a < 0`` turns the ``alpha``-quantile
-    into the ``1 - alpha``-quantile). Each step's prediction ``p_s`` is clipped to the range
-    of 0 and the targets its learner learned (since it was last replaced): a mean leaf never
-    leaves it, a linear leaf whose SGD diverges would.
+    **Scale and bounds.** For the squared loss ``y`` and ``a y + b`` give the predictions ``p``
+    and ``a p + b`` up to rounding, for any ``a != 0``: the base score takes the offset, and
+    the learners the scale (River's regression tree splits on the ratio of its two best
+    merits, its adaptive leaf compares the ratio of two errors, and SGD from 0 is linear in
+    its targets); the steps' detectors are given the squared error over the targets' running
+    variance (ADWIN's bound has a term in the error's own units). Huber's ``delta`` is in the
+    target's units (it scales with ``a`` for that to hold); the quantile loss holds it for
+    ``a > 0`` (``a < 0`` turns the ``alpha``-quantile into the ``1 - alpha``-quantile). Each
+    step's prediction ``p_s`` is clipped to the range of 0 and the targets its learner
+    learned (since it was last replaced): a mean leaf never leaves it, a linear leaf whose
+    SGD diverges would.
 
     Each learner sees a random subset of about ``feature_fraction`` of the features (hashed
     from the seed and the feature's name: features that appear mid-stream are assigned too).
     With a ``drift_detector`` each step has its own, fed the step's weighted squared error on
-    its targets; when it reports the error went up, the step is replaced: a fresh learner
-    with a new feature subset, and a fresh detector (``replacements``).
+    its targets (in the learners' unit, below); when it reports the error went up, the step
+    is replaced: a fresh learner with a new feature subset, and a fresh detector
+    (``replacements``).
 
     **Losses** (:mod:`river_boost.engine._losses`): ``"squared"`` (the Newton target is the
     residual), ``"huber"`` (the residual clipped at ``delta``: the Hessian of the quadratic
@@ -318,11 +319,10 @@ class SGBTRegressor(_Regressor):
 
     >>> model = preprocessing.StandardScaler() | SGBTRegressor(n_models=10, seed=42)
     >>> evaluate.progressive_val_score(datasets.TrumpApproval(), model, metrics.MAE())
-    MAE: 0.353918
+    MAE: 0.359291
 
-    The base score is the targets' running mean, and the learners learn in units of their
-    standard deviation: a target in other units gives the same predictions in those units
-    (after the first example, before which both predict 0).
+    A target in other units gives the same predictions in those units (after the first
+    example, before which both predict 0):
 
     >>> one = preprocessing.StandardScaler() | SGBTRegressor(n_models=10, seed=42)
     >>> other = preprocessing.StandardScaler() | SGBTRegressor(n_models=10, seed=42)
@@ -383,17 +383,17 @@ class OnlineGradientBoostRegressor(_Regressor):
     learners ``A^i``, shrinkage ``eta`` (``learning_rate``) and one factor ``sigma_i`` in
     ``[0, 1]`` per learner, 0 at first. It walks on the score centred at the base score ``b``,
     the targets' running weighted mean (as :class:`SGBTRegressor`): for an example ``x``,
-    ``y^0 = 0`` and ``y^i = Pi((1 - sigma_i eta) y^{i-1} + eta sd A^i(x))``, the prediction
+    ``y^0 = 0`` and ``y^i = Pi((1 - sigma_i eta) y^{i-1} + eta A^i(x))``, the prediction
     ``b + y^N``. ``Pi`` is the paper's projection onto the domain of the predictions, a ball:
     here the interval of the targets learned so far, ``[y_min - b, y_max - b]`` (centre the
     targets' mid-range, radius half their range; the squared loss's best prediction lies in
     it). Given the target, ``A^i`` learns the linear loss ``g_i y`` with ``g_i`` the loss's
-    gradient at ``b + y^{i-1}``, through a regressor: its target is ``-g_i / sd`` (the residual
-    for the squared loss, the clipped residual for Huber's; the quantile loss's Newton target
-    of :class:`SGBTRegressor`, a positive multiple of ``-g_i``), ``sd`` the targets' running
-    standard deviation (1 before two distinct targets), and its prediction is clipped to the
-    range of 0 and the targets it learned (the paper's weak learners are bounded). So ``y``
-    and ``a y + b`` give the same predictions up to rounding, as for :class:`SGBTRegressor`.
+    gradient at ``b + y^{i-1}``, through a regressor: its target is ``-g_i`` (the residual for
+    the squared loss, the clipped residual for Huber's; the quantile loss's Newton target of
+    :class:`SGBTRegressor`, a positive multiple of ``-g_i`` in the target's units), and its
+    prediction is clipped to the range of 0 and the targets it learned (the paper's weak
+    learners are bounded). So ``y`` and ``a y + b`` give the same predictions up to rounding,
+    as for :class:`SGBTRegressor`.
     ``sigma_i`` moves by projected online gradient descent on ``[0, 1]`` on the linear loss
     ``-sigma g_i y^{i-1}``: ``sigma_i <- clip(sigma_i + g_i y^{i-1} / (G sqrt(t)), 0, 1)``,
     the paper's step size ``1 / (L D sqrt(t))``, ``t`` the example count, with the bound ``L D``
@@ -446,7 +446,7 @@ class OnlineGradientBoostRegressor(_Regressor):
     >>> model = preprocessing.StandardScaler() | OnlineGradientBoostRegressor()
     >>> data = datasets.synth.Friedman(seed=42).take(1000)
     >>> evaluate.progressive_val_score(data, model, metrics.MAE())
-    MAE: 2.201441
+    MAE: 2.108318
 
     It walks from the targets' mean (the base score), and the later learners' shrinkage
     factors moved: the sum of the steps before them overshot the residuals, and shrinking it
@@ -456,7 +456,7 @@ class OnlineGradientBoostRegressor(_Regressor):
     >>> round(ogb.base_score, 2)
     14.3
     >>> [round(s, 2) for s in ogb.sigmas]
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.05, 0.14, 0.23, 0.02, 0.02]
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.04, 0.13, 0.07, 0.0, 0.27]
 
     """
 

@@ -14,9 +14,9 @@ cdef class GradientEngine:
     cdef readonly double learning_rate
     cdef readonly bint newton  # SGBT's Newton steps (True) or OGB's shrinkage (False)
     cdef readonly bint use_base  # the base score is the targets' running mean (regression)
-    # the regressors' bounds: learners taught in units of the targets' standard deviation,
-    # each step's prediction within the range of its targets, OGB's score within the
-    # targets' range (False: the classifier, and a regressor pickled before them)
+    # the regressors' bounds: detectors fed errors in units of the targets' deviation, each
+    # step's prediction within the range of its targets, OGB's score within the targets'
+    # range (False: the classifier, and a regressor pickled before them)
     cdef readonly bint standardize
     cdef readonly double y_min, y_max  # the range of the targets learned
     cdef readonly list step_lows, step_highs  # each step's range of targets (learner units)
@@ -42,8 +42,6 @@ cdef class GradientEngine:
     cdef int _learn(self, int i, double y, double w) except -1
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1
     cdef int _replace(self, int s) except -1
-    cdef void _newton(self, double y, double* f, int k, double scale, double unit,
-                      double* target, double* weight) noexcept
     cdef double _bounded(self, int s, double p)
     cdef int _widen(self, int s, double t) except -1
     cdef object _bounds(self)

@@ -40,25 +40,25 @@ For each example the walk goes along the ``S`` steps from the base score ``F``
   far (the paper's ``L D``, a bound on that product, which a stream does not give in
   advance).
 
-The regressors (``standardize``) walk in the target's units but teach their learners in units
-of the targets' running weighted standard deviation ``sd`` (1 before two distinct targets):
-a learner learns ``target / sd`` and step ``s`` adds ``learning_rate * sd * p_s``. So what the
-learners see does not depend on the target's scale and offset: a tree's split merit (variance
-reduction, compared with a Hoeffding bound of range 1), the steps' detectors (fed squared
-errors), a linear model's SGD steps (its targets of order 1 against weights starting at 0),
-and ``y`` and ``a y + b`` give the same predictions up to rounding (``a < 0`` negates the
-learners' targets, which trees and SGD from 0 follow exactly). And the learners are bounded:
-step ``s``'s prediction ``p_s`` is clipped to the range of 0 and the targets it learned since
-it was (re)built (``step_lows``, ``step_highs``). A mean leaf never leaves it; a linear leaf or
-learner extrapolating from a diverging fit would (with many rare one-hot columns behind a
-standard scaler, ``||x||^2`` is about their number and an SGD step of rate 0.01 multiplies
-the error by ``1 - 0.02 (||x||^2 + 1)``, beyond -1 past about 100 columns). OGB walks on the
-score centred at the base score, ``u = F - base`` (``u^0 = 0``, the paper's ``y^0``), its
-learners taught the Newton target (``-g`` for the squared and Huber losses), and projects each
-``F`` onto the range of the targets learned (``y_min``, ``y_max``): the paper's projection onto
-a ball (of centre the targets' mid-range and radius half their range), which bounds the
-prediction as the paper assumes. A regressor pickled before these bounds (its state has no
-``bounds`` field) walks as it did: learners in the target's units, no clip, OGB from 0.
+The regressors (``standardize``) do not depend on the target's scale and offset: ``y`` and
+``a y + b`` give the predictions ``p`` and ``a p + b`` up to rounding (``a < 0`` negates the
+learners' targets, which trees and SGD from 0 follow). The base score takes the offset; the
+learners take the scale as they are (River's regression tree splits on the ratio of its two
+best merits, its adaptive leaf compares the ratio of two errors, SGD from 0 is linear in its
+targets); the steps' detectors would not (ADWIN's bound has a term in the error's own units):
+they are given the squared error over the targets' running variance ``sd^2`` (``unit``, 1
+before two distinct targets). And the learners are bounded: step ``s``'s prediction ``p_s``
+is clipped to the range of 0 and the targets it learned since it was (re)built
+(``step_lows``, ``step_highs``). A mean leaf never leaves it; a linear leaf or learner
+extrapolating from a diverging fit would (with many rare one-hot columns behind a standard
+scaler, ``||x||^2`` is about their number and an SGD step of rate 0.01 multiplies the error by
+``1 - 0.02 (||x||^2 + 1)``, beyond -1 past about 100 columns). OGB walks on the score centred
+at the base score, ``u = F - base`` (``u^0 = 0``, the paper's ``y^0``), its learners taught the
+Newton target (``-g`` for the squared and Huber losses), and projects each ``F`` onto the range
+of the targets learned (``y_min``, ``y_max``): the paper's projection onto a ball (of centre
+the targets' mid-range and radius half their range), which bounds the prediction as the paper
+assumes. A regressor pickled before these bounds (its state has no ``bounds`` field) walks as
+it did: detectors fed the error in the target's units, no clip, OGB from 0.
 
 A prediction is the same walk without learning. The tests compare it with the plain-Python
 oracle ``tests/oracles/gradient.py`` within 1e-9 relative.
@@ -142,8 +142,8 @@ cdef class GradientEngine:
         """:meth:`_export`'s state, into an engine just built by the same booster's
         constructor (TypeError or ValueError for a state it cannot hold). A regressor's state
         without bounds (0.2.0's, of 15 fields, or one read from it) is read as the walk it was
-        learned with: learners in the target's units, no clips, OGB from 0 (``standardize``
-        and, for OGB, ``use_base`` off)."""
+        learned with: detectors fed the error in the target's units, no clips, OGB from 0
+        (``standardize`` and, for OGB, ``use_base`` off)."""
         bounds = None
         if len(state) == 16:
             bounds = state[15]
@@ -210,8 +210,9 @@ cdef class GradientEngine:
 
     @property
     def unit(self) -> float:
-        """The unit the learners are taught in: the targets' standard deviation (1 before
-        two distinct targets, and for an engine that does not ``standardize``)."""
+        """The unit of the errors the steps' detectors are given: the targets' standard
+        deviation (1 before two distinct targets, and for an engine that does not
+        ``standardize``)."""
         cdef double scale = self.scale
         return scale if self.standardize and scale > 0.0 else 1.0
 
@@ -302,7 +303,7 @@ cdef class GradientEngine:
         for s in range(n):
             if self.newton:
                 if learn:
-                    self._newton(y, f, k, scale, unit, target, weight)
+                    self.loss.c_newton(y, f, k, scale, target, weight)
                     hsum = 0.0
                     for j in range(k):
                         hsum += weight[j] * w
@@ -323,12 +324,14 @@ cdef class GradientEngine:
                                 self._widen(s, target[j])
                         err += weight[j] * (target[j] - p) * (target[j] - p)
                 for j in range(k):
-                    f[j] += eta * (unit * pred[j])
+                    f[j] += eta * pred[j]
                 if learn and self.detectors is not None:
                     detector = self.detectors[s]
                     # (a detector without an estimate, e.g. Page-Hinkley, replaces on any
                     # change it reports)
                     before = getattr(detector, "estimation", None)
+                    if self.standardize:  # (in units of the targets' variance)
+                        err = err / (unit * unit)
                     detector.update(err)
                     if detector.drift_detected and (
                             before is None or detector.estimation > before):
@@ -350,13 +353,13 @@ cdef class GradientEngine:
                         elif new_sigma > 1.0:
                             new_sigma = 1.0
                         self.sigmas[s] = new_sigma
-                    if self.standardize:  # (the Newton target: -g but for the quantile)
-                        self._newton(y, f, 1, scale, unit, &t, &h)
+                    if self.standardize:  # (the Newton target: -g but for the quantile's)
+                        self.loss.c_newton(y, f, 1, scale, &t, &h)
                         self._learn(s, t, w)
                         self._widen(s, t)
                     else:
                         self._learn(s, -target[0], w)
-                u = (1.0 - sigma * eta) * u + eta * (unit * p)
+                u = (1.0 - sigma * eta) * u + eta * p
                 if self.standardize:  # the paper's projection
                     if u < self.y_min - base:
                         u = self.y_min - base
@@ -364,19 +367,6 @@ cdef class GradientEngine:
                         u = self.y_max - base
                 f[0] = base + u
         return 0
-
-    cdef inline void _newton(self, double y, double* f, int k, double scale, double unit,
-                             double* target, double* weight) noexcept:
-        """The loss's Newton step, its target in the learners' unit (the quantile's from its
-        scale in that unit, 1 or 0: its target then does not depend on rounding in ``sd``)."""
-        cdef int j
-        if self.standardize and self.loss.scaled:
-            self.loss.c_newton(y, f, k, scale / unit, target, weight)
-            return
-        self.loss.c_newton(y, f, k, scale, target, weight)
-        if self.standardize:
-            for j in range(k):
-                target[j] = target[j] / unit
 
     cdef double _bounded(self, int s, double p):
         """Step ``s``'s prediction within the range of 0 and the targets it learned."""

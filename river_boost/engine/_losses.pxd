@@ -4,9 +4,6 @@
 
 cdef class Loss:
     cdef readonly bint multi  # K scores for one label (softmax), else one score
-    # the Newton target is in units of c_newton's scale (quantile), not of the target: a walk
-    # that teaches in units of the targets' deviation passes its scale in those units
-    cdef readonly bint scaled
 
     cdef double c_value(self, double y, const double* f, int k) noexcept
     cdef void c_derivatives(self, double y, const double* f, int k, double* g,

@@ -185,9 +185,6 @@ cdef class HuberLoss(Loss):
 cdef class QuantileLoss(Loss):
     """The pinball loss of the ``alpha``-quantile."""
 
-    def __cinit__(self):
-        self.scaled = True
-
     def __init__(self, double alpha=0.5):
         if not 0.0 < alpha < 1.0:
             raise ValueError(f"alpha must lie in (0, 1), got {alpha}")

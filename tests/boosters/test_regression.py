@@ -243,7 +243,10 @@ def test_the_pickle_carries_the_stamp_and_a_changed_state_is_refused():
     with pytest.raises(PickleFormatError):
         loader(cls, params, state, (99, "0.0.0"))
     engine = list(state[1])
-    for k, bad in ((0, 0), (6, array.array("d", [0.0])), (9, [1]), (13, None), (14, "trees")):
+    bad_fields = ((0, 0), (6, array.array("d", [0.0])), (9, [1]), (13, None), (14, "trees"))
+    # (15: the regressors' bounds, steps' ranges missing or of another length)
+    bad_bounds = ((15, (0.0, 0.0, None, None)), (15, (0.0, 0.0, array.array("d", [0.0]) * 2)))
+    for k, bad in bad_fields + bad_bounds:
         changed = list(engine)
         changed[k] = bad
         with pytest.raises(PickleFormatError):

@@ -9,10 +9,11 @@ estimator's, and its own drift detectors; only the feature subsets' hash (the pa
 borrowed. The losses are written out below, as the module ``river_boost.engine._losses``
 documents them.
 
-The regressors teach their learners in the unit of the targets' running standard deviation
-``sd`` (1 before two distinct targets) and clip each step's prediction to the range of 0 and
-the targets it learned; OGB walks on the score centred at the targets' running mean and
-projects each ``y^i`` onto the targets' range (``river_boost.engine._gradient``).
+The regressors feed their steps' detectors the squared error over the targets' running
+variance ``sd^2`` (``sd`` 1 before two distinct targets) and clip each step's prediction to
+the range of 0 and the targets it learned; OGB walks on the score centred at the targets'
+running mean and projects each ``y^i`` onto the targets' range
+(``river_boost.engine._gradient``).
 """
 
 from __future__ import annotations
@@ -88,15 +89,6 @@ def newton_step(name, y, f, scale, delta=1.0, alpha=0.5):
         return -g / h, h
     hs = [max(v, MIN_HESSIAN) for v in h]
     return [-gj / hj for gj, hj in zip(g, hs)], hs
-
-
-def in_units(name, y, f, scale, unit, delta=1.0, alpha=0.5):
-    """The Newton step's target in the learners' unit (the quantile's from its scale in that
-    unit), and its weight."""
-    if name == "quantile":
-        return newton_step(name, y, f, scale / unit, delta, alpha)
-    target, weight = newton_step(name, y, f, scale, delta, alpha)
-    return target / unit, weight
 
 
 class Targets:
@@ -203,7 +195,7 @@ class SGBTOracle:
         f = [self.base()] * self.K
         for s in range(self.S):
             preds = [self.predict(s + self.S * k, x) for k in range(self.K)]
-            f = [fk + self.lr * self.unit() * p for fk, p in zip(f, preds)]
+            f = [fk + self.lr * p for fk, p in zip(f, preds)]
         return f
 
     def add_class(self):
@@ -231,11 +223,8 @@ class SGBTOracle:
         f = [self.base()] * self.K
         name = {"regression": self.loss, "binary": "log", "softmax": "softmax"}[self.outputs]
         for s in range(self.S):
-            if self.outputs == "regression":
-                target, weight = in_units(name, y, f[0], scale, unit, self.delta, self.alpha)
-                targets, weights = [target], [weight]
-            elif name == "log":
-                target, weight = newton_step(name, y, f[0], scale)
+            if name != "softmax":
+                target, weight = newton_step(name, y, f[0], scale, self.delta, self.alpha)
                 targets, weights = [target], [weight]
             else:
                 targets, weights = newton_step(name, y, f, scale)
@@ -255,10 +244,10 @@ class SGBTOracle:
                     low, high = self.ranges[s]
                     self.ranges[s] = [min(low, targets[k]), max(high, targets[k])]
                 err += weights[k] * (targets[k] - p) ** 2
-            f = [fk + self.lr * unit * p for fk, p in zip(f, preds)]
+            f = [fk + self.lr * p for fk, p in zip(f, preds)]
             if self.detectors is not None:
                 before = self.detectors[s].estimation
-                self.detectors[s].update(err)
+                self.detectors[s].update(err / unit**2)
                 if self.detectors[s].drift_detected and self.detectors[s].estimation > before:
                     for k in range(self.K):
                         i = s + self.S * k
@@ -285,8 +274,8 @@ class SGBTOracle:
 class OGBOracle:
     """Algorithm 1 of Online Gradient Boosting on the score centred at the targets' running
     mean, ``u^0 = 0``, each ``y^i`` projected onto the targets' range; the regression
-    reduction of its weak learners (the Newton target ``-grad``, in the unit of the targets'
-    deviation, but the quantile's), and the step size ``1 / (G sqrt(t))``."""
+    reduction of its weak learners (the Newton target: ``-grad`` but for the quantile), and
+    the step size ``1 / (G sqrt(t))``."""
 
     def __init__(self, model, n_models, learning_rate, loss="squared", delta=1.0, alpha=0.5):
         self.learners = [model.clone() for _ in range(n_models)]
@@ -300,10 +289,10 @@ class OGBOracle:
 
     def _us(self, x):
         """u^0, ..., u^N (``y^i`` minus the base score)."""
-        base, unit, us = self.targets.mean, self.targets.unit(), [0.0]
+        base, us = self.targets.mean, [0.0]
         for i, a in enumerate(self.learners):
             p = clip(float(a.predict_one(x)), *self.ranges[i])
-            u = (1 - self.sigma[i] * self.eta) * us[-1] + self.eta * unit * p
+            u = (1 - self.sigma[i] * self.eta) * us[-1] + self.eta * p
             us.append(clip(u, self.targets.low - base, self.targets.high - base))
         return us
 
@@ -316,7 +305,7 @@ class OGBOracle:
         x = clean_features(x)
         self.t += 1
         self.targets.learn(y, w)
-        base, scale, unit = self.targets.mean, self.targets.scale(), self.targets.unit()
+        base, scale = self.targets.mean, self.targets.scale()
         us = self._us(x)
         for i, a in enumerate(self.learners):
             f = base + us[i]
@@ -325,7 +314,7 @@ class OGBOracle:
             if self.G > 0:
                 s = self.sigma[i] + g * us[i] / (self.G * math.sqrt(self.t))
                 self.sigma[i] = min(max(s, 0.0), 1.0)
-            target, _ = in_units(self.loss, y, f, scale, unit, self.delta, self.alpha)
+            target, _ = newton_step(self.loss, y, f, scale, self.delta, self.alpha)
             a.learn_one(x, target, w=w)
             low, high = self.ranges[i]
             self.ranges[i] = [min(low, target), max(high, target)]

@@ -1,6 +1,7 @@
-"""The gradient regressors cannot blow up (issue 56): their learners learn in units of the
-targets' deviation from a base score at the targets' mean (so ``a y + b`` gives ``a p + b``),
-each step's prediction stays within the range of its targets, OGB's within the targets' range;
+"""The gradient regressors cannot blow up (issue 56): they walk from a base score at the
+targets' mean, their detectors see errors in units of the targets' deviation (so ``a y + b``
+gives ``a p + b``), each step's prediction stays within the range of its targets, OGB's
+within the targets' range;
 on a wide stream of rare one-hot columns where River's linear models diverge they stay ahead
 of one Hoeffding tree. And a regressor pickled by 0.2.0 (no bounds) walks as it did."""
 

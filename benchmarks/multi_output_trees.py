@@ -15,8 +15,10 @@ per-output target statistics updated, per-output merit terms of the split attemp
         --mice PATH/Data_Cortex_Nuclear.derived.csv --rows 2000 --seeds 1 2 --out results.jsonl
 
 ``--variants`` picks among ``K`` (K trees per step), ``one`` (one tree per step, summed variance
-reduction) and ``one-newton`` (one tree per step, summed Newton gain); ``--table results.jsonl``
-prints the table of a results file.
+reduction) and ``one-newton`` (one tree per step, summed Newton gain); ``--tau`` sets the trees'
+tie threshold (River's 0.05 by default; several values run each), ``--steps`` the number of
+steps (25); ``--table results.jsonl`` prints the table of a results file (appended to by each
+run). The oracles are slow (pure Python, K = 26 on letter): size ``--rows`` to minutes.
 """
 
 from __future__ import annotations
@@ -83,19 +85,19 @@ def stream(name, rows, seed, paths):
     return list(gen.take(rows))
 
 
-def model(variant, seed, tau):
+def model(variant, seed, tau, steps=STEPS):
     common = dict(feature_fraction=FRACTION, drift_detector=drift.ADWIN(), seed=seed)
     if variant == "K":
         tree = QOTree(grace_period=GRACE, tau=tau)
-        return SGBTOracle(tree, STEPS, RATE, outputs="softmax", **common)
+        return SGBTOracle(tree, steps, RATE, outputs="softmax", **common)
     criterion = "newton" if variant == "one-newton" else "variance"
-    return MultiSGBTOracle(STEPS, RATE, grace_period=GRACE, tau=tau, criterion=criterion, **common)
+    return MultiSGBTOracle(steps, RATE, grace_period=GRACE, tau=tau, criterion=criterion, **common)
 
 
 def run(task):
-    name, seed, variant, tau, rows, paths = task
+    name, seed, variant, tau, steps, rows, paths = task
     data = stream(name, rows, seed, paths)
-    scaler, m = preprocessing.StandardScaler(), model(variant, seed, tau)
+    scaler, m = preprocessing.StandardScaler(), model(variant, seed, tau, steps)
     correct, start = 0, time.process_time()
     for i, (x, y) in enumerate(data):
         if i:
@@ -111,6 +113,7 @@ def run(task):
         seed=seed,
         variant=variant,
         tau=tau,
+        steps=steps,
         rows=n,
         classes=m.K,
         accuracy=100 * correct / (n - 1),
@@ -166,6 +169,7 @@ def main():
     ap.add_argument("--mice")
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--tau", type=float, nargs="+", default=[0.05])
+    ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="multi_output_trees.jsonl")
@@ -176,7 +180,7 @@ def main():
     paths = {"letter": args.letter, "mice": args.mice}
     streams = [s for s in args.streams if s not in paths or paths[s]]
     tasks = [
-        (s, seed, v, tau, args.rows, paths)
+        (s, seed, v, tau, args.steps, args.rows, paths)
         for s, seed, tau, v in itertools.product(streams, args.seeds, args.tau, args.variants)
     ]
     with Pool(args.jobs) as pool, open(args.out, "a") as out:

@@ -15,7 +15,9 @@ from river_boost.forest._reg_structs cimport RLEAF_MEAN, RTree
 from river_boost.forest._regtrees cimport (
     rtree_allocated, rtree_check_x, rtree_free, rtree_init, rtree_learn, rtree_predict,
 )
-from river_boost.forest._state cimport rtree_export, rtree_import, rtree_read, rtree_write
+from river_boost.forest._state cimport (
+    rtree_export, rtree_import, rtree_read, rtree_read_caps, rtree_write, rtree_write_caps,
+)
 from river_boost.forest._size cimport scalars
 from river_boost.forest._storage cimport Storage
 
@@ -168,6 +170,13 @@ cdef class RegStorage(Storage):
         for k in range(self.reg.nf):
             self.views[i].fstate[k] = <unsigned char>get_i(r, 0, 256)
         return rtree_read(r, &self.rt[i], tb)
+
+    cdef int write_caps(self, int i, Flat* f) except -1:
+        """The capacities the tree's size policy measures (_state.rtree_write_caps)."""
+        return rtree_write_caps(&self.rt[i], f)
+
+    cdef int read_caps(self, int i, Rd* r, const Tables* tb) except -1:
+        return rtree_read_caps(r, &self.rt[i], tb)
 
 
 cdef int raise_unquantizable(object key, double x, double radius) except -1:

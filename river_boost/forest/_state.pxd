@@ -18,3 +18,5 @@ cdef list rtree_export(RTree* t)
 cdef RNode* rtree_import(list flat, int nf) except? NULL
 cdef int rtree_write(RTree* t, Flat* f) except -1
 cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1
+cdef int rtree_write_caps(RTree* t, Flat* f) except -1
+cdef int rtree_read_caps(Rd* r, RTree* t, const Tables* tb) except -1

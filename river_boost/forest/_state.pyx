@@ -19,7 +19,7 @@ from river_boost.forest._forest_structs cimport (
     grow_cap, xcalloc, xrealloc,
 )
 from river_boost.forest._linear cimport lin_export, lin_import, lin_read, lin_write
-from river_boost.forest._reg_structs cimport RLeaf, RNode, RSpl, RTree
+from river_boost.forest._reg_structs cimport RSPL_QO, RLeaf, RNode, RSpl, RTree, VarS
 from river_boost.forest._registry cimport Registry
 from river_boost.forest._regtrees cimport add_child, rnode_free, rnode_leaf
 from river_boost.forest._splitters cimport cix_set, spl_new
@@ -700,3 +700,100 @@ cdef int rtree_read(Rd* r, RTree* t, const Tables* tb) except -1:
     if get_i(r, 0, 2):
         read_preorder(r, tb, rnode_read, split_attach, <void**>&t.root)
     return 0
+
+
+# (capacities: the regression trees' size policy measures their arrays' capacities, grown by
+# doubling; a pickle carries them after the trees, and a tree read back takes them, so that it
+# measures, grows and decides as the original. A 0.2.x pickle has none: it loads trimmed.)
+
+cdef int put_caps(RNode* nd, Flat* f) except -1:
+    """The node's capacities, then its children's, in pre-order: a leaf's i splitters,
+    splitter map, leaf model's weights and map, then each non-QO splitter's values and map; a
+    split's i children, value map."""
+    cdef RLeaf* lf
+    cdef RSpl* s
+    cdef int k
+    if not nd.is_leaf:
+        put_i(f, nd.cap_ch)
+        put_i(f, nd.vmap_cap)
+        for k in range(nd.n_ch):
+            put_caps(nd.ch[k], f)
+        return 0
+    lf = nd.lf
+    for k in (lf.cap_spl, lf.sidx_cap, lf.lm.cap_w, lf.lm.wpos_cap):
+        put_i(f, k)
+    for k in range(lf.n_spl):
+        s = lf.spl[k]
+        if s.kind != RSPL_QO:  # (a QO splitter is measured by the slots it holds)
+            put_i(f, s.cap_vals)
+            put_i(f, s.vpos_cap)
+    return 0
+
+
+cdef int rtree_write_caps(RTree* t, Flat* f) except -1:
+    return put_caps(t.root, f) if t.root != NULL else 0
+
+
+cdef int set_cap(Rd* r, void** a, void** b, int* cap, int n, size_t sa, size_t sb,
+                 int hi) except -1:
+    """Array a (and b, sharing its capacity, unless NULL) reallocated to the capacity read,
+    which must hold its ``n`` items and lie below ``hi``."""
+    cdef int c = get_i(r, n, hi)
+    if c != cap[0]:
+        a[0] = xrealloc(a[0], c * sa)
+        if b != NULL:
+            b[0] = xrealloc(b[0], c * sb)
+        cap[0] = c
+    return 0
+
+
+cdef int set_map(Rd* r, int** m, int* cap, int hi) except -1:
+    """An id -> position map reallocated to the capacity read (below ``hi``): the ids it
+    drops must be absent, the ones it adds are."""
+    cdef int c = get_i(r, 0, hi), q
+    for q in range(c, cap[0]):
+        if m[0][q] != 0:
+            raise ValueError("a capacity below an id held")
+    if c != cap[0]:
+        m[0] = <int*>xrealloc(m[0], c * sizeof(int))
+        for q in range(cap[0], c):
+            m[0][q] = 0
+        cap[0] = c
+    return 0
+
+
+cdef int get_caps(Rd* r, RNode* nd, int hi) except -1:
+    """put_caps' capacities, into the node read back and its children."""
+    cdef RLeaf* lf
+    cdef RSpl* s
+    cdef int k
+    if not nd.is_leaf:
+        set_cap(r, <void**>&nd.ch, <void**>&nd.ch_vid if nd.ch_vid != NULL else NULL,
+                &nd.cap_ch, nd.n_ch, sizeof(RNode*), sizeof(int), hi)
+        set_map(r, &nd.vmap, &nd.vmap_cap, hi)
+        for k in range(nd.n_ch):
+            get_caps(r, nd.ch[k], hi)
+        return 0
+    lf = nd.lf
+    set_cap(r, <void**>&lf.spl, NULL, &lf.cap_spl, lf.n_spl, sizeof(RSpl*), 0, hi)
+    set_map(r, &lf.sidx, &lf.sidx_cap, hi)
+    set_cap(r, <void**>&lf.lm.wf, <void**>&lf.lm.w, &lf.lm.cap_w, lf.lm.n_w, sizeof(int),
+            sizeof(double), hi)
+    set_map(r, &lf.lm.wpos, &lf.lm.wpos_cap, hi)
+    for k in range(lf.n_spl):
+        s = lf.spl[k]
+        if s.kind != RSPL_QO:
+            set_cap(r, <void**>&s.vals, <void**>&s.st, &s.cap_vals, s.n_vals, sizeof(int),
+                    sizeof(VarS), hi)
+            set_map(r, &s.vpos, &s.vpos_cap, hi)
+    return 0
+
+
+cdef int rtree_read_caps(Rd* r, RTree* t, const Tables* tb) except -1:
+    """Tree t (just read) takes rtree_write_caps' capacities: each grew by doubling to hold
+    a feature's or value's id (or count), or was allocated to fit: below 2 (max + 2)."""
+    cdef int k, m = tb.nf
+    for k in range(tb.nf):
+        if tb.nvals[k] > m:
+            m = tb.nvals[k]
+    return get_caps(r, t.root, 2 * (m + 2)) if t.root != NULL else 0

@@ -41,6 +41,8 @@ cdef class Storage:
     cdef dict kind_scalars(self, int i)
     cdef int write_tree(self, int i, Flat* f) except -1
     cdef int read_tree(self, int i, Rd* r, const Tables* tb) except -1
+    cdef int write_caps(self, int i, Flat* f) except -1
+    cdef int read_caps(self, int i, Rd* r, const Tables* tb) except -1
 
     cdef int new_feature(self, object name) except -1
     cdef int class_id(self, object y) except -1

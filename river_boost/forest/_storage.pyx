@@ -236,14 +236,17 @@ cdef class Storage:
 
     def flat_state(self):
         """The trees' state in the flat encoding of _flat.pxd, ``(width, integers, doubles)``:
-        tree after tree, each as its kind writes it (write_tree). The registry's tables, the
-        models and the parameters are the caller's to keep."""
+        tree after tree, each as its kind writes it (write_tree), then what their size policy
+        measures beyond it (write_caps). The registry's tables, the models and the parameters
+        are the caller's to keep."""
         cdef Flat f
         cdef int i
         memset(&f, 0, sizeof(Flat))
         try:
             for i in range(self.n):
                 self.write_tree(i, &f)
+            for i in range(self.n):
+                self.write_caps(i, &f)
         except BaseException:
             flat_take(&f)  # (frees the buffers)
             raise
@@ -284,6 +287,9 @@ cdef class Storage:
             tb.nf, tb.nc, tb.nvals = self.reg.nf, self.reg.nc, nvals
             for i in range(self.n):
                 self.read_tree(i, &r, &tb)
+            if r.ii < r.ni:  # the capacities (write_caps; none in a pickle of 0.2.x)
+                for i in range(self.n):
+                    self.read_caps(i, &r, &tb)
             rd_close(&r)
         finally:
             free(nvals)
@@ -323,6 +329,14 @@ cdef class Storage:
 
     cdef int read_tree(self, int i, Rd* r, const Tables* tb) except -1:
         raise NotImplementedError
+
+    cdef int write_caps(self, int i, Flat* f) except -1:
+        """What tree i's size policy measures beyond its state (after every tree's state):
+        nothing for a kind whose policy measures only what its trees hold."""
+        return 0
+
+    cdef int read_caps(self, int i, Rd* r, const Tables* tb) except -1:
+        return 0
 
 
 cdef class TreeStorage(Storage):

@@ -13,7 +13,12 @@ from river import checks, tree
 from river.datasets import synth
 
 import river_boost as rb
-from river_boost.forest import BoundedHoeffdingTree, HoeffdingForest
+from river_boost.forest import (
+    BoundedHoeffdingTree,
+    BoundedHoeffdingTreeRegressor,
+    HoeffdingForest,
+    HoeffdingRegressionForest,
+)
 
 from .test_forest import Checker, float_weights, run
 
@@ -139,3 +144,91 @@ def test_a_booster_of_bounded_trees_pickles_mid_stream_and_predicts_identically(
         assert twin.predict_proba_one(x) == booster.predict_proba_one(x)
         booster.learn_one(x, y)
         twin.learn_one(x, y)
+
+
+def _sizes(forest):
+    """Each tree's summary and size counters (estimates, overhead)."""
+    return [(forest.summary(i), forest._tree_scalars(i)) for i in range(forest.n_models)]
+
+
+def _twin(obj, how):
+    if how == "pickle":
+        return pickle.loads(pickle.dumps(obj))
+    if how == "deepcopy":
+        return copy.deepcopy(obj)
+    return obj.clone(include_attributes=True)
+
+
+def _nominal(stream):
+    """Friedman's features, one of them also as a category ("c", a nominal attribute:
+    nominal splitters and multiway branches)."""
+    for x, y in stream:
+        yield {**x, "c": int(x[0] * 6)}, y
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_a_tree_pickled_before_its_limit_binds_measures_and_decides_as_the_original(kind, how):
+    """The size policy measures the trees' C structures; a tree read back measures what the
+    original measures (a regression tree: the capacities its arrays grew to, which a pickle
+    carries), so once the limit binds both deactivate the same leaves at the same time."""
+    if kind == "regressor":
+        models = [
+            BoundedHoeffdingTreeRegressor(
+                grace_period=20, max_size=0.01, memory_estimate_period=30, nominal_attributes=["c"]
+            ),
+            BoundedHoeffdingTreeRegressor(
+                grace_period=20,
+                max_size=0.02,
+                memory_estimate_period=7.5,
+                leaf_prediction="mean",
+                nominal_attributes=["c"],
+            ),
+        ]
+        forest, stream = HoeffdingRegressionForest(models), _nominal(synth.Friedman(seed=1))
+        predict = "predict_all"
+    else:
+        model = BoundedHoeffdingTree(
+            grace_period=20, tau=0.2, max_size=0.01, memory_estimate_period=60
+        )
+        forest, stream = HoeffdingForest([model, model.clone()]), iter(synth.SEA(seed=5, noise=0.1))
+        predict = "predict_proba_all"
+    _learn(forest, [], stream, 300, seed=1)
+    assert sum(s["n_inactive_leaves"] for s, _ in _sizes(forest)) == 0  # not bound yet
+    twin = _twin(forest, how)
+    rng, twin_rng = random.Random(2), random.Random(2)
+    for x, y in itertools.islice(stream, 4000):
+        assert getattr(twin, predict)(x) == getattr(forest, predict)(x)
+        for i in range(forest.n_models):
+            forest.learn_one(i, x, y, boosting_weights(rng))
+            twin.learn_one(i, x, y, boosting_weights(twin_rng))
+        assert _sizes(twin) == _sizes(forest)
+    assert all(s["n_inactive_leaves"] > 0 for s, _ in _sizes(forest))  # bound since
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy", "clone"])
+@pytest.mark.parametrize("booster", ["SGBTRegressor", "SGBTClassifier"])
+def test_a_gradient_booster_of_bounded_trees_pickles_mid_stream_and_predicts_identically(
+    booster, how
+):
+    """Through the boosters users run: pickled (deep-copied, cloned with its attributes)
+    before the limit binds, the twin predicts as the original at every step after it."""
+    model = BoundedHoeffdingTreeRegressor(
+        grace_period=20, max_size=0.04, memory_estimate_period=10, nominal_attributes=["c"]
+    )
+    original = getattr(rb, booster)(model=model, n_models=3, seed=3)
+    if booster == "SGBTRegressor":
+        stream, predict = _nominal(synth.Friedman(seed=4)), "predict_one"
+    else:
+        stream, predict = iter(synth.SEA(seed=4, noise=0.1)), "predict_proba_one"
+    for x, y in itertools.islice(stream, 200):
+        original.learn_one(x, y)
+    forest = original._engine.learners
+    assert sum(s["n_inactive_leaves"] for s, _ in _sizes(forest)) == 0
+    twin = _twin(original, how)
+    for x, y in itertools.islice(stream, 3000):
+        assert getattr(twin, predict)(x) == getattr(original, predict)(x)
+        original.learn_one(x, y)
+        twin.learn_one(x, y)
+    assert _sizes(twin._engine.learners) == _sizes(original._engine.learners)
+    assert sum(s["n_inactive_leaves"] for s, _ in _sizes(original._engine.learners)) > 0

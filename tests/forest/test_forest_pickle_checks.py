@@ -16,7 +16,13 @@ import pytest
 from river import tree
 
 from river_boost import PickleFormatError
-from river_boost.forest import HoeffdingForest, HoeffdingRegressionForest, _face, _rebuild
+from river_boost.forest import (
+    BoundedHoeffdingTreeRegressor,
+    HoeffdingForest,
+    HoeffdingRegressionForest,
+    _face,
+    _rebuild,
+)
 
 
 def _grown_forest():
@@ -206,6 +212,73 @@ def test_a_regression_forest_changed_loads_or_is_refused_never_a_crash():
     assert refused > 0
     with pytest.raises(PickleFormatError):
         _face.restore(HoeffdingRegressionForest, None, (*state[:9], state[9][:-8]), _stamp())
+
+
+def _bounded_regression_forest():
+    """Two bounded regression trees (a linear and a mean leaf model) on numeric and nominal
+    features, split several times, their arrays grown past what they hold."""
+    rng = random.Random(6)
+    kw = {"grace_period": 30, "delta": 1e-2, "max_size": 0.05, "memory_estimate_period": 40}
+    forest = HoeffdingRegressionForest(
+        [
+            BoundedHoeffdingTreeRegressor(nominal_attributes=["k"], **kw),
+            BoundedHoeffdingTreeRegressor(leaf_prediction="mean", **kw),
+        ]
+    )
+    for _ in range(900):
+        x = {"num": rng.random(), "k": rng.randrange(5), "z": rng.gauss(0, 1)}
+        y = 3 * x["num"] + x["k"] + rng.gauss(0, 0.1)
+        forest.learn_one(0, x, y, rng.uniform(0.1, 1.0))
+        forest.learn_one(1, {**x, "cat": rng.choice("abcd")}, y, rng.uniform(0.1, 1.0))
+    return forest, rng
+
+
+def _n_capacities(forest) -> int:
+    """How many capacities end the forest's integer stream (_state.rtree_write_caps): four
+    per leaf and two per non-QO splitter it holds, two per split."""
+    n = 0
+    for ts in forest._get_state()["trees"]:
+        for node in ts[2] or ():
+            n += 2 if node[0] else 4 + 2 * sum(s[1] != 2 for s in node[8] or ())
+    return n
+
+
+def test_a_regression_pickle_without_capacities_loads_as_it_was():
+    """A pickle of 0.2.x (no capacities after the trees) loads: the same trees, predictions
+    and counters (the arrays allocated to fit)."""
+    forest, _ = _bounded_regression_forest()
+    state = forest._state()
+    ints = _decoded(state[7], state[8])
+    n = _n_capacities(forest)
+    assert n > 0
+    old = (*state[:7], 4, array("i", ints[:-n]).tobytes(), state[9])
+    loaded = _face.restore(HoeffdingRegressionForest, None, old, _stamp())
+    x = {"num": 0.3, "k": 2, "z": 0.1, "cat": "b"}
+    assert loaded.predict_all(x) == forest.predict_all(x)
+    assert loaded._get_state() == forest._get_state()
+
+
+def test_changed_capacities_load_or_are_refused_never_a_crash():
+    """A capacity below what its array holds, or above any the writer could have grown, is
+    refused; the others load and work."""
+    forest, rng = _bounded_regression_forest()
+    state = forest._state()
+    total, n = len(_decoded(state[7], state[8])), _n_capacities(forest)
+    x = {"num": 0.3, "k": 2, "z": 0.1, "cat": "b"}
+
+    def use(loaded):
+        for i, xi in enumerate([{k: x[k] for k in ("num", "k", "z")}, x]):
+            loaded.predict_one(i, xi)
+            for _ in range(50):  # (the arrays grow from the capacities loaded)
+                loaded.learn_one(i, {**xi, "num": rng.random(), "k": rng.randrange(8)}, 1.0, 0.5)
+
+    refused = 0
+    for position in range(total - n, total):
+        for value in (-1, 0, 1, 3, 10**6):
+            refused += _loads_or_refuses(
+                HoeffdingRegressionForest, _with_int(state, position, value), use
+            )
+    assert refused > 0
 
 
 # ----------------------------------------------------------------------------- format 1

@@ -58,11 +58,14 @@ cdef struct GCls:
     double S        # Var._S
     double mn       # GaussianSplitter._min_per_class
     double mx       # GaussianSplitter._max_per_class
-    int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf
+    int nb_state    # naive-Bayes cache: 0 stale, 1 usable, 2 log_pdf is -inf, 3 usable and
+                    # nb_lp is log_pdf(nb_x)
     int sig_ok      # sigma cached (Gaussian.sigma = Var.get() ** 0.5)
     double sig
     double nb_neg2var   # -2.0 * variance
     double nb_halflog   # 0.5 * math.log(variance)
+    double nb_x         # the last x whose log_pdf was asked (nb_state 3)
+    double nb_lp        # its log_pdf
 
 
 cdef struct NCls:

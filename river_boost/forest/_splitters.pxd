@@ -26,9 +26,18 @@ cdef inline int nom_vpos(Spl* s, int vid) noexcept:
 
 cdef inline double gauss_log_pdf(GCls* g, double x) except? -1.0:
     """Gaussian.log_pdf, with the per-class terms cached until the class is updated (inline
-    here: naive-Bayes leaves call it per class and feature, from _leaves)."""
-    cdef double variance
-    if g.nb_state == 0:
+    here: naive-Bayes leaves call it per class and feature, from _leaves).
+
+    The last answer is kept too: a leaf learns only its example's class, so the other
+    classes' Gaussians are asked again at the next example unchanged, and on sparse or
+    discrete features mostly at the same x (a9a's 0/1 features: two values). The same
+    operations on the same values, so the memo returns the very bits it would recompute
+    (x == nb_x also for 0.0 and -0.0: (x - mean) ** 2.0 is then the same)."""
+    cdef double variance, lp
+    if g.nb_state == 3:
+        if x == g.nb_x:
+            return g.nb_lp
+    elif g.nb_state == 0:
         if g.n > 1.0:
             variance = g.S / (g.n - 1.0)
             if variance > 0.0:
@@ -42,7 +51,11 @@ cdef inline double gauss_log_pdf(GCls* g, double x) except? -1.0:
     if g.nb_state == 2:
         return -INFINITY
     # 0.9189385332046727: river.proba.gaussian._HALF_LOG_TAU, 0.5 * math.log(math.tau)
-    return py_pow(x - g.mean, 2.0) / g.nb_neg2var - 0.9189385332046727 - g.nb_halflog
+    lp = py_pow(x - g.mean, 2.0) / g.nb_neg2var - 0.9189385332046727 - g.nb_halflog
+    g.nb_x = x
+    g.nb_lp = lp
+    g.nb_state = 3
+    return lp
 
 
 cdef Spl* spl_new(int fid, int nominal) except NULL

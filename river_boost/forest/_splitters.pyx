@@ -328,7 +328,9 @@ cdef long long spl_bytes(Spl* s) noexcept:
         for k in range(s.n_cls):
             b += sizeof(NCls) + s.c[k].n_ord * (sizeof(int) + sizeof(double) + sizeof(char))
     else:
-        b += s.n_cls * sizeof(GCls)
+        # without the naive-Bayes memo (nb_x, nb_lp): a cache, not content, and a tree's size
+        # limit binds where it did before the memo
+        b += s.n_cls * (sizeof(GCls) - 2 * sizeof(double))
     return b
 
 

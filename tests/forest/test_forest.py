@@ -372,6 +372,29 @@ def test_led_binary_features_as_nominal():
     assert all(splits(t) >= 2 for t in c.river)
 
 
+def sparse_discrete(seed=0):
+    """a9a-like: numeric features that are mostly 0.0, else 1.0 (or -0.0, 2.0), three classes:
+    naive Bayes asks each class's Gaussian again and again at the same few values."""
+    rng = random.Random(seed)
+    while True:
+        y = rng.randrange(3)
+        x = {f"f{j}": float(rng.random() < 0.1 + 0.2 * (j % 3 == y)) for j in range(12)}
+        x["f0"] = rng.choice([-0.0, 0.0, 2.0])
+        yield x, y
+
+
+@pytest.mark.parametrize("leaf", ["nb", "nba"])
+def test_naive_bayes_on_sparse_discrete_features(leaf):
+    # the Gaussians' naive-Bayes memo (the last x and its log-pdf) must answer as River
+    # recomputes: per value, and forgotten when the class learns
+    cfgs = [
+        {"grace_period": 30, "leaf_prediction": leaf, "delta": 0.01},
+        {"grace_period": 200, "leaf_prediction": leaf, "nb_threshold": 10},
+    ]
+    c = run(Checker(cfgs), sparse_discrete(seed=5), 800, weights=float_weights, learn_prob=0.5)
+    assert splits(c.river[0]) >= 1
+
+
 def test_mushroom_like_strings_with_new_categories_at_multiway_splits():
     cfgs = [
         {"grace_period": 10, "tau": 0.2},

@@ -18,7 +18,8 @@ goes::
 ``[shared: name]`` stands for the entry of ``name`` in :data:`TEXTS`; ``[shared: name/variant]``
 for a variant of it (``ranking``: the multi-label boosters'; ``surrogate``: boosters that learn
 vote weights and weight their experts by Hedge; ``simplex``: OSBoost.OCP's vote weights on the
-simplex; ``potential``: :class:`~river_boost.binary.PotentialBooster`, which may do either).
+simplex; ``potential``: :class:`~river_boost.binary.PotentialBooster`, which may do either;
+``wide``: random feature subsets on wide streams, OSBoost.OCP's).
 Lines indented under a marker are the preset's own and continue the entry after the shared
 text.
 
@@ -102,6 +103,13 @@ TEXTS = {
         "feature while ``d <= 32``, else about ``max(20, sqrt(d))`` random features per learner "
         "(:func:`~river_boost.subsets.auto_feature_count`), as the paper's 20 covariates per "
         f"learner: the measured choice on the multi-label papers' sets {_WIDE_DATA}"
+    ),
+    "feature_fraction/wide": _FEATURE_FRACTION.format(
+        auto="decided from the number of features ``d`` of the first non-empty ``x``: every "
+        "feature while ``d <= 32``, else about ``max(20, sqrt(d))`` random features per learner "
+        "(:func:`~river_boost.subsets.auto_feature_count`), so that the cost of a learner stays "
+        "that of a narrow stream's: on a 123-feature stream, about four times the throughput "
+        "for 0 to 0.4 points of accuracy (``benchmarks/ocp_speed.py``)."
     ),
     "min_weight": (
         "Importance weights below this are thinned without bias: passed as ``min_weight`` with "

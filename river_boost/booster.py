@@ -62,6 +62,11 @@ class Booster(Stateful, base.Estimator):
 
     """
 
+    #: ``feature_fraction="auto"`` takes random subsets on wide streams
+    #: (:func:`~river_boost.subsets.auto_feature_count`) for this preset, although its task is
+    #: not one of ``AUTO_SUBSET_TASKS``
+    _wide_subsets = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__doc__:  # the shared parameters' entries, written out (river_boost/_params_doc.py)
@@ -99,7 +104,7 @@ class Booster(Stateful, base.Estimator):
             feature_fraction=self.feature_fraction,
             min_weight=self.min_weight,
             seed=rng.getrandbits(64),
-            wide_subsets=task.kind in AUTO_SUBSET_TASKS,
+            wide_subsets=task.kind in AUTO_SUBSET_TASKS or self._wide_subsets,
             multiclass=task.multiclass,
             weight_scale=params.get("weight_scale", 1.0),
         )

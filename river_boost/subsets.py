@@ -27,7 +27,8 @@ AUTO_FEATURES_UP_TO = 32
 AUTO_MIN_FEATURES = 20
 # The tasks whose boosters take random subsets under "auto": random subsets of wide data
 # helped the multi-label ranking boosters and lost for the multiclass ones (mice_protein, 77
-# features: -2.9 points) and did not help the binary ones (a9a, 123 features).
+# features: -2.9 points) and did not help the binary ones (a9a, 123 features). A preset may take
+# them anyway for speed (``Booster._wide_subsets``: OSBoost.OCP's thirty trees).
 AUTO_SUBSET_TASKS = ("ranking",)
 
 

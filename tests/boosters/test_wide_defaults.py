@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import pickle
+import random
 
 import pytest
 from river import datasets
@@ -146,6 +147,38 @@ def test_binary_and_multiclass_auto_keeps_every_feature_of_wide_data(cls):
         auto.learn_one(x, y)
         everything.learn_one(x, y)
     assert auto.learner_updates == everything.learner_updates
+
+
+def test_osboost_ocp_auto_takes_subsets_of_wide_data_in_both_chains():
+    """OSBoost.OCP's "auto" (the other binary boosters keep every feature) is exactly
+    feature_fraction=auto_feature_fraction(d) on a wide stream, its deep chain's too, and every
+    feature of a narrow stream."""
+    kwargs = {"n_models": 4, "seed": 6}
+    auto = river_boost.OSBoostOCP(**kwargs)
+    fixed = river_boost.OSBoostOCP(feature_fraction=auto_feature_fraction(120), **kwargs)
+    everything = river_boost.OSBoostOCP(feature_fraction=1.0, **kwargs)
+    differs = False
+    rng = random.Random(1)
+    for _ in range(300):
+        y = rng.random() < 0.5  # a few of the features carry the label
+        x = {f"f{j:03d}": rng.gauss(float(y and j % 10 == 0), 1.0) for j in range(120)}
+        p = auto.predict_proba_one(x)
+        assert p == fixed.predict_proba_one(x)
+        differs |= p != everything.predict_proba_one(x)
+        for m in (auto, fixed, everything):
+            m.learn_one(x, y)
+    assert differs
+    for m in (auto, auto._deep.chain):
+        assert m.feature_subsets.fraction == 20 / 120
+    narrow, everything = (
+        river_boost.OSBoostOCP(**kwargs),
+        river_boost.OSBoostOCP(feature_fraction=1.0, **kwargs),
+    )
+    for x, y in datasets.Phishing().take(200):
+        assert narrow.predict_proba_one(x) == everything.predict_proba_one(x)
+        narrow.learn_one(x, y)
+        everything.learn_one(x, y)
+    assert narrow.feature_subsets.fraction == 1.0
 
 
 def _events(cls):

@@ -17,7 +17,7 @@ cdef class GradientEngine:
     # the regressors' bounds: detectors fed errors in units of the targets' deviation, each
     # step's prediction within the range of its targets, OGB's score within the targets'
     # range (False: the classifier, and a regressor pickled before them)
-    cdef readonly bint standardize
+    cdef readonly bint scale_free
     cdef readonly double y_min, y_max  # the range of the targets learned
     cdef readonly list step_lows, step_highs  # each step's range of targets (learner units)
     cdef readonly object model  # what a new or replaced learner is a clone of
@@ -42,6 +42,8 @@ cdef class GradientEngine:
     cdef int _learn(self, int i, double y, double w) except -1
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1
     cdef int _replace(self, int s) except -1
+    cdef double _scale(self) noexcept
+    cdef double _unit(self, double scale) noexcept
     cdef double _bounded(self, int s, double p)
     cdef int _widen(self, int s, double t) except -1
     cdef object _bounds(self)

@@ -40,7 +40,7 @@ For each example the walk goes along the ``S`` steps from the base score ``F``
   far (the paper's ``L D``, a bound on that product, which a stream does not give in
   advance).
 
-The regressors (``standardize``) do not depend on the target's scale and offset: ``y`` and
+The regressors (``scale_free``) do not depend on the target's scale and offset: ``y`` and
 ``a y + b`` give the predictions ``p`` and ``a p + b`` up to rounding (``a < 0`` negates the
 learners' targets, which trees and SGD from 0 follow). The base score takes the offset; the
 learners take the scale as they are (River's regression tree splits on the ratio of its two
@@ -81,7 +81,7 @@ cdef class GradientEngine:
     """The walk of a gradient booster and the state it changes (see the module)."""
 
     def __init__(self, Loss loss, learners, subsets, int n_steps, double learning_rate,
-                 bint newton, bint use_base, bint standardize, model, detector, detectors,
+                 bint newton, bint use_base, bint scale_free, model, detector, detectors,
                  rng):
         self.loss = loss
         self.learners = learners
@@ -92,7 +92,7 @@ cdef class GradientEngine:
         self.learning_rate = learning_rate
         self.newton = newton
         self.use_base = use_base
-        self.standardize = standardize
+        self.scale_free = scale_free
         self.y_min = self.y_max = 0.0
         self.step_lows = [0.0] * n_steps
         self.step_highs = [0.0] * n_steps
@@ -133,7 +133,7 @@ cdef class GradientEngine:
         )
 
     cdef object _bounds(self):
-        if not self.standardize:
+        if not self.scale_free:
             return None
         return (self.y_min, self.y_max, _pyarray.array("d", self.step_lows),
                 _pyarray.array("d", self.step_highs))
@@ -143,16 +143,16 @@ cdef class GradientEngine:
         constructor (TypeError or ValueError for a state it cannot hold). A regressor's state
         without bounds (0.2.0's, of 15 fields, or one read from it) is read as the walk it was
         learned with: detectors fed the error in the target's units, no clips, OGB from 0
-        (``standardize`` and, for OGB, ``use_base`` off)."""
+        (``scale_free`` and, for OGB, ``use_base`` off)."""
         bounds = None
         if len(state) == 16:
             bounds = state[15]
             state = state[:15]
-        if bounds is None and self.standardize:
+        if bounds is None and self.scale_free:
             if not self.newton:
                 self.use_base = False
-            self.standardize = False
-        elif bounds is not None and not self.standardize:
+            self.scale_free = False
+        elif bounds is not None and not self.scale_free:
             raise ValueError("bounds that are not the booster's")
         (n_outputs, n_seen, sum_w, mean, m2, gradient_bound, sigmas, hessian_sums,
          hessian_weights, replacements, detectors, nominal, rng, subsets, learners) = state
@@ -211,15 +211,20 @@ cdef class GradientEngine:
     @property
     def unit(self) -> float:
         """The unit of the errors the steps' detectors are given: the targets' standard
-        deviation (1 before two distinct targets, and for an engine that does not
-        ``standardize``)."""
-        cdef double scale = self.scale
-        return scale if self.standardize and scale > 0.0 else 1.0
+        deviation (1 before two distinct targets, and for an engine that is not
+        ``scale_free``)."""
+        return self._unit(self._scale())
 
     @property
     def scale(self) -> float:
         """The targets' running weighted standard deviation (0 before two distinct ones)."""
+        return self._scale()
+
+    cdef double _scale(self) noexcept:
         return sqrt(self.m2 / self.sum_w) if self.sum_w > 0.0 and self.m2 > 0.0 else 0.0
+
+    cdef double _unit(self, double scale) noexcept:
+        return scale if self.scale_free and scale > 0.0 else 1.0
 
     # ------------------------------------------------------------------ the walk
 
@@ -249,7 +254,7 @@ cdef class GradientEngine:
             # their residuals are then against the base score the next prediction starts
             # from (after the mean, the steps had learned residuals against an older base:
             # on TrumpApproval, whose targets are about 44, the second prediction was 153)
-            if self.standardize:  # (the range OGB projects onto)
+            if self.scale_free:  # (the range OGB projects onto)
                 if self.sum_w == 0.0 or y < self.y_min:
                     self.y_min = y
                 if self.sum_w == 0.0 or y > self.y_max:
@@ -290,9 +295,9 @@ cdef class GradientEngine:
 
     cdef int _walk(self, double y, double w, bint learn, double* f) except -1:
         cdef int k = self.n_outputs, n = self.n_steps, s, j, i
-        cdef double eta = self.learning_rate, base = self.base, scale = self.scale
+        cdef double eta = self.learning_rate, base = self.base, scale = self._scale()
         cdef double p, err, gy, sigma, new_sigma, hsum, mean_h = 1.0, u, t, h
-        cdef double unit = scale if self.standardize and scale > 0.0 else 1.0
+        cdef double unit = self._unit(scale)
         cdef array.array buf = array.clone(_DOUBLES, 3 * k, zero=True)
         cdef double* target = buf.data.as_doubles
         cdef double* weight = target + k
@@ -314,13 +319,13 @@ cdef class GradientEngine:
                 for j in range(k):
                     i = s + n * j
                     p = self._predict(i)
-                    if self.standardize:
+                    if self.scale_free:
                         p = self._bounded(s, p)
                     pred[j] = p
                     if learn:
                         if weight[j] * w > 0.0:
                             self._learn(i, target[j], weight[j] * w / mean_h)
-                            if self.standardize:
+                            if self.scale_free:
                                 self._widen(s, target[j])
                         err += weight[j] * (target[j] - p) * (target[j] - p)
                 for j in range(k):
@@ -330,7 +335,7 @@ cdef class GradientEngine:
                     # (a detector without an estimate, e.g. Page-Hinkley, replaces on any
                     # change it reports)
                     before = getattr(detector, "estimation", None)
-                    if self.standardize:  # (in units of the targets' variance)
+                    if self.scale_free:  # (in units of the targets' variance)
                         err = err / (unit * unit)
                     detector.update(err)
                     if detector.drift_detected and (
@@ -338,7 +343,7 @@ cdef class GradientEngine:
                         self._replace(s)
             else:
                 p = self._predict(s)
-                if self.standardize:
+                if self.scale_free:
                     p = self._bounded(s, p)
                 sigma = self.sigmas[s]
                 if learn:
@@ -353,14 +358,14 @@ cdef class GradientEngine:
                         elif new_sigma > 1.0:
                             new_sigma = 1.0
                         self.sigmas[s] = new_sigma
-                    if self.standardize:  # (the Newton target: -g but for the quantile's)
+                    if self.scale_free:  # (the Newton target: -g but for the quantile's)
                         self.loss.c_newton(y, f, 1, scale, &t, &h)
                         self._learn(s, t, w)
                         self._widen(s, t)
                     else:
                         self._learn(s, -target[0], w)
                 u = (1.0 - sigma * eta) * u + eta * p
-                if self.standardize:  # the paper's projection
+                if self.scale_free:  # the paper's projection
                     if u < self.y_min - base:
                         u = self.y_min - base
                     elif u > self.y_max - base:
@@ -396,7 +401,7 @@ cdef class GradientEngine:
             self.learners.reset(i, refilter=True)  # (with its own parameters: no check)
         self.detectors[s] = self.detector.clone()
         self.replacements[s] += 1
-        if self.standardize:  # (the fresh learner's range)
+        if self.scale_free:  # (the fresh learner's range)
             self.step_lows[s] = self.step_highs[s] = 0.0
         return 0
 

@@ -155,7 +155,7 @@ def test_a_regressor_pickled_by_0_2_0_walks_as_it_did():
         _, (cls, params, state, stamp) = model.__reduce__()
         old = _pickles.restore(cls, params, (state[0], state[1][:15]), stamp)
         engine = old._engine
-        assert not engine.standardize and engine.unit == 1.0
+        assert not engine.scale_free and engine.unit == 1.0
         # (far from the data: the linear learners extrapolate beyond their targets' range)
         x = {k: 100.0 * v for k, v in FRIEDMAN[150][0].items()}
         preds = [m.predict_one(x) for m in old.models]
